@@ -1,0 +1,70 @@
+# iotune.storage — every target sets up what it needs, so each works on a fresh machine.
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+
+VENV      := .venv
+BIN       := $(CURDIR)/$(VENV)/bin
+PYTHON    := $(BIN)/python
+# ansible-test and the tests need the collection under ansible_collections/<ns>/<name>.
+COLL_ROOT := $(CURDIR)/build/collections
+COLL_DIR  := $(COLL_ROOT)/ansible_collections/iotune/storage
+export ANSIBLE_COLLECTIONS_PATH := $(COLL_ROOT)
+export PATH := $(BIN):$(PATH)
+export ANSIBLE_FORCE_COLOR := false
+export PY_COLORS := 0
+
+.PHONY: help setup collection lint unit integration molecule molecule-default molecule-vm test images demo clean
+
+help:
+	@echo "make demo         run the main job against the built-in lab VM"
+	@echo "make test         setup + lint + unit + integration + molecule (what CI runs)"
+	@echo "make setup        Debian packages, Docker, .venv, offline ansible-test bootstrap"
+	@echo "make lint         yamllint, ansible-lint (production), ansible-test sanity"
+	@echo "make unit         unit tests of module_utils and modules"
+	@echo "make integration  loop-device tests on this machine (root)"
+	@echo "make molecule     molecule scenarios: default (docker) and vm (qemu)"
+	@echo "make images       build the lab container and VM images (cached by recipe hash)"
+
+$(PYTHON): requirements-dev.txt scripts/setup
+	bash scripts/setup
+
+setup:
+	bash scripts/setup
+
+# A copy of the working tree where ansible-test and ansible find the collection.
+collection: $(PYTHON)
+	@mkdir -p $(COLL_DIR)
+	@rsync -a --delete --exclude=/.venv --exclude=/build --exclude=/.git \
+	  --exclude=/tests/output --exclude=__pycache__ --exclude=.pytest_cache ./ $(COLL_DIR)/
+
+lint: collection
+	$(BIN)/yamllint -s .
+	$(BIN)/ansible-lint --profile production
+	cd $(COLL_DIR) && $(BIN)/ansible-test sanity --venv --python 3.11 --color no
+
+unit: collection
+	cd $(COLL_DIR) && $(PYTHON) -m pytest -q -p no:cacheprovider tests/unit
+
+integration: collection
+	bash tests/integration/run
+
+molecule-default: collection images
+	$(BIN)/molecule test -s default
+
+molecule-vm: collection images
+	$(BIN)/molecule test -s vm
+
+molecule: molecule-default molecule-vm
+
+images: $(PYTHON)
+	lab/container-image
+	lab/vm-image
+
+test: setup lint unit integration molecule
+
+demo: collection images
+	bash scripts/demo
+
+clean:
+	rm -rf build tests/output

@@ -1,0 +1,38 @@
+"""The VM scenario: real virtio disks with untuned ext4 and xfs mounts."""
+import pytest
+
+
+@pytest.fixture(scope="module")
+def iotune(host):
+    return host.ansible("iotune.storage.io_facts", check=False)["ansible_facts"]["iotune"]
+
+
+@pytest.mark.parametrize("path,device,fstype,fstab", [
+    ("/data/ext4", "vdb", "ext4", ["strictatime", "commit=1"]),
+    ("/data/xfs", "vdc", "xfs", ["strictatime", "logbufs=2"]),
+])
+def test_data_mounts(iotune, path, device, fstype, fstab):
+    m = iotune["mounts"][path]
+    assert (m["device"], m["fstype"], m["options_fstab"]) == (device, fstype, fstab)
+    assert "strictatime" in m["options_live"]
+
+
+def test_root_is_on_vda(iotune):
+    assert iotune["mounts"]["/"]["device"] == "vda"
+
+
+def test_label_spec_resolves_to_the_disk(iotune):
+    entry = [e for e in iotune["fstab"] if e["file"] == "/data/ext4"][0]
+    assert entry["spec"] == "LABEL=iotune-ext4"
+    assert entry["resolved"] == "/dev/vdb"
+
+
+def test_live_only_read_ahead_is_seen(host, iotune):
+    assert iotune["block_devices"]["vdb"]["read_ahead_kb"] == 8
+    assert host.check_output("blockdev --getra /dev/vdb") == "16"
+
+
+def test_virtio_disks_are_not_rotational_and_have_no_parents(iotune):
+    for dev in ("vdb", "vdc"):
+        d = iotune["block_devices"][dev]
+        assert d["parents"] == [] and d["size_bytes"] == 1024 ** 3
