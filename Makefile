@@ -32,11 +32,12 @@ $(PYTHON): requirements-dev.txt scripts/setup
 setup:
 	bash scripts/setup
 
-# A copy of the working tree where ansible-test and ansible find the collection.
+# A copy of the working tree (tracked and new files, minus .gitignore'd ones) where
+# ansible-test and ansible find the collection.
 collection: $(PYTHON)
-	@mkdir -p $(COLL_DIR)
-	@rsync -a --delete --exclude=/.venv --exclude=/build --exclude=/.git \
-	  --exclude=/tests/output --exclude=__pycache__ --exclude=.pytest_cache ./ $(COLL_DIR)/
+	@rm -rf $(COLL_DIR) && mkdir -p $(COLL_DIR)
+	@git ls-files -z --cached --others --exclude-standard \
+	  | rsync -a --from0 --ignore-missing-args --files-from=- ./ $(COLL_DIR)/
 
 lint: collection
 	$(BIN)/yamllint -s .
