@@ -6,8 +6,10 @@ SHELL := /bin/bash
 VENV      := .venv
 BIN       := $(CURDIR)/$(VENV)/bin
 PYTHON    := $(BIN)/python
-# ansible-test and the tests need the collection under ansible_collections/<ns>/<name>.
-COLL_ROOT := $(CURDIR)/build/collections
+# ansible-test and the tests need the collection under ansible_collections/<ns>/<name>,
+# outside this git work tree (ansible-test would otherwise list files through git).
+BUILD     := /tmp/iotune-build-$(shell echo '$(CURDIR)' | md5sum | cut -c1-8)
+COLL_ROOT := $(BUILD)/collections
 COLL_DIR  := $(COLL_ROOT)/ansible_collections/iotune/storage
 export ANSIBLE_COLLECTIONS_PATH := $(COLL_ROOT)
 export PATH := $(BIN):$(PATH)
@@ -68,4 +70,4 @@ demo: collection images
 	bash scripts/demo
 
 clean:
-	rm -rf build tests/output
+	rm -rf build $(BUILD) tests/output
