@@ -47,7 +47,7 @@ lint: collection
 	cd $(COLL_DIR) && $(BIN)/ansible-test sanity --venv --python 3.11 --color no
 
 unit: collection
-	cd $(COLL_DIR) && $(PYTHON) -m pytest -q -p no:cacheprovider tests/unit
+	cd $(COLL_DIR) && PYTHONPATH=$(COLL_ROOT) $(PYTHON) -m pytest -q -p no:cacheprovider tests/unit
 
 integration: collection
 	bash tests/integration/run

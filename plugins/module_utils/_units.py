@@ -1,0 +1,91 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Size and unit helpers (pure, no AnsibleModule).
+
+Sizes use binary multiples: ``k`` = 1024, ``m`` = 1024**2 ... as VxFS tunefstab,
+``blockdev`` and most storage tools do.
+"""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import re
+
+SECTOR_SIZE = 512
+
+_MULTIPLIERS = {
+    '': 1,
+    'k': 1024,
+    'm': 1024 ** 2,
+    'g': 1024 ** 3,
+    't': 1024 ** 4,
+    'p': 1024 ** 5,
+}
+
+_SIZE_RE = re.compile(r'^(\d+)\s*([kmgtp]?)(i?b)?$', re.IGNORECASE)
+_INT_RE = re.compile(r'^[+-]?\d+$')
+
+ACCEPTED_SIZE_FORMS = (
+    'a non-negative integer number of bytes, optionally followed by a binary multiple '
+    'k, m, g, t or p (case-insensitive, optional "b" or "ib" suffix), '
+    'e.g. 10485760, 256k, 10M, 1GiB, 512b'
+)
+
+
+def to_bytes(value):
+    """Convert a size (int or text such as ``"256k"``) to an int number of bytes.
+
+    Raises ValueError naming the accepted forms for anything else
+    (negative numbers, fractions, empty text, unknown suffixes, booleans).
+    """
+    if isinstance(value, bool):
+        raise ValueError('invalid size %r: expected %s' % (value, ACCEPTED_SIZE_FORMS))
+    if isinstance(value, int):
+        if value < 0:
+            raise ValueError('invalid size %r: expected %s' % (value, ACCEPTED_SIZE_FORMS))
+        return value
+    if not isinstance(value, str):
+        raise ValueError('invalid size %r: expected %s' % (value, ACCEPTED_SIZE_FORMS))
+    match = _SIZE_RE.match(value.strip())
+    if not match:
+        raise ValueError('invalid size %r: expected %s' % (value, ACCEPTED_SIZE_FORMS))
+    number, unit, suffix = match.groups()
+    if suffix and suffix.lower() == 'ib' and not unit:
+        # "10ib" is not a size
+        raise ValueError('invalid size %r: expected %s' % (value, ACCEPTED_SIZE_FORMS))
+    return int(number) * _MULTIPLIERS[unit.lower()]
+
+
+def is_size(text):
+    """True when to_bytes() accepts ``text``."""
+    try:
+        to_bytes(text)
+    except ValueError:
+        return False
+    return True
+
+
+def parse_int(text):
+    """Strict int parse of a (stripped) text; None when it is not an integer."""
+    if text is None:
+        return None
+    if isinstance(text, bool):
+        return None
+    if isinstance(text, int):
+        return text
+    text = text.strip()
+    if not _INT_RE.match(text):
+        return None
+    return int(text)
+
+
+def kib_to_sectors(kib):
+    """KiB (sysfs ``read_ahead_kb``) to 512-byte sectors (``blockdev --setra``)."""
+    return int(kib) * 1024 // SECTOR_SIZE
+
+
+def sectors_to_kib(sectors):
+    """512-byte sectors (``blockdev --getra``) to KiB, rounded down like the kernel."""
+    return int(sectors) * SECTOR_SIZE // 1024

@@ -1,0 +1,344 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: io_facts
+short_description: Gather storage I/O settings of a Linux host as facts
+version_added: 0.1.0
+description:
+  - Reads block-device queue settings from sysfs, live mounts from C(/proc/self/mountinfo) joined with
+    C(/etc/fstab), writeback and page-cache sysctls (C(vm.*)) with their persistent sources, total memory,
+    VxFS tool presence and C(/etc/vx/tunefstab), and the versions of C(fio) and GNU C(cp).
+  - Returns them as C(ansible_facts.iotune), the common input of the other iotune.storage modules and roles.
+  - Read-only and fast; a single pass over sysfs and procfs.
+    The only commands run are C(fio --version) and C(cp --version) (when gathering O(gather=tools)).
+  - Anything that cannot be read (partial sysfs in containers, unreadable files) is reported in
+    C(ansible_facts.iotune.errors); the module does not fail because of it.
+author:
+  - iotune.storage maintainers (@iotune)
+extends_documentation_fragment:
+  - iotune.storage.attributes
+  - iotune.storage.attributes.facts
+  - iotune.storage.attributes.info_module
+attributes:
+  facts:
+    support: full
+options:
+  gather:
+    description:
+      - Which fact subsets to gather.
+      - C(memory) gathers C(memory_bytes).
+    type: list
+    elements: str
+    choices: [block_devices, mounts, fstab, vm, memory, vxfs, tools]
+    default: [block_devices, mounts, fstab, vm, memory, vxfs, tools]
+  fstab_path:
+    description: Path of the fstab file to parse and join with the live mounts.
+    type: path
+    default: /etc/fstab
+  tunefstab_path:
+    description:
+      - Path of the VxFS tunefstab file.
+      - The E(VXTUNEFSTAB) environment variable that C(vxtunefs) honours is not consulted; set this option instead.
+    type: path
+    default: /etc/vx/tunefstab
+  sys_root:
+    description: Mount point of sysfs. Only changed for tests or when inspecting another root.
+    type: path
+    default: /sys
+  proc_root:
+    description: Mount point of procfs. Only changed for tests or when inspecting another root.
+    type: path
+    default: /proc
+  dev_root:
+    description: Device directory used to resolve C(UUID=), C(LABEL=), C(PARTUUID=) and C(PARTLABEL=) fstab specs.
+    type: path
+    default: /dev
+notes:
+  - Persistent sysctl sources are read in the systemd-sysctl / C(sysctl --system) order
+    (C(/etc/sysctl.d), C(/run/sysctl.d), C(/usr/local/lib/sysctl.d), C(/usr/lib/sysctl.d), C(/lib/sysctl.d),
+    a file name in an earlier directory masking the same name in later ones, sorted by file name),
+    then C(/etc/sysctl.conf); a file reached twice through a symbolic link counts once, at its last position.
+  - The C(vm.*) sysctls are host-global; inside a container they show the host's values.
+  - A mount's C(device) is resolved from the device number in mountinfo; file systems with anonymous device
+    numbers (tmpfs, NFS, overlay) have none. For btrfs the C(/dev) path in the mount source is used instead.
+  - C(bind) is true whenever the mounted root is not C(/); btrfs subvolume mounts show the same.
+seealso:
+  - name: proc_pid_mountinfo(5)
+    description: Format of /proc/PID/mountinfo.
+    link: https://man7.org/linux/man-pages/man5/proc_pid_mountinfo.5.html
+  - name: Block layer sysfs attributes
+    description: Kernel documentation of /sys/block/<disk>/queue.
+    link: https://docs.kernel.org/block/queue-sysfs.html
+'''
+
+EXAMPLES = r'''
+- name: Gather all storage I/O facts
+  iotune.storage.io_facts:
+
+- name: Show the read-ahead of every block device
+  ansible.builtin.debug:
+    msg: "{{ ansible_facts.iotune.block_devices | dict2items | map(attribute='value.read_ahead_kb') }}"
+
+- name: Gather only mounts and fstab, from a non-default fstab
+  iotune.storage.io_facts:
+    gather:
+      - mounts
+      - fstab
+    fstab_path: /mnt/sysimage/etc/fstab
+
+- name: Fail when a backup target is mounted with direct I/O
+  ansible.builtin.assert:
+    that:
+      - "'mincache=direct' not in ansible_facts.iotune.mounts['/backup'].options_live"
+    fail_msg: /backup is mounted with mincache=direct, bulk restores will be slow
+'''
+
+RETURN = r'''
+ansible_facts:
+  description: Facts added to the host.
+  returned: always
+  type: dict
+  contains:
+    iotune:
+      description: Storage I/O facts. Only the subsets in O(gather) are present, and RV(ansible_facts.iotune.errors) always.
+      returned: always
+      type: dict
+      contains:
+        block_devices:
+          description:
+            - Entries of C(/sys/block) keyed by kernel name (V(sda), V(vdb), V(nvme0n1), V(dm-0), V(md0), V(loop0)).
+            - Each value has the integer queue attributes C(read_ahead_kb) (KiB), C(max_sectors_kb),
+              C(max_hw_sectors_kb), C(nr_requests), C(logical_block_size), C(physical_block_size),
+              C(minimum_io_size) and C(optimal_io_size) (bytes);
+              C(scheduler) (the active one, V(none) is a valid value) and C(schedulers) (available, list);
+              C(rotational), C(ro), C(removable) (booleans); C(size_bytes); C(dev) (C(MAJ:MIN));
+              C(parents) (names in C(slaves/)), C(holders) (names in C(holders/)), C(partitions) (partition names);
+              C(wwn), C(serial), C(model), C(vendor), C(dm_name) (text).
+            - Any attribute that is missing or unreadable is V(null).
+          returned: when O(gather) contains V(block_devices)
+          type: dict
+          sample:
+            vda:
+              read_ahead_kb: 8192
+              max_sectors_kb: 4096
+              max_hw_sectors_kb: 2147483647
+              nr_requests: 256
+              logical_block_size: 512
+              physical_block_size: 4096
+              minimum_io_size: 4096
+              optimal_io_size: 0
+              scheduler: mq-deadline
+              schedulers: [none, mq-deadline, kyber, bfq]
+              rotational: true
+              ro: false
+              removable: false
+              size_bytes: 274877906944
+              dev: "254:0"
+              parents: []
+              holders: []
+              partitions: []
+              wwn: null
+              serial: overlayblk
+              model: null
+              vendor: "0x1af4"
+              dm_name: null
+        mounts:
+          description:
+            - Visible mounts keyed by mount point (octal escapes decoded); when a mount point is mounted more than
+              once the last (top) mount wins.
+            - Each value has C(source), C(fstype), C(mount_id), C(root), C(dev) (C(MAJ:MIN));
+              C(device) (the C(/sys/block) name backing the mount, a partition resolving to its disk; V(null) for
+              tmpfs, NFS, overlay and the like), C(partition) (partition name or V(null)),
+              C(backing_disks) (leaf disks reached through dm and md slaves);
+              C(options_live) (mount options followed by super block options, without duplicates),
+              C(mount_options) and C(super_options) (each as listed in mountinfo);
+              C(options_fstab) (list, V(null) when the mount point is not in fstab), C(fstab_spec);
+              C(bind) (true when C(root) is not C(/)).
+          returned: when O(gather) contains V(mounts)
+          type: dict
+          sample:
+            /:
+              source: /dev/vda
+              device: vda
+              partition: null
+              backing_disks: [vda]
+              fstype: ext4
+              options_live: [rw, relatime, discard]
+              mount_options: [rw, relatime]
+              super_options: [rw, discard]
+              options_fstab: [errors=remount-ro]
+              fstab_spec: UUID=3f1c2a9e-5b7d-4e8a-9c1f-2d3e4f5a6b7c
+              mount_id: 27
+              dev: "254:0"
+              root: /
+              bind: false
+        fstab:
+          description: Entries of the fstab file, in file order; comments and blank lines skipped.
+          returned: when O(gather) contains V(fstab)
+          type: list
+          elements: dict
+          contains:
+            spec:
+              description: First field, as written (C(UUID=...), C(LABEL=...), a path, C(server:/export)), escapes decoded.
+              type: str
+              returned: always
+            file:
+              description: Mount point (V(none) or V(swap) for swap entries), escapes decoded.
+              type: str
+              returned: always
+            vfstype:
+              description: File system type.
+              type: str
+              returned: always
+            options:
+              description: Mount options.
+              type: list
+              elements: str
+              returned: always
+            freq:
+              description: Dump frequency (0 when absent).
+              type: int
+              returned: always
+            passno:
+              description: fsck pass number (0 when absent).
+              type: int
+              returned: always
+            line:
+              description: Line number in the file.
+              type: int
+              returned: always
+            resolved:
+              description: Real path of the device the spec names (through C(/dev/disk/by-*)), V(null) when it does not exist.
+              type: str
+              returned: always
+        vm:
+          description:
+            - C(vm.*) sysctls keyed by short name (C(dirty_ratio), C(dirty_background_ratio), C(dirty_bytes),
+              C(dirty_background_bytes), C(dirty_expire_centisecs), C(dirty_writeback_centisecs),
+              C(vfs_cache_pressure), C(swappiness), C(min_free_kbytes)).
+            - Each value has C(value) (live, int or V(null)), C(persistent) (list of C(file), C(line), C(value) in
+              application order), C(effective_persistent) and C(effective_file) (the last assignment, or V(null)).
+          returned: when O(gather) contains V(vm)
+          type: dict
+          sample:
+            dirty_ratio:
+              value: 20
+              persistent:
+                - file: /etc/sysctl.d/80-iotune.conf
+                  line: 3
+                  value: 40
+              effective_persistent: 40
+              effective_file: /etc/sysctl.d/80-iotune.conf
+        memory_bytes:
+          description: C(MemTotal) from C(/proc/meminfo), in bytes.
+          returned: when O(gather) contains V(memory)
+          type: int
+          sample: 25276502016
+        vxfs:
+          description: VxFS tools and tunefstab.
+          returned: when O(gather) contains V(vxfs)
+          type: dict
+          contains:
+            tools_present:
+              description: Whether C(vxtunefs) was found (PATH, C(/opt/VRTS/bin), C(/sbin), C(/usr/sbin), C(/usr/lib/fs/vxfs)).
+              type: bool
+              returned: always
+            vxtunefs_path:
+              description: Path of C(vxtunefs), or V(null).
+              type: str
+              returned: always
+            tunefstab_path:
+              description: The tunefstab file read.
+              type: str
+              returned: always
+            tunefstab_present:
+              description: Whether the tunefstab file exists.
+              type: bool
+              returned: always
+            tunefstab:
+              description:
+                - Parsed tunefstab lines in file order, each C(device), C(tunables) (name to value; integers and sizes
+                  such as C(256k) as integer bytes) and C(line).
+                - Several lines for one device apply in order.
+              type: list
+              elements: dict
+              returned: always
+              sample:
+                - device: /dev/vx/dsk/datadg/u08
+                  tunables:
+                    discovered_direct_iosz: 10485760
+                  line: 4
+        tools:
+          description: I/O tools found on the host.
+          returned: when O(gather) contains V(tools)
+          type: dict
+          contains:
+            fio:
+              description: C(path) and C(version) of fio, or V(null) when it is not installed.
+              type: dict
+              returned: always
+              sample:
+                path: /usr/bin/fio
+                version: "3.33"
+            coreutils:
+              description: C(path) of C(cp) and the GNU coreutils C(version), or V(null) when C(cp) is missing or not GNU.
+              type: dict
+              returned: always
+              sample:
+                path: /usr/bin/cp
+                version: "9.1"
+        errors:
+          description: What could not be read. The module does not fail for these.
+          returned: always
+          type: list
+          elements: str
+          sample:
+            - "/sys/block/loop0: no queue directory (partial sysfs?)"
+'''
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.iotune.storage.plugins.module_utils._iofacts import SUBSETS, gather_io_facts
+
+C_LOCALE = {'LANG': 'C', 'LC_ALL': 'C', 'LC_MESSAGES': 'C'}
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            gather=dict(type='list', elements='str', choices=list(SUBSETS), default=list(SUBSETS)),
+            fstab_path=dict(type='path', default='/etc/fstab'),
+            tunefstab_path=dict(type='path', default='/etc/vx/tunefstab'),
+            sys_root=dict(type='path', default='/sys'),
+            proc_root=dict(type='path', default='/proc'),
+            dev_root=dict(type='path', default='/dev'),
+        ),
+        supports_check_mode=True,
+    )
+    module.run_command_environ_update = C_LOCALE
+
+    def run_command(argv):
+        return module.run_command(argv, check_rc=False, expand_user_and_vars=False)
+
+    facts = gather_io_facts(
+        gather=module.params['gather'],
+        sys_root=module.params['sys_root'],
+        proc_root=module.params['proc_root'],
+        dev_root=module.params['dev_root'],
+        fstab_path=module.params['fstab_path'],
+        tunefstab_path=module.params['tunefstab_path'],
+        run_command=run_command,
+    )
+    module.exit_json(changed=False, ansible_facts={'iotune': facts})
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,112 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import pytest
+
+from ansible.module_utils import basic
+from ansible.module_utils.testing import patch_module_args
+
+from ansible_collections.iotune.storage.plugins.modules import io_facts
+
+
+class ExitJson(Exception):
+    pass
+
+
+class FailJson(Exception):
+    pass
+
+
+@pytest.fixture(name='module_calls')
+def module_calls_fixture(monkeypatch, read_fixture):
+    """Capture exit_json/fail_json and answer run_command from real captured outputs."""
+    calls = {'run_command': []}
+
+    def exit_json(self, **kwargs):
+        raise ExitJson(kwargs)
+
+    def fail_json(self, **kwargs):
+        raise FailJson(kwargs)
+
+    outputs = {
+        'fio': read_fixture('commands', 'fio-3.33--version.txt'),
+        'cp': read_fixture('commands', 'cp-coreutils-9.1--version.txt'),
+    }
+
+    def run_command(self, args, **kwargs):
+        calls['run_command'].append((list(args), kwargs, dict(self.run_command_environ_update)))
+        return 0, outputs[args[0].rsplit('/', 1)[-1]], ''
+
+    monkeypatch.setattr(basic.AnsibleModule, 'exit_json', exit_json)
+    monkeypatch.setattr(basic.AnsibleModule, 'fail_json', fail_json)
+    monkeypatch.setattr(basic.AnsibleModule, 'run_command', run_command)
+    return calls
+
+
+def run_module(args):
+    with patch_module_args(args):
+        with pytest.raises((ExitJson, FailJson)) as excinfo:
+            io_facts.main()
+    return excinfo.type, excinfo.value.args[0]
+
+
+def fixture_args(sysfs_real, fixture_path, tmp_path, **extra):
+    args = {
+        'sys_root': sysfs_real,
+        'proc_root': fixture_path('proc', 'vm-loop'),
+        'dev_root': str(tmp_path / 'dev'),
+        'fstab_path': fixture_path('fstab', 'constructed.fstab'),
+        'tunefstab_path': fixture_path('tunefstab', 'constructed-solaris.tunefstab'),
+    }
+    args.update(extra)
+    return args
+
+
+@pytest.mark.parametrize('check_mode', [False, True])
+def test_main_returns_facts(module_calls, sysfs_real, fixture_path, tmp_path, check_mode):
+    args = fixture_args(sysfs_real, fixture_path, tmp_path, _ansible_check_mode=check_mode)
+    kind, result = run_module(args)
+    assert kind is ExitJson
+    assert result['changed'] is False
+    facts = result['ansible_facts']['iotune']
+    assert sorted(facts) == ['block_devices', 'errors', 'fstab', 'memory_bytes', 'mounts', 'tools', 'vm', 'vxfs']
+    assert facts['block_devices']['vda']['scheduler'] == 'mq-deadline'
+    assert facts['block_devices']['loop0']['partitions'] == ['loop0p1', 'loop0p2']
+    assert facts['mounts']['/tmp/iotune-cap/bind']['partition'] == 'loop0p1'
+    assert facts['mounts']['/']['options_fstab'] == ['errors=remount-ro']
+    assert facts['memory_bytes'] == 25276502016
+    assert facts['vm']['dirty_ratio']['value'] == 20
+    assert facts['vxfs']['tunefstab'][1] == {'device': '/dev/vx/dsk/datadg/u08', 'line': 8, 'tunables': {'discovered_direct_iosz': 10485760}}
+    assert facts['tools']['fio']['version'] == '3.33'
+    assert facts['tools']['coreutils']['version'] == '9.1'
+    assert len(facts['fstab']) == 9
+    assert facts['errors'] == []
+    # both commands as argument lists, with the C locale, never through a shell
+    assert [(argv[1:], env['LC_ALL'], kwargs.get('use_unsafe_shell', False)) for argv, kwargs, env in module_calls['run_command']] == [
+        (['--version'], 'C', False), (['--version'], 'C', False)]
+
+
+def test_main_gather_subset(module_calls, sysfs_real, fixture_path, tmp_path):
+    kind, result = run_module(fixture_args(sysfs_real, fixture_path, tmp_path, gather=['vxfs', 'memory']))
+    assert kind is ExitJson
+    assert sorted(result['ansible_facts']['iotune']) == ['errors', 'memory_bytes', 'vxfs']
+    assert module_calls['run_command'] == []
+
+
+def test_main_rejects_unknown_subset(module_calls, sysfs_real, fixture_path, tmp_path):
+    kind, result = run_module(fixture_args(sysfs_real, fixture_path, tmp_path, gather=['mounts', 'hardware']))
+    assert kind is FailJson
+    assert 'hardware' in result['msg'] and 'gather' in result['msg']
+
+
+def test_main_partial_sysfs_does_not_fail(module_calls, sysfs_full, fixture_path, tmp_path):
+    kind, result = run_module(fixture_args(sysfs_full, fixture_path, tmp_path, gather=['block_devices']))
+    assert kind is ExitJson
+    facts = result['ansible_facts']['iotune']
+    assert facts['block_devices']['xvdf']['read_ahead_kb'] is None
+    assert len(facts['errors']) == 4
