@@ -36,7 +36,7 @@ def test_queue_attributes_match_sysfs(host, iotune):
     out = host.run("grep -H . " + globs).stdout
     seen = 0
     for line in out.splitlines():
-        path, _, value = line.partition(":")
+        path, value = line.split(":", 1)
         dev, attr = path.split("/")[3], path.split("/")[-1]
         reported = iotune["block_devices"][dev]
         if attr == "scheduler":
@@ -52,7 +52,7 @@ def test_queue_attributes_match_sysfs(host, iotune):
 def test_size_matches_sysfs(host, iotune):
     out = host.check_output("grep -H . /sys/block/*/size")
     for line in out.splitlines():
-        path, _, sectors = line.partition(":")
+        path, sectors = line.split(":", 1)
         assert iotune["block_devices"][path.split("/")[3]]["size_bytes"] == int(sectors) * 512
 
 
