@@ -32,7 +32,19 @@ def test_live_only_read_ahead_is_seen(host, iotune):
     assert host.check_output("blockdev --getra /dev/vdb") == "16"
 
 
-def test_virtio_disks_are_not_rotational_and_have_no_parents(iotune):
+def test_data_disks_are_whole_disks_with_serials(iotune):
     for dev in ("vdb", "vdc"):
         d = iotune["block_devices"][dev]
         assert d["parents"] == [] and d["size_bytes"] == 1024 ** 3
+        assert d["serial"] and d["serial"].startswith("iotune-data")
+
+
+def test_mount_on_dm_over_a_partition_resolves_to_the_disk(host, iotune):
+    dm = host.check_output("basename $(readlink -f /dev/mapper/iotune-linear)")
+    m = iotune["mounts"]["/data/dm"]
+    assert m["device"] == dm and dm.startswith("dm-")
+    assert m["backing_disks"] == ["vdd"]
+    assert m["options_fstab"] is None
+    assert iotune["block_devices"][dm]["parents"] == ["vdd1"]
+    assert iotune["block_devices"][dm]["dm_name"] == "iotune-linear"
+    assert "vdd1" in iotune["block_devices"]["vdd"]["partitions"]
