@@ -17,6 +17,7 @@ import os
 import re
 
 from ansible_collections.iotune.storage.plugins.module_utils._mountinfo import escape, split_options, unescape
+from ansible_collections.iotune.storage.plugins.module_utils._files import read_text
 
 _WS_SPLIT_RE = re.compile(r'([ \t\f\v\r]+)')
 
@@ -228,13 +229,7 @@ def read_fstab(path='/etc/fstab', errors=None):
     A missing file is not an error (containers often have none); an unreadable
     one is reported in ``errors``.  Text is decoded as UTF-8 with
     surrogateescape so any byte survives a round trip."""
-    try:
-        with open(path, 'r', encoding='utf-8', errors='surrogateescape', newline='') as handle:
-            text = handle.read()
-    except (IOError, OSError) as exc:
-        if not os.path.exists(path):
-            return False, []
-        if errors is not None:
-            errors.append('cannot read %s: %s' % (path, exc))
-        return True, []
+    text = read_text(path, errors, missing_ok=True, decode_errors='surrogateescape', newline='')
+    if text is None:
+        return os.path.exists(path), []
     return True, parse_fstab(text, errors)

@@ -20,6 +20,8 @@ __metaclass__ = type
 import os
 import re
 
+from ansible_collections.iotune.storage.plugins.module_utils._files import read_text
+
 _OCTAL_RE = re.compile(r'\\([0-7]{3})')
 
 
@@ -136,11 +138,5 @@ def visible_mounts(entries):
 def read_mountinfo(proc_root='/proc', errors=None):
     """Read and parse ``<proc_root>/self/mountinfo``; [] (and an error) when unreadable."""
     path = os.path.join(proc_root, 'self', 'mountinfo')
-    try:
-        with open(path, 'r', encoding='utf-8', errors='replace') as handle:
-            text = handle.read()
-    except (IOError, OSError) as exc:
-        if errors is not None:
-            errors.append('cannot read %s: %s' % (path, exc))
-        return []
-    return parse_mountinfo(text, errors)
+    text = read_text(path, errors)
+    return [] if text is None else parse_mountinfo(text, errors)

@@ -19,6 +19,7 @@ import fnmatch
 import os
 
 from ansible_collections.iotune.storage.plugins.module_utils._units import parse_int
+from ansible_collections.iotune.storage.plugins.module_utils._files import read_text
 
 CONF_DIRS = (
     '/etc/sysctl.d',
@@ -124,12 +125,8 @@ def read_persistent(keys, conf_dirs=CONF_DIRS, sysctl_conf=SYSCTL_CONF, errors=N
     one wins); keys never assigned map to []."""
     found = dict((key, []) for key in keys)
     for path in load_order(conf_dirs, sysctl_conf):
-        try:
-            with open(path, 'r', encoding='utf-8', errors='replace') as handle:
-                text = handle.read()
-        except (IOError, OSError) as exc:
-            if errors is not None:
-                errors.append('cannot read %s: %s' % (path, exc))
+        text = read_text(path, errors)
+        if text is None:
             continue
         for assignment in parse_sysctl_conf(text):
             for key in keys:

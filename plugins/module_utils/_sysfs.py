@@ -12,10 +12,10 @@ attribute gives None and never an exception.
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
-import errno
 import os
 
 from ansible_collections.iotune.storage.plugins.module_utils._units import SECTOR_SIZE, parse_int
+from ansible_collections.iotune.storage.plugins.module_utils._files import read_text
 
 QUEUE_INT_ATTRS = (
     'read_ahead_kb',
@@ -34,13 +34,8 @@ def read_attr(path, errors=None):
 
     A missing attribute is normal (kernels and drivers differ); any other
     failure is appended to ``errors``."""
-    try:
-        with open(path, 'r', encoding='utf-8', errors='replace') as handle:
-            return handle.read().strip()
-    except (IOError, OSError) as exc:
-        if errors is not None and getattr(exc, 'errno', None) != errno.ENOENT:
-            errors.append('cannot read %s: %s' % (path, exc.strerror or exc))
-        return None
+    text = read_text(path, errors, missing_ok=True)
+    return None if text is None else text.strip()
 
 
 def read_int(path, errors=None):

@@ -15,6 +15,7 @@ __metaclass__ = type
 import os
 
 from ansible_collections.iotune.storage.plugins.module_utils._units import is_size, parse_int, to_bytes
+from ansible_collections.iotune.storage.plugins.module_utils._files import read_text
 
 DEFAULT_PATH = '/etc/vx/tunefstab'
 SYSTEM_DEFAULT = 'system-default'
@@ -95,13 +96,7 @@ def parse_vxtunefs_output(text):
 def read_tunefstab(path=DEFAULT_PATH, errors=None):
     """Read and parse a tunefstab file.  Returns (present, entries); a missing
     file is normal (present False), an unreadable one is reported in errors."""
-    try:
-        with open(path, 'r', encoding='utf-8', errors='replace') as handle:
-            text = handle.read()
-    except (IOError, OSError) as exc:
-        if not os.path.exists(path):
-            return False, []
-        if errors is not None:
-            errors.append('cannot read %s: %s' % (path, exc))
-        return True, []
+    text = read_text(path, errors, missing_ok=True)
+    if text is None:
+        return os.path.exists(path), []
     return True, parse_tunefstab(text, errors)

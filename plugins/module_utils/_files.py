@@ -1,0 +1,26 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Reading the host's files the way every gatherer needs: never raising."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import errno
+
+
+def read_text(path, errors=None, missing_ok=False, decode_errors='replace', newline=None):
+    """Text of ``path``, or None when it cannot be read.
+
+    The failure is appended to ``errors`` (a list), except a missing file when
+    ``missing_ok`` is set: absent files are normal for optional sources.
+    ``decode_errors='surrogateescape'`` with ``newline=''`` keeps every byte,
+    for files that are later rewritten."""
+    try:
+        with open(path, 'r', encoding='utf-8', errors=decode_errors, newline=newline) as handle:
+            return handle.read()
+    except (IOError, OSError) as exc:
+        if errors is not None and not (missing_ok and getattr(exc, 'errno', None) == errno.ENOENT):
+            errors.append('cannot read %s: %s' % (path, exc.strerror or exc))
+        return None
