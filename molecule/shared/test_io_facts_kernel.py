@@ -95,3 +95,11 @@ def test_memory_matches_meminfo(host, iotune):
 def test_tool_versions(host, iotune):
     fio = host.check_output("fio --version").strip()
     assert iotune["tools"]["fio"]["version"] == fio.replace("fio-", "")
+
+
+def test_audit_changed_nothing(host):
+    # prepare.yml saved a digest of files under /etc and /usr/local, queue
+    # attributes, vm sysctls and live mount options before converge ran.
+    result = json.loads(host.check_output("python3 /root/state_digest.py --diff /root/state-before.json"))
+    assert result["items"] > 100
+    assert result["changed"] == []

@@ -1,4 +1,7 @@
-"""The container scenario: partial sysfs, bind mounts, tmpfs with an escaped space."""
+"""The container scenario: partial sysfs, bind mounts, tmpfs with an escaped space,
+and audit_io.yml against a policy with known drift."""
+import json
+
 import pytest
 
 
@@ -33,5 +36,28 @@ def test_sysctls_are_readable_but_not_persistent(iotune):
     assert ratio["effective_file"] is None
 
 
-def test_audit_left_no_trace(host):
-    assert not host.file("/var/lib/iotune").exists
+@pytest.fixture(scope="module")
+def report(host):
+    return json.loads(host.file("/var/lib/iotune/reports/audit-latest.json").content_string)
+
+
+def statuses(report, concern):
+    return {(c["target"], c["setting"]): c["status"] for c in report["checks"] if c["concern"] == concern}
+
+
+def test_mount_option_checks(report):
+    mounts = statuses(report, "mount_options")
+    assert [s for (t, k), s in mounts.items() if t == "/mnt/scratch space" and "noexec" in k] == ["compliant"]
+    assert [s for (t, k), s in mounts.items() if t == "/mnt/scratch space" and "nosuid" in k] == ["drift"]
+
+
+def test_missing_disk_is_not_applicable(report):
+    assert set(statuses(report, "block_queue").values()) == {"not_applicable"}
+
+
+def test_bulk_slice_not_applicable_without_systemd(report):
+    assert set(statuses(report, "cache_limits").values()) == {"not_applicable"}
+
+
+def test_tunefstab_file_drift(report):
+    assert [s for (t, k), s in statuses(report, "tunefstab").items() if "write_pref_io" in k] == ["drift"]

@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""Digest of every file and live value an iotune audit must not change.
+
+Files under /etc and /usr/local (content, mode, owner; link targets), every
+/sys/block/*/queue attribute, every /proc/sys/vm value and every mount's live
+options. Prints one JSON object {item: sha256}; compare two runs with --diff.
+"""
+import hashlib
+import json
+import os
+import stat
+import sys
+
+ROOTS = ("/etc", "/usr/local")
+
+
+def digest(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+def read(path):
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError as exc:
+        return ("unreadable: %s" % exc.strerror).encode()
+
+
+def state():
+    items = {}
+    for root in ROOTS:
+        for top, dirs, files in os.walk(root):
+            dirs.sort()
+            for name in sorted(files) + [d for d in dirs if os.path.islink(os.path.join(top, d))]:
+                path = os.path.join(top, name)
+                st = os.lstat(path)
+                meta = "%o:%d:%d" % (stat.S_IMODE(st.st_mode), st.st_uid, st.st_gid)
+                if stat.S_ISLNK(st.st_mode):
+                    items[path] = digest(("link:" + os.readlink(path) + meta).encode())
+                elif stat.S_ISREG(st.st_mode):
+                    items[path] = digest(read(path) + meta.encode())
+    for dev in sorted(os.listdir("/sys/block")):
+        queue = os.path.join("/sys/block", dev, "queue")
+        for name in sorted(os.listdir(queue)) if os.path.isdir(queue) else []:
+            path = os.path.join(queue, name)
+            if os.path.isfile(path):
+                items[path] = digest(read(path))
+    for name in sorted(os.listdir("/proc/sys/vm")):
+        path = os.path.join("/proc/sys/vm", name)
+        if os.access(path, os.R_OK) and os.path.isfile(path):
+            items[path] = digest(read(path))
+    for line in read("/proc/self/mountinfo").decode(errors="replace").splitlines():
+        fields = line.split()
+        sep = fields.index("-")
+        items["mount:" + fields[4]] = digest((fields[5] + " " + fields[sep + 3]).encode())
+    return items
+
+
+def main():
+    now = state()
+    if len(sys.argv) == 3 and sys.argv[1] == "--diff":
+        with open(sys.argv[2]) as handle:
+            before = json.load(handle)
+        changed = sorted(k for k in set(before) | set(now) if before.get(k) != now.get(k))
+        print(json.dumps({"items": len(now), "changed": changed}))
+    else:
+        print(json.dumps(now, sort_keys=True))
+
+
+if __name__ == "__main__":
+    main()
