@@ -87,6 +87,31 @@ _PERCENT_NAMES = {
 }
 
 
+# properties an IMPORT can set: IMPORT{builtin} by builtin name, else by import type
+_BUILTIN_PROPERTIES = {
+    'blkid': ('ID_FS_*', 'ID_PART_*'),
+    'path_id': ('ID_PATH*',),
+    'usb_id': ('ID_*',),
+    'input_id': ('ID_INPUT*',),
+    'net_id': ('ID_NET_*',),
+    'net_setup_link': ('ID_NET_*',),
+    'btrfs': ('ID_BTRFS_*',),
+    'keyboard': ('KEYBOARD_*',),
+    'kmod': (),
+    'uaccess': (),
+}
+
+
+def import_properties(kind, value):
+    """Glob patterns of the properties an ``IMPORT{kind}="value"`` may set."""
+    if kind in ('db', 'cmdline', 'parent'):
+        return (value,)
+    if kind == 'builtin':
+        words = value.split()
+        return _BUILTIN_PROPERTIES.get(words[0] if words else '', ('*',))
+    return ('*',)
+
+
 class Unknown(Exception):
     """A value that cannot be known without running udev."""
 
@@ -138,7 +163,7 @@ def read_rules(files, errors=None, override=None):
         if entry['path'] in override:
             text = override[entry['path']]
         else:
-            text = read_text(entry['path'], errors)
+            text = read_text(entry['path'], errors, missing_ok=True)
         if text is None:
             continue
         rules.extend(parse_rules(text, entry['path']))
@@ -374,7 +399,7 @@ class _Evaluation(object):
     def __init__(self, device):
         self.device = device
         self.env = dict(device['uevent'])     # properties known to be set at this point
-        self.env_tainted = []                 # locations after which any property may be set
+        self.env_tainted = []                 # (glob patterns, location) of imports that may set properties
         self.env_maybe = {}                   # property -> location that may have set it
         self.settings = {}
         for setting in QUEUE_SETTINGS:
@@ -386,11 +411,14 @@ class _Evaluation(object):
         """Value of property ``name`` at this point; '' when unset; raises Unknown."""
         if name in self.env:
             return self.env[name]
-        if name in self.env_maybe or self.env_tainted:
+        setters = [where for patterns, where in self.env_tainted
+                   if any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)]
+        if name in self.env_maybe:
+            setters.append(self.env_maybe[name])
+        if setters:
             db = self.device['db']
             if db is None:
-                where = self.env_maybe.get(name) or self.env_tainted[-1]
-                raise Unknown('ENV{%s} may be set by %s and there is no udev database entry' % (name, where))
+                raise Unknown('ENV{%s} may be set by %s and there is no udev database entry' % (name, setters[-1]))
             # the database holds the properties the last real event ended with
             return db['env'].get(name, '')
         return ''
@@ -443,15 +471,9 @@ class _Evaluation(object):
         if key == 'DRIVER':
             return _compare(op, value, _link_name(device['sys_dir'], 'driver'))
         if key == 'ENV':
-            try:
-                return _compare(op, value, self.env_value(attr))
-            except Unknown:
-                return None
+            return _compare(op, value, self.env_value(attr))
         if key == 'ATTR':
-            try:
-                found = self.attr_value(device['sys_dir'], attr)
-            except Unknown:
-                return None
+            found = self.attr_value(device['sys_dir'], attr)
             if found is None:
                 return False      # udev: a missing attribute never matches
             return _compare(op, value, _attr_for_match(found, value))
@@ -549,8 +571,14 @@ def _rule_match(state, rule):
             device_results.append(None)
             reasons.append('%s cannot be evaluated' % key)
             continue
-        result = state.match_device_key(key, attr, op, value)
-        if result is None:
+        try:
+            result = state.match_device_key(key, attr, op, value)
+        except Unknown as exc:
+            result = exc
+        if isinstance(result, Unknown):
+            reasons.append(str(result))
+            result = None
+        elif result is None:
             reasons.append('%s%s%s"%s" cannot be evaluated' % (key, '{%s}' % attr if attr else '', op, value))
         device_results.append(result)
         if result is False:
@@ -644,7 +672,7 @@ def _apply_rule(state, rule, result, directory, reasons):
                 state.env.pop(attr, None)
                 state.env_maybe[attr] = where
         elif key == 'IMPORT':
-            state.env_tainted.append('IMPORT{%s} at %s' % (attr, where))
+            state.env_tainted.append((import_properties(attr, value), 'IMPORT{%s} at %s' % (attr, where)))
         elif key == 'ATTR' and op in ASSIGN_OPS and attr in QUEUE_ATTRS:
             record = state.settings[QUEUE_ATTRS[attr]]
             if result is not True:

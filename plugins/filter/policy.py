@@ -1,0 +1,44 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Filters that validate the iotune policy on the controller, before any host work."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.iotune.storage.plugins.module_utils._policy import cache_sysctl as _cache_sysctl
+from ansible_collections.iotune.storage.plugins.module_utils._policy import validate_policy
+from ansible_collections.iotune.storage.plugins.module_utils._profiles import PolicyError
+from ansible_collections.iotune.storage.plugins.module_utils._profiles import effective_policy as _effective_policy
+
+
+def policy_errors(policy):
+    """Every problem of the policy dict, [] when it is valid."""
+    return validate_policy(policy)
+
+
+def effective_policy(policy):
+    """The policy with its profile merged under the user's values, validated and normalized."""
+    try:
+        return _effective_policy(policy)
+    except PolicyError as exc:
+        raise AnsibleFilterError('invalid iotune policy: %s' % '; '.join(exc.errors))
+
+
+def cache_sysctl(cache):
+    """The vm.* sysctls of a normalized iotune_cache, for the sysctl option of cache_limits."""
+    if cache is not None and not isinstance(cache, dict):
+        raise AnsibleFilterError('cache_sysctl expects the iotune_cache dict of an effective policy')
+    return _cache_sysctl(cache)
+
+
+class FilterModule(object):
+    def filters(self):
+        return {
+            'policy_errors': policy_errors,
+            'effective_policy': effective_policy,
+            'cache_sysctl': cache_sysctl,
+        }

@@ -1,0 +1,640 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The iotune policy schema: validation and normalization; pure, no AnsibleModule.
+
+A policy is a dict of the shared role variables (prefix included)::
+
+    iotune_profile: throughput            # or null, database_directio, backup_restore
+    iotune_mounts: [{path, present: [opt], absent: [opt]}]
+    iotune_tunefstab: [{device, tunables: {name: value}}]
+    iotune_block_devices: [{match: {name|mountpoint|wwn|serial: x}, read_ahead_kb,
+                            max_sectors_kb, nr_requests, scheduler}]
+    iotune_cache: {dirty_bytes | dirty_ratio, dirty_background_bytes | dirty_background_ratio,
+                   dirty_expire_centisecs, dirty_writeback_centisecs, vfs_cache_pressure,
+                   bulk_slice: {memory_high}}
+
+Missing (or null) keys mean empty.  validate_policy() returns every problem
+as one message that starts with the field path (``iotune_block_devices[0].
+read_ahead_kb: ...``) and names the accepted values; normalize_policy() turns
+a valid policy into plain data (sizes as int bytes, defaults filled).
+
+The mount option helpers (slots, implications) live here too because both the
+policy validation and the mount_options planner need the same notion of which
+options contradict each other.
+"""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import re
+
+from ansible_collections.iotune.storage.plugins.module_utils._fstab import normalize_mount_point as normalize_path
+from ansible_collections.iotune.storage.plugins.module_utils._units import parse_int, to_bytes
+
+POLICY_KEYS = ('iotune_profile', 'iotune_mounts', 'iotune_tunefstab', 'iotune_block_devices', 'iotune_cache')
+
+# Names of the shipped profiles (their content is in _profiles.PROFILES).
+PROFILE_NAMES = ('throughput', 'database_directio', 'backup_restore')
+
+SCHEDULERS = ('none', 'mq-deadline', 'kyber', 'bfq', 'deadline', 'cfq', 'noop')
+
+MOUNT_KEYS = ('path', 'present', 'absent')
+TUNEFSTAB_KEYS = ('device', 'tunables')
+BLOCK_DEVICE_KEYS = ('match', 'read_ahead_kb', 'max_sectors_kb', 'nr_requests', 'scheduler')
+MATCH_KEYS = ('name', 'mountpoint', 'wwn', 'serial')
+BULK_SLICE_KEYS = ('memory_high',)
+CACHE_KEYS = (
+    'dirty_bytes',
+    'dirty_ratio',
+    'dirty_background_bytes',
+    'dirty_background_ratio',
+    'dirty_expire_centisecs',
+    'dirty_writeback_centisecs',
+    'vfs_cache_pressure',
+    'bulk_slice',
+)
+# iotune_cache keys that are vm.* sysctls (everything but bulk_slice).
+CACHE_SYSCTL_KEYS = CACHE_KEYS[:-1]
+
+# bytes/ratio pairs: writing one zeroes the other, so a policy names one of each.
+CACHE_PAIRS = (('dirty_bytes', 'dirty_ratio'), ('dirty_background_bytes', 'dirty_background_ratio'))
+
+# The kernel refuses vm.dirty_bytes below two pages (dirty_bytes_min) and
+# vm.dirty_background_bytes below 1 (EINVAL).
+DIRTY_BYTES_MIN = 8192
+SIZE_EXAMPLES = '10485760, 256k, 10m, 1g'
+
+# VxFS tunables (vxtunefs(1M), tunefstab(4)) and how their values are written.
+#   size: bytes, sizes accepted;  count: integer >= minimum;  choice: one of the listed ints;
+#   buf_data: size restricted to 8K or 64K.
+VXFS_TUNABLES = {
+    'read_pref_io': ('size', None),
+    'read_nstream': ('count', 1),
+    'write_pref_io': ('size', None),
+    'write_nstream': ('count', 1),
+    'discovered_direct_iosz': ('size', None),
+    'max_direct_iosz': ('size', None),
+    'default_indir_size': ('size', None),
+    'max_diskq': ('size', None),
+    'write_throttle': ('count', 0),
+    'initial_extent_size': ('count', 0),
+    'max_seqio_extent_size': ('count', 0),
+    'buf_breakup_size': ('size', None),
+    'max_buf_data_size': ('buf_data', (8192, 65536)),
+    'qio_cache_enable': ('choice', (0, 1)),
+    'read_ahead': ('choice', (0, 1, 2)),
+    'fcl_keeptime': ('count', 0),
+    'fcl_maxalloc': ('size', None),
+    'fcl_winterval': ('count', 0),
+}
+
+# ---------------------------------------------------------------------------
+# Mount option semantics shared with the mount_options planner.
+
+# Options whose meaning is a boolean of one "slot"; the pair of words that set it.
+BOOL_OPTIONS = {
+    'rw': ('ro', False), 'ro': ('ro', True),
+    'suid': ('nosuid', False), 'nosuid': ('nosuid', True),
+    'dev': ('nodev', False), 'nodev': ('nodev', True),
+    'exec': ('noexec', False), 'noexec': ('noexec', True),
+    'async': ('sync', False), 'sync': ('sync', True),
+    'auto': ('noauto', False), 'noauto': ('noauto', True),
+    'nouser': ('user', False), 'user': ('user', True), 'users': ('user', True),
+    'diratime': ('nodiratime', False), 'nodiratime': ('nodiratime', True),
+    'nolazytime': ('lazytime', False), 'lazytime': ('lazytime', True),
+    'nomand': ('mand', False), 'mand': ('mand', True),
+    'noiversion': ('iversion', False), 'iversion': ('iversion', True),
+    'symfollow': ('nosymfollow', False), 'nosymfollow': ('nosymfollow', True),
+    'dirsync': ('dirsync', True),
+}
+ATIME_OPTIONS = ('noatime', 'atime', 'relatime', 'norelatime', 'strictatime', 'nostrictatime')
+# What "defaults" stands for in fstab (mount(8)).
+DEFAULTS_EXPANSION = ('rw', 'suid', 'dev', 'exec', 'auto', 'nouser', 'async')
+# Options only mount(8)/systemd read; the kernel never shows them in mountinfo.
+USERSPACE_OPTIONS = ('auto', 'noauto', 'user', 'nouser', 'users', 'owner', 'group', 'nofail', '_netdev', 'defaults')
+USERSPACE_PREFIXES = ('x-', 'comment=')
+
+_OPTION_RE = re.compile(r'^[^\s,=][^\s,]*$')
+_PERCENT_RE = re.compile(r'^(\d+(?:\.\d+)?)%$')
+
+
+def split_option(option):
+    """``'commit=60'`` -> ``('commit', '60')``; ``'noatime'`` -> ``('noatime', None)``."""
+    key, sep, value = option.partition('=')
+    return (key, value) if sep else (option, None)
+
+
+def is_userspace_option(option):
+    """True for options only mount(8) or systemd read (never shown in mountinfo)."""
+    return option in USERSPACE_OPTIONS or option.startswith(USERSPACE_PREFIXES)
+
+
+def flag_base(word):
+    """Generic file-system flag and its polarity: ``nodiscard`` -> ('discard', False)."""
+    if word.startswith('no') and len(word) > 2:
+        return word[2:], False
+    return word, True
+
+
+def option_slot(option):
+    """What an option sets: options with the same slot replace each other.
+
+    ``commit=5`` and ``commit=60`` share ``commit=``; ``noatime`` and
+    ``relatime`` share ``atime``; ``ro``/``rw`` share ``ro``; generic flags
+    share their name without ``no`` (``discard``/``nodiscard``).  None for
+    ``defaults``, which sets several slots."""
+    key, value = split_option(option)
+    if value is not None:
+        return key + '='
+    if option == 'defaults':
+        return None
+    if option in BOOL_OPTIONS:
+        return BOOL_OPTIONS[option][0]
+    if option in ATIME_OPTIONS:
+        return 'atime'
+    return 'flag:' + flag_base(option)[0]
+
+
+def values_equal(left, right):
+    """Values of a key=value option compare as text, or as sizes when both are sizes
+    (``logbsize=32k`` equals ``logbsize=32768``)."""
+    if left == right:
+        return True
+    try:
+        return to_bytes(left) == to_bytes(right)
+    except ValueError:
+        return False
+
+
+def options_equal(left, right):
+    """Two option words mean the same (sizes compared as sizes)."""
+    lkey, lvalue = split_option(left)
+    rkey, rvalue = split_option(right)
+    if lkey != rkey or (lvalue is None) != (rvalue is None):
+        return False
+    return lvalue is None or values_equal(lvalue, rvalue)
+
+
+def absent_matches(absent, option):
+    """True when ``option`` (one word of an option list) is what ``absent`` forbids.
+
+    A bare key forbids every value of it: absent ``mincache`` matches
+    ``mincache=direct``."""
+    if options_equal(absent, option):
+        return True
+    key, value = split_option(absent)
+    return value is None and split_option(option)[0] == key and split_option(option)[1] is not None
+
+
+def implies(present, absent):
+    """True when having ``present`` puts ``absent`` in effect (same option,
+    a bare key of it, or ``noatime`` -> ``nodiratime``)."""
+    if absent_matches(absent, present):
+        return True
+    return present == 'noatime' and absent == 'nodiratime'
+
+
+# ---------------------------------------------------------------------------
+# Value helpers.
+
+def show_value(value):
+    """Value as it appears in a message: text quoted, everything else plain."""
+    if isinstance(value, str):
+        return "'%s'" % value
+    if value is None:
+        return 'null'
+    if isinstance(value, bool):
+        return 'true' if value else 'false'
+    return str(value)
+
+
+def _type_name(value):
+    if isinstance(value, bool):
+        return 'bool'
+    if isinstance(value, dict):
+        return 'dict'
+    if isinstance(value, (list, tuple)):
+        return 'list'
+    if isinstance(value, str):
+        return 'str'
+    if isinstance(value, int):
+        return 'int'
+    if value is None:
+        return 'null'
+    return type(value).__name__
+
+
+def as_int(value):
+    """An int from an int or a decimal text; None for anything else (booleans included)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, str)):
+        return parse_int(value)
+    return None
+
+
+def as_size(value):
+    """Bytes from a size (int or text such as ``256k``); None when it is not a size."""
+    try:
+        return to_bytes(value.strip() if isinstance(value, str) else value)
+    except ValueError:
+        return None
+
+
+def parse_memory_high(value):
+    """A MemoryHigh= value: int bytes, ``'N%'`` (percentage of RAM, normalized text)
+    or ``'infinity'``; None when it is none of these."""
+    if isinstance(value, str):
+        text = value.strip()
+        if text.lower() == 'infinity':
+            return 'infinity'
+        match = _PERCENT_RE.match(text)
+        if match:
+            number = float(match.group(1))
+            if 0 < number <= 100:
+                return ('%g' % number) + '%'
+            return None
+    size = as_size(value)
+    if size is None or size <= 0:
+        return None
+    return size
+
+
+MEMORY_HIGH_ACCEPTED = 'a size such as 256m, 4g or 10485760, a percentage of RAM such as 25%, or infinity'
+
+
+# ---------------------------------------------------------------------------
+# Validators; each appends messages to ``errors`` and returns nothing.
+
+def _check_keys(item, accepted, where, errors):
+    for key in item:
+        if key not in accepted:
+            errors.append('%s.%s: unknown key (accepted: %s)' % (where, key, ', '.join(accepted)))
+
+
+def _expect_dict(value, where, errors, what='a dict'):
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        errors.append('%s: must be %s, got %s' % (where, what, _type_name(value)))
+        return None
+    return value
+
+
+def _expect_list(value, where, errors, what='a list'):
+    if value is None:
+        return []
+    if not isinstance(value, (list, tuple)):
+        errors.append('%s: must be %s, got %s' % (where, what, _type_name(value)))
+        return None
+    return value
+
+
+def _check_int(value, where, errors, minimum=0, maximum=None):
+    number = as_int(value)
+    if number is None or number < minimum or (maximum is not None and number > maximum):
+        if maximum is None:
+            errors.append('%s: must be an integer >= %d, got %s' % (where, minimum, show_value(value)))
+        else:
+            errors.append('%s: must be an integer between %d and %d, got %s' % (where, minimum, maximum, show_value(value)))
+        return None
+    return number
+
+
+def _check_size(value, where, errors, minimum=0):
+    size = as_size(value)
+    if size is None:
+        errors.append('%s: %s is not a size (accepted: %s)' % (where, show_value(value), SIZE_EXAMPLES))
+        return None
+    if size < minimum:
+        errors.append('%s: must be a size of at least %d bytes, got %s' % (where, minimum, show_value(value)))
+        return None
+    return size
+
+
+def _check_absolute_path(value, where, errors):
+    if not isinstance(value, str) or not value.startswith('/'):
+        errors.append('%s: must be an absolute path, got %s' % (where, show_value(value)))
+        return False
+    return True
+
+
+def check_option_syntax(option, where, errors):
+    """One mount option: text, no spaces, no commas, not ``defaults``."""
+    if not isinstance(option, str) or not _OPTION_RE.match(option):
+        errors.append('%s: %s is not a mount option (one option per item, no spaces or commas, '
+                      'e.g. noatime, commit=60, mincache=direct)' % (where, show_value(option)))
+        return False
+    if option == 'defaults':
+        errors.append("%s: 'defaults' is not an option to ensure or forbid "
+                      "(name the options it stands for: %s)" % (where, ', '.join(DEFAULTS_EXPANSION)))
+        return False
+    return True
+
+
+def validate_mount_entry(entry, where, errors):
+    """Validate one ``{path, present, absent}`` entry (policy or module input)."""
+    entry = _expect_dict(entry, where, errors, 'a dict with keys %s' % ', '.join(MOUNT_KEYS))
+    if entry is None:
+        return
+    _check_keys(entry, MOUNT_KEYS, where, errors)
+    if 'path' not in entry or entry['path'] is None:
+        errors.append('%s.path: required (the mount point, e.g. /data)' % where)
+    else:
+        _check_absolute_path(entry['path'], where + '.path', errors)
+    lists = {}
+    for name in ('present', 'absent'):
+        options = _expect_list(entry.get(name), '%s.%s' % (where, name), errors, 'a list of mount options')
+        if options is None:
+            continue
+        good = []
+        for index, option in enumerate(options):
+            if check_option_syntax(option, '%s.%s[%d]' % (where, name, index), errors):
+                good.append(option)
+        for index, option in enumerate(good):
+            if any(options_equal(option, other) for other in good[:index]):
+                errors.append('%s.%s: option %s is listed twice' % (where, name, show_value(option)))
+        lists[name] = good
+    present = lists.get('present', [])
+    absent = lists.get('absent', [])
+    for index, option in enumerate(present):
+        for other in present[:index]:
+            slot = option_slot(option)
+            if slot is not None and slot == option_slot(other) and not options_equal(option, other):
+                errors.append('%s.present: options %s and %s contradict each other (keep one)'
+                              % (where, show_value(other), show_value(option)))
+    for option in absent:
+        if option == 'relatime':
+            errors.append("%s.absent: 'relatime' is the kernel default and cannot just be removed; "
+                          "put noatime or strictatime in present instead" % where)
+    for option in present:
+        for other in absent:
+            if options_equal(option, other):
+                errors.append('%s: option %s is in both present and absent' % (where, show_value(option)))
+            elif implies(option, other):
+                errors.append('%s: option %s in present puts %s, which is in absent, in effect'
+                              % (where, show_value(option), show_value(other)))
+
+
+def _validate_mounts(value, errors):
+    entries = _expect_list(value, 'iotune_mounts', errors)
+    if entries is None:
+        return
+    seen = {}
+    for index, entry in enumerate(entries):
+        where = 'iotune_mounts[%d]' % index
+        validate_mount_entry(entry, where, errors)
+        path = entry.get('path') if isinstance(entry, dict) else None
+        if isinstance(path, str) and path.startswith('/'):
+            key = normalize_path(path)
+            if key in seen:
+                errors.append('%s.path: %s is listed twice (also iotune_mounts[%d])' % (where, show_value(path), seen[key]))
+            else:
+                seen[key] = index
+
+
+def validate_tunable(name, value, where, errors):
+    """One VxFS tunable; returns the normalized int or None."""
+    if name not in VXFS_TUNABLES:
+        errors.append('%s: unknown tunable (accepted: %s)' % (where, ', '.join(sorted(VXFS_TUNABLES))))
+        return None
+    kind, arg = VXFS_TUNABLES[name]
+    if kind == 'size':
+        return _check_size(value, where, errors)
+    if kind == 'count':
+        return _check_int(value, where, errors, minimum=arg)
+    if kind == 'choice':
+        number = as_int(value)
+        if number not in arg:
+            errors.append('%s: must be one of %s, got %s' % (where, ', '.join(str(x) for x in arg), show_value(value)))
+            return None
+        return number
+    # buf_data
+    size = as_size(value)
+    if size not in arg:
+        errors.append('%s: must be 8k or 64k (8192 or 65536 bytes), got %s' % (where, show_value(value)))
+        return None
+    return size
+
+
+def _validate_tunefstab(value, errors):
+    entries = _expect_list(value, 'iotune_tunefstab', errors)
+    if entries is None:
+        return
+    seen = {}
+    for index, entry in enumerate(entries):
+        where = 'iotune_tunefstab[%d]' % index
+        entry = _expect_dict(entry, where, errors, 'a dict with keys %s' % ', '.join(TUNEFSTAB_KEYS))
+        if entry is None:
+            continue
+        _check_keys(entry, TUNEFSTAB_KEYS, where, errors)
+        device = entry.get('device')
+        if device is None:
+            errors.append('%s.device: required (the block device, e.g. /dev/vx/dsk/datadg/vol01)' % where)
+        elif not isinstance(device, str) or not (device.startswith('/') or device == 'system-default') \
+                or any(char.isspace() for char in device):
+            errors.append('%s.device: must be an absolute device path without spaces or system-default, got %s'
+                          % (where, show_value(device)))
+        elif device in seen:
+            errors.append('%s.device: %s is listed twice (also iotune_tunefstab[%d])' % (where, show_value(device), seen[device]))
+        else:
+            seen[device] = index
+        tunables = _expect_dict(entry.get('tunables'), where + '.tunables', errors)
+        if tunables is None:
+            continue
+        for name, tvalue in tunables.items():
+            validate_tunable(name, tvalue, '%s.tunables.%s' % (where, name), errors)
+
+
+def _validate_match(match, where, errors):
+    match = _expect_dict(match, where, errors, 'a dict with exactly one of %s' % ', '.join(MATCH_KEYS))
+    if match is None:
+        return None
+    _check_keys(match, MATCH_KEYS, where, errors)
+    given = [key for key in MATCH_KEYS if match.get(key) is not None]
+    if len(given) != 1:
+        errors.append('%s: must have exactly one of %s (got %s)'
+                      % (where, ', '.join(MATCH_KEYS), ', '.join(given) if given else 'none'))
+        return None
+    key = given[0]
+    value = match[key]
+    if not isinstance(value, str) or not value.strip():
+        errors.append('%s.%s: must be a non-empty text, got %s' % (where, key, show_value(value)))
+        return None
+    if key == 'mountpoint' and not _check_absolute_path(value, where + '.mountpoint', errors):
+        return None
+    if key == 'name' and '/' in value:
+        errors.append('%s.name: must be a kernel device name such as sdb or nvme0n1 (without /dev/), got %s'
+                      % (where, show_value(value)))
+        return None
+    return (key, normalize_path(value) if key == 'mountpoint' else value)
+
+
+def _validate_block_devices(value, errors):
+    entries = _expect_list(value, 'iotune_block_devices', errors)
+    if entries is None:
+        return
+    seen = {}
+    for index, entry in enumerate(entries):
+        where = 'iotune_block_devices[%d]' % index
+        entry = _expect_dict(entry, where, errors, 'a dict with keys %s' % ', '.join(BLOCK_DEVICE_KEYS))
+        if entry is None:
+            continue
+        _check_keys(entry, BLOCK_DEVICE_KEYS, where, errors)
+        if 'match' not in entry:
+            errors.append('%s.match: required (exactly one of %s)' % (where, ', '.join(MATCH_KEYS)))
+        else:
+            matched = _validate_match(entry['match'], where + '.match', errors)
+            if matched is not None:
+                if matched in seen:
+                    errors.append('%s.match: %s %s is listed twice (also iotune_block_devices[%d])'
+                                  % (where, matched[0], show_value(matched[1]), seen[matched]))
+                else:
+                    seen[matched] = index
+        if entry.get('read_ahead_kb') is not None:
+            _check_int(entry['read_ahead_kb'], where + '.read_ahead_kb', errors, minimum=0)
+        for name in ('max_sectors_kb', 'nr_requests'):
+            if entry.get(name) is not None:
+                _check_int(entry[name], '%s.%s' % (where, name), errors, minimum=1)
+        scheduler = entry.get('scheduler')
+        if scheduler is not None and scheduler not in SCHEDULERS:
+            errors.append('%s.scheduler: unknown scheduler %s (accepted: %s)'
+                          % (where, show_value(scheduler), ', '.join(SCHEDULERS)))
+
+
+def validate_cache_value(key, value, where, errors):
+    """One iotune_cache sysctl value (key without ``vm.``); returns the normalized int or None."""
+    if key == 'dirty_bytes':
+        return _check_size(value, where, errors, minimum=DIRTY_BYTES_MIN)
+    if key == 'dirty_background_bytes':
+        return _check_size(value, where, errors, minimum=1)
+    if key.endswith('_ratio'):
+        return _check_int(value, where, errors, minimum=0, maximum=100)
+    return _check_int(value, where, errors, minimum=0)
+
+
+def validate_bulk_slice(value, where, errors, accepted=BULK_SLICE_KEYS):
+    """The bulk_slice dict; returns the normalized memory_high or None."""
+    value = _expect_dict(value, where, errors, 'a dict with key memory_high')
+    if value is None:
+        return None
+    _check_keys(value, accepted, where, errors)
+    if value.get('memory_high') is None:
+        errors.append('%s.memory_high: required (%s)' % (where, MEMORY_HIGH_ACCEPTED))
+        return None
+    memory_high = parse_memory_high(value['memory_high'])
+    if memory_high is None:
+        errors.append('%s.memory_high: %s is not a memory limit (accepted: %s)'
+                      % (where, show_value(value['memory_high']), MEMORY_HIGH_ACCEPTED))
+    return memory_high
+
+
+def _validate_cache(value, errors):
+    cache = _expect_dict(value, 'iotune_cache', errors)
+    if cache is None:
+        return
+    _check_keys(cache, CACHE_KEYS, 'iotune_cache', errors)
+    values = {}
+    for key in CACHE_SYSCTL_KEYS:
+        if cache.get(key) is not None:
+            values[key] = validate_cache_value(key, cache[key], 'iotune_cache.' + key, errors)
+    for bytes_key, ratio_key in CACHE_PAIRS:
+        if bytes_key in values and ratio_key in values:
+            errors.append('iotune_cache: set either %s or %s, not both (writing one makes the kernel zero the other)'
+                          % (bytes_key, ratio_key))
+    for first, second in (('dirty_background_bytes', 'dirty_bytes'), ('dirty_background_ratio', 'dirty_ratio')):
+        low, high = values.get(first), values.get(second)
+        if low is not None and high is not None and low >= high:
+            errors.append('iotune_cache.%s: must be lower than %s (%d >= %d); the kernel would use half of %s instead'
+                          % (first, second, low, high, second))
+    if cache.get('bulk_slice') is not None:
+        validate_bulk_slice(cache['bulk_slice'], 'iotune_cache.bulk_slice', errors)
+
+
+def validate_policy(policy, profiles=PROFILE_NAMES):
+    """Every problem of ``policy`` as a list of messages ([] when valid).
+
+    Each message starts with the field path and names the accepted values."""
+    errors = []
+    if policy is None:
+        return errors
+    if not isinstance(policy, dict):
+        return ['policy: must be a dict of %s, got %s' % (', '.join(POLICY_KEYS), _type_name(policy))]
+    for key in policy:
+        if key not in POLICY_KEYS:
+            errors.append('%s: unknown policy key (accepted: %s)' % (key, ', '.join(POLICY_KEYS)))
+    profile = policy.get('iotune_profile')
+    if profile is not None and profile not in profiles:
+        errors.append('iotune_profile: unknown profile %s (accepted: %s, or null)' % (show_value(profile), ', '.join(profiles)))
+    _validate_mounts(policy.get('iotune_mounts'), errors)
+    _validate_tunefstab(policy.get('iotune_tunefstab'), errors)
+    _validate_block_devices(policy.get('iotune_block_devices'), errors)
+    _validate_cache(policy.get('iotune_cache'), errors)
+    return errors
+
+
+# ---------------------------------------------------------------------------
+# Normalization (of a valid policy).
+
+def normalize_mount_entry(entry):
+    return {
+        'path': normalize_path(entry['path']),
+        'present': list(entry.get('present') or []),
+        'absent': list(entry.get('absent') or []),
+    }
+
+
+def normalize_tunables(tunables):
+    """VxFS tunables with sizes and counts as ints (assumes valid input)."""
+    result = {}
+    for name, value in (tunables or {}).items():
+        result[name] = validate_tunable(name, value, name, [])
+    return result
+
+
+def normalize_cache(cache):
+    """iotune_cache with sizes as int bytes and memory_high normalized (assumes valid input)."""
+    result = {}
+    for key in CACHE_SYSCTL_KEYS:
+        if (cache or {}).get(key) is not None:
+            result[key] = validate_cache_value(key, cache[key], key, [])
+    bulk = (cache or {}).get('bulk_slice')
+    if bulk is not None:
+        result['bulk_slice'] = {'memory_high': parse_memory_high(bulk['memory_high'])}
+    return result
+
+
+def normalize_policy(policy):
+    """A validated policy as plain data: every key present (null / [] / {}),
+    sizes and counts as ints, mount points without trailing slash, only the
+    block-device settings that were given."""
+    policy = policy or {}
+    block_devices = []
+    for entry in policy.get('iotune_block_devices') or []:
+        key = [name for name in MATCH_KEYS if entry['match'].get(name) is not None][0]
+        value = entry['match'][key]
+        item = {'match': {key: normalize_path(value) if key == 'mountpoint' else value}}
+        for name in ('read_ahead_kb', 'max_sectors_kb', 'nr_requests'):
+            if entry.get(name) is not None:
+                item[name] = as_int(entry[name])
+        if entry.get('scheduler') is not None:
+            item['scheduler'] = entry['scheduler']
+        block_devices.append(item)
+    return {
+        'iotune_profile': policy.get('iotune_profile'),
+        'iotune_mounts': [normalize_mount_entry(entry) for entry in policy.get('iotune_mounts') or []],
+        'iotune_tunefstab': [
+            {'device': entry['device'], 'tunables': normalize_tunables(entry.get('tunables'))}
+            for entry in policy.get('iotune_tunefstab') or []
+        ],
+        'iotune_block_devices': block_devices,
+        'iotune_cache': normalize_cache(policy.get('iotune_cache')),
+    }
+
+
+def cache_sysctl(cache):
+    """The vm.* sysctls of a normalized iotune_cache: ``{'vm.dirty_bytes': 268435456, ...}``
+    (the ``sysctl`` option of the cache_limits module)."""
+    return dict(('vm.' + key, value) for key, value in (cache or {}).items() if key in CACHE_SYSCTL_KEYS)

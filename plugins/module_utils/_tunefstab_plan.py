@@ -1,0 +1,346 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""VxFS tunables: the audit decision and the plan of changes; pure, no AnsibleModule.
+
+plan_tunefstab() compares a policy (``[{device, tunables}]``) with the
+persistent state (the tunefstab file, which the VxFS mount command applies)
+and the live state (``vxtunefs -p <mount point>`` of the file system mounted
+from the device), and returns the checks and the changes that would make
+them compliant: the new tunefstab text (every other line and comment kept
+byte for byte) and, with ``apply``, the ``vxtunefs -o`` calls.  Commands run
+through an injected ``run_command(argv) -> (rc, stdout, stderr)``; nothing
+is written.
+"""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import os
+import re
+
+from ansible_collections.iotune.storage.plugins.module_utils import _tunefstab
+from ansible_collections.iotune.storage.plugins.module_utils._checks import (
+    DRIFT, ERROR, NOT_APPLICABLE, NOT_PERSISTENT, make_check, status_of)
+from ansible_collections.iotune.storage.plugins.module_utils._files import read_text
+from ansible_collections.iotune.storage.plugins.module_utils._iofacts import VXTUNEFS_DIRS, find_executable
+from ansible_collections.iotune.storage.plugins.module_utils._mountinfo import read_mountinfo, visible_mounts
+from ansible_collections.iotune.storage.plugins.module_utils._units import is_size, parse_int, to_bytes
+
+CONCERN = 'tunefstab'
+
+# The tunables of DOMAIN.md (vxtunefs(1M)), in the order vxtunefs prints them, with their kind:
+# bytes (a size: 65536, 64k, 1m), count (>= 1), int (>= 0), or a tuple of the allowed ints.
+TUNABLES = (
+    ('read_pref_io', 'bytes'),
+    ('read_nstream', 'count'),
+    ('write_pref_io', 'bytes'),
+    ('write_nstream', 'count'),
+    ('buf_breakup_size', 'bytes'),
+    ('discovered_direct_iosz', 'bytes'),
+    ('max_direct_iosz', 'bytes'),
+    ('default_indir_size', 'bytes'),
+    ('qio_cache_enable', (0, 1)),
+    ('write_throttle', 'int'),
+    ('max_diskq', 'bytes'),
+    ('initial_extent_size', 'int'),
+    ('max_seqio_extent_size', 'int'),
+    ('max_buf_data_size', (8192, 65536)),
+    ('read_ahead', (0, 1, 2)),
+    ('fcl_maxalloc', 'bytes'),
+    ('fcl_keeptime', 'int'),
+    ('fcl_winterval', 'int'),
+)
+TUNABLE_NAMES = tuple(name for name, dummy in TUNABLES)
+_KINDS = dict(TUNABLES)
+_KIND_TEXT = {
+    'bytes': 'a size in bytes (10485760, 256k, 10m)',
+    'count': 'an integer >= 1',
+    'int': 'an integer >= 0',
+}
+
+
+# ---------------------------------------------------------------- input
+
+def accepted_values(name):
+    kind = _KINDS[name]
+    if isinstance(kind, tuple):
+        return 'one of %s' % ', '.join(str(v) for v in kind)
+    return _KIND_TEXT[kind]
+
+
+def normalize_tunable(name, value):
+    """The int value of tunable ``name``; raises ValueError naming the accepted values."""
+    if name not in _KINDS:
+        raise ValueError('unknown tunable; accepted: %s' % ', '.join(TUNABLE_NAMES))
+    kind = _KINDS[name]
+    if kind == 'bytes':
+        try:
+            return to_bytes(value.strip() if isinstance(value, str) else value)
+        except ValueError:
+            raise ValueError('%r is not valid; expected %s' % (value, accepted_values(name)))
+    number = parse_int(value) if isinstance(value, (int, str)) and not isinstance(value, bool) else None
+    if number is None and isinstance(kind, tuple) and isinstance(value, str) and is_size(value.strip()):
+        number = to_bytes(value.strip())      # max_buf_data_size=64k
+    if number is None or (kind == 'count' and number < 1) or (kind == 'int' and number < 0) or \
+            (isinstance(kind, tuple) and number not in kind):
+        raise ValueError('%r is not valid; expected %s' % (value, accepted_values(name)))
+    return number
+
+
+def validate_entry(entry, where=''):
+    """(normalized entry, errors): the device and its tunables as ints; errors name the field."""
+    prefix = '%s.' % where if where else ''
+    errors = []
+    device = entry.get('device')
+    if not isinstance(device, str) or not device.strip() or len(device.split()) != 1:
+        errors.append('%sdevice: %r is not valid; expected a block device path such as /dev/vx/dsk/datadg/vol01'
+                      % (prefix, device))
+    tunables = entry.get('tunables')
+    normalized = {}
+    if not isinstance(tunables, dict) or not tunables:
+        errors.append('%stunables: expected a non-empty dict of tunable name to value; accepted names: %s'
+                      % (prefix, ', '.join(TUNABLE_NAMES)))
+    else:
+        for name in sorted(tunables):
+            try:
+                normalized[name] = normalize_tunable(name, tunables[name])
+            except ValueError as exc:
+                errors.append('%stunables.%s: %s' % (prefix, name, exc))
+    return {'device': device.strip() if isinstance(device, str) else device, 'tunables': normalized}, errors
+
+
+# ---------------------------------------------------------------- the file
+
+def effective_for(entries, device):
+    """Effective tunables of ``device`` with the file line that set each: {name: (value, line)}.
+
+    Lines for the device apply in order; a ``system-default`` line applies to
+    every device and, as tunefstab(4) on HP-UX says, takes precedence over the
+    device's own lines."""
+    own = {}
+    default = {}
+    for entry in entries:
+        target = own if entry['device'] == device else default if entry['device'] == _tunefstab.SYSTEM_DEFAULT else None
+        if target is None:
+            continue
+        for name, value in entry['tunables'].items():
+            target[name] = (value, entry['line'])
+    result = dict(own)
+    if device != _tunefstab.SYSTEM_DEFAULT:
+        result.update(default)
+    return result
+
+
+_LINE_RE = re.compile(r'^(\s*)(\S+)(?:(\s+)(.*?))?(\s*)$')
+_ITEM_RE = re.compile(r'^(\s*)([^=\s]+)(\s*=\s*)(.*?)(\s*)$')
+
+
+def _split_ending(line):
+    body = line.rstrip('\r\n')
+    return body, line[len(body):]
+
+
+def _device_lines(lines, device):
+    found = []
+    for index, line in enumerate(lines):
+        body, dummy = _split_ending(line)
+        stripped = body.strip()
+        if not stripped or stripped.startswith('#'):
+            continue
+        if stripped.split()[0] == device:
+            found.append(index)
+    return found
+
+
+def merge_tunefstab_text(text, device, tunables):
+    """New tunefstab text with ``tunables`` ({name: int}) set for ``device``.
+
+    Each tunable is changed in the last line of the device that sets it (the
+    one in effect); the others are appended to the device's last line; a
+    device without a line gets a new line at the end.  Every other line,
+    comment and byte is kept.  ``text`` None (no file) gives a new file."""
+    lines = (text or '').splitlines(True)
+    newline = '\r\n' if lines and lines[0].endswith('\r\n') else '\n'
+    indexes = _device_lines(lines, device)
+    pending = [name for name in TUNABLE_NAMES if name in tunables] + sorted(set(tunables) - set(TUNABLE_NAMES))
+    for index in reversed(indexes):
+        body, ending = _split_ending(lines[index])
+        match = _LINE_RE.match(body)
+        items = match.group(4).split(',') if match.group(4) else []
+        changed = False
+        for position, item in enumerate(items):
+            parts = _ITEM_RE.match(item)
+            if parts and parts.group(2) in pending:
+                name = parts.group(2)
+                items[position] = parts.group(1) + name + parts.group(3) + str(tunables[name]) + parts.group(5)
+                pending.remove(name)
+                changed = True
+        if changed:
+            lines[index] = _join_line(match, items) + ending
+    if pending and indexes:
+        index = indexes[-1]
+        body, ending = _split_ending(lines[index])
+        match = _LINE_RE.match(body)
+        items = match.group(4).split(',') if match.group(4) else []
+        items = [item for item in items if item.strip()] + ['%s=%s' % (name, tunables[name]) for name in pending]
+        lines[index] = _join_line(match, items, ' ') + ending
+    elif pending:
+        if lines and not lines[-1].endswith('\n'):
+            lines[-1] += newline
+        lines.append('%s %s%s' % (device, ','.join('%s=%s' % (name, tunables[name]) for name in pending), newline))
+    return ''.join(lines)
+
+
+def _join_line(match, items, separator=None):
+    lead, device, sep, dummy, trail = match.groups()
+    return '%s%s%s%s%s' % (lead, device, sep or separator or ' ', ','.join(items), trail)
+
+
+# ---------------------------------------------------------------- live
+
+def find_mount(mount_entries, device):
+    """(mount point, fstype) of the visible mount whose source is ``device``, or (None, None).
+
+    A mount of the file system's root wins over bind mounts of a subdirectory."""
+    candidates = [entry for entry in visible_mounts(mount_entries).values() if entry['source'] == device]
+    if not candidates:
+        return None, None
+    candidates.sort(key=lambda entry: (entry['root'] != '/', entry['fstype'] != 'vxfs', entry['mount_id']))
+    return candidates[0]['mount_point'], candidates[0]['fstype']
+
+
+def read_live(vxtunefs, mount_point, run_command):
+    """(values, error): ``vxtunefs -p <mount point>`` parsed, or (None, sentence)."""
+    argv = [vxtunefs, '-p', mount_point]
+    try:
+        rc, out, err = run_command(argv)
+    except (IOError, OSError) as exc:
+        return None, 'cannot run %s: %s' % (' '.join(argv), exc)
+    if rc != 0:
+        return None, '%s failed (rc=%s): %s' % (' '.join(argv), rc, (err or out).strip() or 'no output')
+    values = _tunefstab.parse_vxtunefs_output(out)
+    if not values:
+        return None, '%s printed no tunables' % ' '.join(argv)
+    return values, None
+
+
+# ---------------------------------------------------------------- checks
+
+def _file_clause(path, present, setting):
+    if setting is None:
+        return '%s does not set it' % path if present else 'there is no %s' % path
+    value, line = setting
+    return '%s line %d sets %s' % (path, line, value)
+
+
+def _message(name, device, live_state, expected, live_ok, persistent_ok, file_clause):
+    live, where, why = live_state
+    if live_ok is None:
+        return '%s on %s: %s; %s' % (name, device, why, file_clause)
+    if live_ok:
+        if persistent_ok is True:
+            return '%s on %s is %s live (%s) and %s' % (name, device, live, where, file_clause)
+        return '%s on %s is %s live (%s) but %s: lost at the next mount' % (name, device, live, where, file_clause)
+    return '%s on %s is %s live (%s), expected %s; %s' % (name, device, live, where, expected, file_clause)
+
+
+def plan_tunefstab(entries, path=_tunefstab.DEFAULT_PATH, vxtunefs=None, run_command=None,
+                   proc_root='/proc', apply=False, mount_entries=None):
+    """Audit the (validated) entries and plan the changes; reads only.
+
+    ``vxtunefs``: path of the binary, or None when the host has none.
+    Returns {checks, changes, devices, warnings}:
+
+    * ``checks``: one per device and tunable (make_check records).
+    * ``changes``: with ``apply``, ``{kind: vxtunefs, target: mount point,
+      device, setting, before, after, argv}`` per live value to set; then at
+      most one ``{kind: file, target: path, before, after}`` with the whole
+      old (None: absent) and new tunefstab text.
+    * ``devices``: ``{device, mount_point, fstype, live_error}`` per device.
+    * ``warnings``: sentences (e.g. a system-default line that overrides the
+      device's line).
+    """
+    errors = []
+    old_text = read_text(path, errors, missing_ok=True, decode_errors='surrogateescape', newline='')
+    present = old_text is not None
+    file_entries = _tunefstab.parse_tunefstab(old_text, errors) if present else []
+    if mount_entries is None:
+        mount_entries = read_mountinfo(proc_root, errors)
+    checks = []
+    changes = []
+    devices = []
+    warnings = []
+    new_text = old_text
+    live_cache = {}
+    for entry in entries:
+        device = entry['device']
+        mount_point, fstype = find_mount(mount_entries, device)
+        live_values, live_error, where = None, None, None
+        if vxtunefs is None:
+            why = 'no vxtunefs on this host: live values not checked'
+        elif mount_point is None:
+            why = '%s is not mounted: live value not checked' % device
+        elif fstype != 'vxfs':
+            why = '%s is mounted on %s as %s, not vxfs: live value not checked' % (device, mount_point, fstype)
+        else:
+            if mount_point not in live_cache:
+                live_cache[mount_point] = read_live(vxtunefs, mount_point, run_command)
+            live_values, live_error = live_cache[mount_point]
+            why = live_error
+            where = 'vxtunefs -p %s' % mount_point
+        devices.append({'device': device, 'mount_point': mount_point, 'fstype': fstype, 'live_error': live_error})
+        effective = effective_for(file_entries, device)
+        to_persist = {}
+        for name in [n for n in TUNABLE_NAMES if n in entry['tunables']]:
+            expected = entry['tunables'][name]
+            setting = effective.get(name)
+            persistent = setting[0] if setting else None
+            if live_error:
+                checks.append(make_check(CONCERN, device, name, expected, None, persistent, ERROR,
+                                         '%s on %s: %s' % (name, device, live_error)))
+                continue
+            live = live_values.get(name) if live_values is not None else None
+            live_ok = None if live is None else live == expected
+            reason = why if live_values is None else '%s does not print it: live value not checked' % where
+            if present:
+                persistent_ok = persistent == expected
+            else:
+                persistent_ok = None if vxtunefs is None else False
+            status = status_of(live_ok, persistent_ok)
+            if status == NOT_APPLICABLE:
+                message = 'no vxtunefs on this host and no %s: VxFS is not in use here' % path
+            else:
+                message = _message(name, device, (live, where, reason), expected, live_ok, persistent_ok,
+                                   _file_clause(path, present, setting))
+            checks.append(make_check(CONCERN, device, name, expected, live, persistent, status, message))
+            if status not in (DRIFT, NOT_PERSISTENT):
+                continue
+            if persistent_ok is False:
+                to_persist[name] = expected
+            if apply and live_ok is False:
+                changes.append({'kind': 'vxtunefs', 'target': mount_point, 'device': device, 'setting': name,
+                                'before': live, 'after': expected,
+                                'argv': [vxtunefs, '-o', '%s=%d' % (name, expected), mount_point]})
+        if to_persist:
+            new_text = merge_tunefstab_text(new_text, device, to_persist)
+            after = effective_for(_tunefstab.parse_tunefstab(new_text), device)
+            for name, expected in sorted(to_persist.items()):
+                if after.get(name, (None, 0))[0] != expected:
+                    warnings.append('after the change, %s line %d would still set %s to %s for %s (a system-default '
+                                    'line takes precedence over the device\'s lines)'
+                                    % (path, after[name][1], name, after[name][0], device))
+    if new_text != old_text:
+        changes.append({'kind': 'file', 'target': path, 'before': old_text, 'after': new_text})
+    warnings.extend(errors)
+    return {'checks': checks, 'changes': changes, 'devices': devices, 'warnings': warnings}
+
+
+def find_vxtunefs(explicit=None, find_bin=None):
+    """(path or None, sentence or None): the binary to run for live values."""
+    if explicit:
+        if os.path.isfile(explicit) and os.access(explicit, os.X_OK):
+            return explicit, None
+        return None, 'vxtunefs %s is not an executable file' % explicit
+    return (find_bin or find_executable)('vxtunefs', VXTUNEFS_DIRS), None

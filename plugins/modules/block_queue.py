@@ -1,0 +1,395 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: block_queue
+short_description: Audit block device queue settings, live in sysfs and persistent in udev rules
+version_added: 0.1.0
+description:
+  - Compares the read-ahead, C(max_sectors_kb), C(nr_requests) and I/O scheduler of block devices with a policy,
+    on both sides - the live value in C(/sys/block/<dev>/queue/) and the value the udev rules would set when the
+    device is added at boot.
+  - A value that is right now but that no udev rule sets is reported as V(not_persistent) - it is lost at the next
+    reboot.
+  - Returns one check per device and setting, and the plan of changes that would make them compliant (sysfs
+    writes and the new text of the managed udev rule file O(rules_file)). Nothing is written.
+  - This version only audits. It must run in check mode; without check mode it fails. Applying the plan comes
+    with a later version, which will reuse the same decision.
+author:
+  - iotune.storage maintainers (@iotune)
+extends_documentation_fragment:
+  - iotune.storage.attributes
+attributes:
+  check_mode:
+    support: full
+    details:
+      - This version runs only in check mode and never changes anything.
+  diff_mode:
+    support: full
+    details:
+      - Shows the sysfs values and the managed udev rule file before and after the planned change.
+  idempotent:
+    support: full
+options:
+  match:
+    description:
+      - Selects one device, by exactly one key.
+      - Mutually exclusive with O(devices).
+    type: dict
+    suboptions: &match_options
+      name:
+        description:
+          - Kernel name (V(vdb), V(/dev/vdb), V(dm-0)) or device-mapper name (V(vg0-data), V(/dev/mapper/vg0-data)).
+          - A partition resolves to its disk, whose queue applies.
+        type: str
+      mountpoint:
+        description:
+          - Mount point; resolved through C(/proc/self/mountinfo) to the device whose queue its I/O goes through.
+          - A partition resolves to its disk. A device-mapper or md device stays itself (its queue applies to I/O
+            through it); the check message names the leaf disks under it.
+        type: path
+      wwn:
+        description:
+          - World wide name, compared with the sysfs C(wwid) attributes and with C(ID_WWN) in the udev database,
+            ignoring case and a C(naa.), C(eui.) or C(0x) prefix.
+        type: str
+      serial:
+        description: Serial number, compared with the sysfs C(serial) attributes and C(ID_SERIAL)/C(ID_SERIAL_SHORT) in the udev database.
+        type: str
+  read_ahead_kb:
+    description:
+      - Read-ahead in KiB (C(queue/read_ahead_kb)); 0 turns read-ahead off.
+      - C(blockdev --setra) counts 512-byte sectors, twice this number.
+    type: int
+  max_sectors_kb:
+    description:
+      - Largest request size in KiB (C(queue/max_sectors_kb)), at least 4.
+      - A value above the device's C(max_hw_sectors_kb) gives an V(error) check.
+    type: int
+  nr_requests:
+    description: Requests allocated per queue (C(queue/nr_requests)), at least 4 (the kernel raises smaller values to 4).
+    type: int
+  scheduler:
+    description:
+      - I/O scheduler (C(queue/scheduler)).
+      - A scheduler the device does not offer gives an V(error) check naming the ones it offers.
+    type: str
+    choices: &schedulers [none, mq-deadline, kyber, bfq, noop, deadline, cfq]
+  devices:
+    description:
+      - Several devices in one call (one round trip per host for the whole policy).
+      - Mutually exclusive with O(match), O(read_ahead_kb), O(max_sectors_kb), O(nr_requests) and O(scheduler).
+      - Two entries that select the same device with different values for a setting give an V(error) check.
+    type: list
+    elements: dict
+    suboptions:
+      match:
+        description: Selects the device(s), by exactly one key (see O(match)).
+        type: dict
+        required: true
+        suboptions: *match_options
+      read_ahead_kb:
+        description: See O(read_ahead_kb).
+        type: int
+      max_sectors_kb:
+        description: See O(max_sectors_kb).
+        type: int
+      nr_requests:
+        description: See O(nr_requests).
+        type: int
+      scheduler:
+        description: See O(scheduler).
+        type: str
+        choices: *schedulers
+  persist:
+    description:
+      - Whether the settings must survive a reboot. When V(false), only the live values are checked and no udev
+        rule is planned.
+    type: bool
+    default: true
+  rules_file:
+    description:
+      - The udev rule file the collection manages. The plan rewrites only the lines for the selected devices.
+      - It must be a C(*.rules) file in one of O(udev_rules_dirs), or udev never reads it (the module warns).
+    type: path
+    default: /etc/udev/rules.d/60-iotune.rules
+  run_id:
+    description: Identifier of the run, used by the journal when changes are applied (not used in check mode).
+    type: str
+  journal_dir:
+    description: Directory of the write-ahead journal used when changes are applied (not used in check mode).
+    type: path
+    default: /var/lib/iotune/journal
+  sys_root:
+    description: Mount point of sysfs. Only changed for tests.
+    type: path
+    default: /sys
+  proc_root:
+    description: Mount point of procfs, for C(self/mountinfo). Only changed for tests.
+    type: path
+    default: /proc
+  udev_rules_dirs:
+    description:
+      - The udev rules search path, highest priority first. A file name in an earlier directory masks the same
+        name in later ones; the files are then read sorted by name. Only changed for tests.
+    type: list
+    elements: path
+    default: [/etc/udev/rules.d, /run/udev/rules.d, /usr/local/lib/udev/rules.d, /usr/lib/udev/rules.d, /lib/udev/rules.d]
+  udev_db_dir:
+    description: The udev database (C(b<major>:<minor>) files with the device properties). Only changed for tests.
+    type: path
+    default: /run/udev/data
+notes:
+  - The persistent value is what the udev rules would write when the device is added at boot (the C(add) event
+    that coldplug sends), evaluated key by key like systemd-udevd does - C(ACTION), C(SUBSYSTEM), C(KERNEL),
+    C(DEVPATH), C(DRIVER), C(ENV{}), C(ATTR{}), C(TEST) and, on the device or one of its parents, C(KERNELS),
+    C(SUBSYSTEMS), C(DRIVERS), C(ATTRS{}); C(GOTO)/C(LABEL) and C(OPTIONS="last_rule") are followed; the last
+    C(ATTR{queue/...}) or C(ATTR{bdi/read_ahead_kb}) assignment wins.
+  - A rule that cannot be evaluated here (C(PROGRAM), C(IMPORT{program}), unknown keys, a property only a
+    program would set and no udev database entry to read it from) and that would set a checked setting makes
+    the persistent value unknown (V(null)); the message names the file and line. A C(RUN) command that mentions
+    the setting (or C(blockdev --setra)) does the same.
+  - Settings made outside udev - C(blockdev --setra) in C(/etc/rc.local), systemd units, tuned profiles - are not
+    read; they are out of scope, and the check reports such a value as V(not_persistent).
+  - The planned rule matches the device stably - by C(wwid) or C(serial) from sysfs, the device-mapper UUID,
+    C(ENV{ID_WWN}) or C(ENV{ID_SERIAL}) from the udev database, else the kernel name - and writes the settings in
+    the order scheduler, C(nr_requests), C(max_sectors_kb), C(read_ahead_kb).
+seealso:
+  - name: udev(7)
+    description: udev rule syntax and processing order.
+    link: https://man7.org/linux/man-pages/man7/udev.7.html
+  - name: Block layer sysfs attributes
+    description: Kernel documentation of /sys/block/<disk>/queue.
+    link: https://docs.kernel.org/block/queue-sysfs.html
+'''
+
+EXAMPLES = r'''
+- name: Audit the read-ahead and scheduler of the data disk
+  iotune.storage.block_queue:
+    match:
+      name: vdb
+    read_ahead_kb: 4096
+    scheduler: mq-deadline
+  check_mode: true
+  register: vdb_queue
+
+- name: Audit several devices in one round trip
+  iotune.storage.block_queue:
+    devices:
+      - match:
+          mountpoint: /srv/data
+        read_ahead_kb: 4096
+      - match:
+          wwn: naa.5000c500a1b2c3d4
+        max_sectors_kb: 1024
+        nr_requests: 256
+  check_mode: true
+  register: queues
+
+- name: List the settings that would not survive a reboot
+  ansible.builtin.debug:
+    msg: "{{ queues.checks | selectattr('status', 'equalto', 'not_persistent') | map(attribute='message') }}"
+'''
+
+RETURN = r'''
+checks:
+  description:
+    - One check per device and requested setting; a match that selects no device gives one V(not_applicable)
+      check with C(setting) V(device).
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    id:
+      description: C(block_queue:<device>:<setting>).
+      type: str
+      returned: always
+      sample: block_queue:vda:read_ahead_kb
+    concern:
+      description: Always V(block_queue).
+      type: str
+      returned: always
+    target:
+      description: Kernel name of the device whose queue is checked (or the match, for V(not_applicable) device checks).
+      type: str
+      returned: always
+      sample: vda
+    setting:
+      description: V(read_ahead_kb), V(max_sectors_kb), V(nr_requests), V(scheduler) (or V(device)).
+      type: str
+      returned: always
+    expected:
+      description: The policy value.
+      type: raw
+      returned: always
+      sample: 4096
+    live:
+      description: The value in sysfs (for the scheduler, the active one); V(null) when the device has no such attribute.
+      type: raw
+      returned: always
+      sample: 8192
+    persistent:
+      description: The value the udev rules set at boot; V(null) when no rule sets it or when it cannot be known (the message says which).
+      type: raw
+      returned: always
+      sample: null
+    status:
+      description: V(compliant), V(drift), V(not_persistent), V(not_applicable) or V(error).
+      type: str
+      returned: always
+      sample: drift
+    message:
+      description: A sentence saying what was found.
+      type: str
+      returned: always
+      sample: "read_ahead_kb on vda is 8192, expected 4096; no udev rule sets it"
+plan:
+  description: What applying the policy would change. Nothing is changed by this version.
+  returned: always
+  type: dict
+  contains:
+    changes:
+      description:
+        - Sysfs writes C({kind, target, setting, path, before, after}) in write order, then at most one
+          C({kind, target, before, after}) of C(kind) V(file) with the whole text of O(rules_file) before (V(null) when absent)
+          and after.
+      type: list
+      elements: dict
+      returned: always
+      sample:
+        - kind: sysfs
+          target: vda
+          setting: read_ahead_kb
+          path: /sys/block/vda/queue/read_ahead_kb
+          before: 8192
+          after: 4096
+    devices:
+      description: Each selected device with C(name), C(matches), C(notes), C(identity) (the udev match keys) and C(rule) (its managed rule line, or V(null)).
+      type: list
+      elements: dict
+      returned: always
+      sample:
+        - name: vda
+          matches: [name=vda]
+          notes: []
+          identity: ATTR{serial}=="overlayblk"
+          rule: ACTION=="add|change", SUBSYSTEM=="block", ATTR{serial}=="overlayblk", ATTR{queue/read_ahead_kb}="4096"
+    warnings:
+      description: Sentences about the plan, also issued as warnings (e.g. a later udev rule that would still override the managed one).
+      type: list
+      elements: str
+      returned: always
+'''
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.iotune.storage.plugins.module_utils._blockq_plan import (
+    DEFAULT_RULES_FILE, MATCH_KEYS, SCHEDULERS, SETTINGS, plan_block_queue, validate_request)
+from ansible_collections.iotune.storage.plugins.module_utils._udev import DB_DIR, RULES_DIRS
+
+MATCH_SPEC = dict(
+    type='dict',
+    options=dict(
+        name=dict(type='str'),
+        mountpoint=dict(type='path'),
+        wwn=dict(type='str'),
+        serial=dict(type='str'),
+    ),
+    mutually_exclusive=[list(MATCH_KEYS)],
+    required_one_of=[list(MATCH_KEYS)],
+)
+
+SETTING_SPECS = dict(
+    read_ahead_kb=dict(type='int'),
+    max_sectors_kb=dict(type='int'),
+    nr_requests=dict(type='int'),
+    scheduler=dict(type='str', choices=list(SCHEDULERS)),
+)
+
+
+def _diff(plan):
+    sysfs = [c for c in plan['changes'] if c['kind'] == 'sysfs']
+    diffs = []
+    if sysfs:
+        diffs.append({
+            'before_header': 'sysfs (live)',
+            'after_header': 'sysfs (planned)',
+            'before': ''.join('%s = %s\n' % (c['path'], c['before']) for c in sysfs),
+            'after': ''.join('%s = %s\n' % (c['path'], c['after']) for c in sysfs),
+        })
+    for change in plan['changes']:
+        if change['kind'] == 'file':
+            diffs.append({
+                'before_header': change['target'] if change['before'] is not None else '%s (absent)' % change['target'],
+                'after_header': change['target'],
+                'before': change['before'] or '',
+                'after': change['after'],
+            })
+    return diffs
+
+
+def main():
+    argument_spec = dict(
+        match=dict(MATCH_SPEC),
+        devices=dict(type='list', elements='dict', options=dict(match=dict(MATCH_SPEC, required=True), **SETTING_SPECS)),
+        persist=dict(type='bool', default=True),
+        rules_file=dict(type='path', default=DEFAULT_RULES_FILE),
+        run_id=dict(type='str'),
+        journal_dir=dict(type='path', default='/var/lib/iotune/journal'),
+        sys_root=dict(type='path', default='/sys'),
+        proc_root=dict(type='path', default='/proc'),
+        udev_rules_dirs=dict(type='list', elements='path', default=list(RULES_DIRS)),
+        udev_db_dir=dict(type='path', default=DB_DIR),
+    )
+    argument_spec.update(SETTING_SPECS)
+    module = AnsibleModule(
+        argument_spec=argument_spec,
+        mutually_exclusive=[['match', 'devices']] + [['devices', setting] for setting in SETTINGS],
+        required_one_of=[['match', 'devices']],
+        supports_check_mode=True,
+    )
+    params = module.params
+    if params['devices'] is not None:
+        requests = params['devices']
+        labels = ['devices[%d]' % index for index in range(len(requests))]
+    else:
+        requests = [dict((key, params[key]) for key in ('match',) + SETTINGS)]
+        labels = ['']
+    errors = []
+    for request, label in zip(requests, labels):
+        errors.extend(validate_request(request, label))
+    if errors:
+        module.fail_json(msg='invalid block_queue policy: %s' % '; '.join(errors), errors=errors)
+    if not module.check_mode:
+        module.fail_json(msg='apply is not implemented yet; run with check_mode')
+
+    plan = plan_block_queue(
+        requests,
+        sys_root=params['sys_root'],
+        proc_root=params['proc_root'],
+        rules_dirs=params['udev_rules_dirs'],
+        db_dir=params['udev_db_dir'],
+        rules_file=params['rules_file'],
+        persist=params['persist'],
+    )
+    for warning in plan['warnings']:
+        module.warn(warning)
+    result = dict(
+        changed=False,
+        checks=plan['checks'],
+        plan=dict(changes=plan['changes'], devices=plan['devices'], warnings=plan['warnings']),
+    )
+    if module._diff:
+        result['diff'] = _diff(plan)
+    module.exit_json(**result)
+
+
+if __name__ == '__main__':
+    main()

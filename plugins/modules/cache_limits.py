@@ -1,0 +1,332 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: cache_limits
+short_description: Audit page-cache and writeback limits and the memory cap of bulk jobs
+version_added: 0.1.0
+description:
+  - Compares C(vm.*) writeback sysctls with a policy, live (C(/proc/sys/vm)) and persistently: the value the next
+    boot produces from the kernel default and the sysctl files in the systemd-sysctl load order.
+    The file that decides each value is named in the check message.
+  - Each bytes/ratio pair (C(vm.dirty_bytes)/C(vm.dirty_ratio), C(vm.dirty_background_bytes)/C(vm.dirty_background_ratio))
+    is handled as the kernel handles it, where writing one value zeroes the other. Only the key asked is compared;
+    the message says when a later file would override the managed one.
+  - With O(bulk_slice), checks that a systemd slice caps the memory (page cache included) of bulk jobs such as backups
+    and copies with C(MemoryHigh=), in its unit file and live. Where systemd does not run the check is C(not_applicable).
+  - This version audits only; it must run in check mode. The planned file and live changes are returned in
+    RV(changes) so that the apply side acts on the same decision.
+author:
+  - iotune.storage maintainers (@iotune)
+extends_documentation_fragment:
+  - iotune.storage.attributes
+attributes:
+  check_mode:
+    support: full
+    details:
+      - Only check mode is implemented in this version; without it the module fails.
+  diff_mode:
+    support: full
+    details:
+      - Shows the managed sysctl file, the slice unit file and the live sysctl values the planned changes would produce.
+  idempotent:
+    support: full
+    details:
+      - The module changes nothing in this version.
+options:
+  sysctl:
+    description:
+      - Expected values, keyed by dotted sysctl name (V(vm.dirty_ratio)); the C(vm/dirty_ratio) form is accepted too.
+      - Accepted keys are C(vm.dirty_bytes), C(vm.dirty_ratio), C(vm.dirty_background_bytes), C(vm.dirty_background_ratio),
+        C(vm.dirty_expire_centisecs), C(vm.dirty_writeback_centisecs), C(vm.vfs_cache_pressure), C(vm.swappiness)
+        and C(vm.min_free_kbytes).
+      - Values are integers; C(*_bytes) keys accept sizes such as V(256m) or V(10485760). Ratios are 0 to 100.
+      - Name one key of each bytes/ratio pair, not both.
+    type: dict
+  sysctl_file:
+    description: The sysctl file iotune manages (where applying writes the values).
+    type: path
+    default: /etc/sysctl.d/60-iotune.conf
+  bulk_slice:
+    description: Memory cap of the systemd slice that bulk jobs run in.
+    type: dict
+    suboptions:
+      memory_high:
+        description:
+          - C(MemoryHigh=) of the slice. A size (V(4g), V(268435456)), a percentage of RAM (V(25%)) or V(infinity).
+          - A percentage is compared with the byte value systemd reports through C(MemTotal).
+        type: raw
+        required: true
+      name:
+        description: Name of the slice unit.
+        type: str
+        default: iotune-bulk.slice
+      unit_dir:
+        description: Directory of the slice unit file (drop-ins in C(<unit_dir>/<name>.d/) are read too).
+        type: path
+        default: /etc/systemd/system
+  run_id:
+    description: Identifier of the run whose journal records the changes (used when applying).
+    type: str
+  journal_dir:
+    description: Directory of the run journals (used when applying).
+    type: path
+    default: /var/lib/iotune/journal
+  proc_root:
+    description: Mount point of procfs. Only changed for tests.
+    type: path
+    default: /proc
+  sysctl_conf_dirs:
+    description: The sysctl.d directories in precedence order. Only changed for tests.
+    type: list
+    elements: path
+    default: [/etc/sysctl.d, /run/sysctl.d, /usr/local/lib/sysctl.d, /usr/lib/sysctl.d, /lib/sysctl.d]
+  sysctl_conf:
+    description: The sysctl file applied after all sysctl.d files. Only changed for tests.
+    type: path
+    default: /etc/sysctl.conf
+  systemd_run_dir:
+    description: The directory whose existence shows that systemd runs as the service manager. Only changed for tests.
+    type: path
+    default: /run/systemd/system
+notes:
+  - The C(vm.*) sysctls are host-global; inside a container they show the host's values.
+  - C(systemctl show) runs with the C(C) locale and an argument list.
+seealso:
+  - module: iotune.storage.io_facts
+  - name: sysctl.d(5)
+    description: Load order of the sysctl configuration files.
+    link: https://man7.org/linux/man-pages/man5/sysctl.d.5.html
+  - name: Documentation for /proc/sys/vm/
+    description: Kernel documentation of the writeback sysctls.
+    link: https://docs.kernel.org/admin-guide/sysctl/vm.html
+'''
+
+EXAMPLES = r'''
+- name: Audit writeback limits
+  iotune.storage.cache_limits:
+    sysctl:
+      vm.dirty_bytes: 256m
+      vm.dirty_background_bytes: 64m
+      vm.dirty_expire_centisecs: 1500
+  check_mode: true
+  register: cache_audit
+
+- name: Audit the memory cap of bulk jobs as well
+  iotune.storage.cache_limits:
+    sysctl:
+      vm.dirty_ratio: 40
+    bulk_slice:
+      memory_high: 25%
+  check_mode: true
+
+- name: Show what is not persistent
+  ansible.builtin.debug:
+    msg: "{{ cache_audit.checks | selectattr('status', 'eq', 'not_persistent') | map(attribute='message') | list }}"
+'''
+
+RETURN = r'''
+checks:
+  description:
+    - One check per sysctl key (target C(sysctl), setting the dotted key) and one for the slice
+      (target the slice name, setting C(MemoryHigh)).
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    id:
+      description: C(cache_limits:<target>:<setting>).
+      type: str
+      returned: always
+    concern:
+      description: Always C(cache_limits).
+      type: str
+      returned: always
+    target:
+      description: C(sysctl) or the slice name.
+      type: str
+      returned: always
+    setting:
+      description: The dotted sysctl key, or C(MemoryHigh).
+      type: str
+      returned: always
+    expected:
+      description: The expected value (integer; for the slice also a percentage such as C(25%) or C(infinity)).
+      type: raw
+      returned: always
+    live:
+      description: The live value; V(null) when unknown (slice not loaded, systemd not running).
+      type: raw
+      returned: always
+    persistent:
+      description: The value after the next boot (sysctl) or in the unit file (slice); V(null) when nothing sets it.
+      type: raw
+      returned: always
+    status:
+      description: One of C(compliant), C(drift), C(not_persistent), C(not_applicable), C(error).
+      type: str
+      returned: always
+    message:
+      description: What was found, as a sentence, naming the file that decides the persistent value.
+      type: str
+      returned: always
+  sample:
+    - id: "cache_limits:sysctl:vm.dirty_ratio"
+      concern: cache_limits
+      target: sysctl
+      setting: vm.dirty_ratio
+      expected: 40
+      live: 40
+      persistent: 20
+      status: not_persistent
+      message: "vm.dirty_ratio is 40 live; no sysctl file sets it, so the next boot gives the kernel default 20: it is lost at the next boot"
+summary:
+  description: Number of checks per status.
+  returned: always
+  type: dict
+  sample: {compliant: 1, drift: 0, not_persistent: 1, not_applicable: 1, error: 0}
+changes:
+  description:
+    - What applying would do, in order. C(kind=file) items carry C(path), C(before) and C(after) (file text, C(before)
+      V(null) for a new file); C(kind=sysctl) items carry C(path), C(before), C(after), C(pair) and C(pair_before)
+      (the other half of a bytes/ratio pair, which the kernel zeroes); C(kind=unit) items carry C(action).
+  returned: always
+  type: list
+  elements: dict
+sysctl:
+  description:
+    - Per key, C(expected), C(live), C(persistent), the C(file) and C(line) that decide the persistent value
+      (V(null) for the kernel default), C(set_by) (the key written there) and C(overridden_by)
+      (a later file that would override the managed file).
+  returned: always
+  type: dict
+bulk_slice:
+  description:
+    - C(name), C(unit_path), C(expected), C(live), C(persistent), C(load_state) and C(need_daemon_reload);
+      V(null) without O(bulk_slice).
+  returned: always
+  type: dict
+msg:
+  description: Summary of the checks.
+  returned: always
+  type: str
+  sample: "3 checks: 1 compliant, 1 not_persistent, 1 not_applicable"
+'''
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.iotune.storage.plugins.module_utils._cache_plan import (
+    DEFAULT_SLICE,
+    DEFAULT_SYSCTL_FILE,
+    DEFAULT_UNIT_DIR,
+    SYSTEMD_RUN_DIR,
+    plan_cache,
+    validate_sysctl,
+)
+from ansible_collections.iotune.storage.plugins.module_utils._checks import STATUSES, summarize
+from ansible_collections.iotune.storage.plugins.module_utils._iofacts import read_memory_bytes
+from ansible_collections.iotune.storage.plugins.module_utils._policy import validate_bulk_slice
+from ansible_collections.iotune.storage.plugins.module_utils._sysctl import CONF_DIRS, SYSCTL_CONF
+
+C_LOCALE = {'LANG': 'C', 'LC_ALL': 'C', 'LC_MESSAGES': 'C'}
+NOT_IMPLEMENTED = 'apply is not implemented yet; run with check_mode'
+
+
+def summary_message(checks):
+    counts = summarize(checks)
+    parts = ['%d %s' % (counts[status], status) for status in STATUSES if counts[status]]
+    return '%d checks%s' % (len(checks), (': ' + ', '.join(parts)) if parts else '')
+
+
+def build_diff(plan):
+    diffs = []
+    for change in plan['changes']:
+        if change['kind'] == 'file':
+            diffs.append({'before_header': change['path'], 'after_header': change['path'],
+                          'before': change['before'] or '', 'after': change['after']})
+    live = [change for change in plan['changes'] if change['kind'] == 'sysctl']
+    if live:
+        diffs.append({
+            'before_header': 'live sysctl values', 'after_header': 'live sysctl values',
+            'before': ''.join('%s = %s\n' % (c['target'], c['before']) for c in live),
+            'after': ''.join('%s = %s\n' % (c['target'], c['after']) for c in live),
+        })
+    return diffs
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            sysctl=dict(type='dict'),
+            sysctl_file=dict(type='path', default=DEFAULT_SYSCTL_FILE),
+            bulk_slice=dict(type='dict', options=dict(
+                memory_high=dict(type='raw', required=True),
+                name=dict(type='str', default=DEFAULT_SLICE),
+                unit_dir=dict(type='path', default=DEFAULT_UNIT_DIR),
+            )),
+            run_id=dict(type='str'),
+            journal_dir=dict(type='path', default='/var/lib/iotune/journal'),
+            proc_root=dict(type='path', default='/proc'),
+            sysctl_conf_dirs=dict(type='list', elements='path', default=list(CONF_DIRS)),
+            sysctl_conf=dict(type='path', default=SYSCTL_CONF),
+            systemd_run_dir=dict(type='path', default=SYSTEMD_RUN_DIR),
+        ),
+        required_one_of=[('sysctl', 'bulk_slice')],
+        supports_check_mode=True,
+    )
+    module.run_command_environ_update = C_LOCALE
+    params = module.params
+
+    dummy, errors = validate_sysctl(params['sysctl'])
+    if params['bulk_slice'] is not None:
+        validate_bulk_slice({'memory_high': params['bulk_slice']['memory_high']}, 'bulk_slice', errors)
+    if errors:
+        module.fail_json(msg='invalid cache limits request: ' + '; '.join(errors), errors=errors)
+
+    systemctl = module.get_bin_path('systemctl')
+
+    def run_command(argv):
+        if systemctl is None:
+            return 127, '', 'systemctl not found'
+        return module.run_command(argv, check_rc=False, expand_user_and_vars=False)
+
+    plan = plan_cache(
+        sysctl=params['sysctl'],
+        bulk_slice=params['bulk_slice'],
+        sysctl_file=params['sysctl_file'],
+        proc_root=params['proc_root'],
+        conf_dirs=params['sysctl_conf_dirs'],
+        sysctl_conf=params['sysctl_conf'],
+        systemd_run_dir=params['systemd_run_dir'],
+        run_command=run_command,
+        systemctl=systemctl or 'systemctl',
+        memory_bytes=read_memory_bytes(params['proc_root']),
+    )
+    for warning in plan['warnings']:
+        module.warn(warning)
+    result = dict(
+        changed=False,
+        checks=plan['checks'],
+        summary=summarize(plan['checks']),
+        changes=plan['changes'],
+        sysctl=plan['sysctl'],
+        bulk_slice=plan['bulk_slice'],
+        msg=summary_message(plan['checks']),
+    )
+    if module._diff:
+        result['diff'] = build_diff(plan)
+    if not module.check_mode:
+        result['msg'] = NOT_IMPLEMENTED
+        module.fail_json(**result)
+    module.exit_json(**result)
+
+
+if __name__ == '__main__':
+    main()

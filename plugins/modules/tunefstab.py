@@ -1,0 +1,306 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: tunefstab
+short_description: Audit VxFS tunables, live with vxtunefs and persistent in /etc/vx/tunefstab
+version_added: 0.1.0
+description:
+  - Compares VxFS file system tunables (C(read_pref_io), C(discovered_direct_iosz) ...) with a policy, on both
+    sides - the live value that C(vxtunefs -p) prints for the file system mounted from the device, and the value
+    in the tunefstab file that the VxFS mount command applies at the next mount.
+  - A live value that the tunefstab file does not set is reported as V(not_persistent) - it is lost at the next
+    mount, as in the upgrade that silently changed C(discovered_direct_iosz) (seed 001).
+  - Returns one check per device and tunable, and the plan of changes that would make them compliant (the new
+    tunefstab text, every other line and comment kept byte for byte, and with O(apply) the C(vxtunefs -o) calls).
+    Nothing is written.
+  - This version only audits. It must run in check mode; without check mode it fails. Applying the plan comes
+    with a later version, which will reuse the same decision.
+author:
+  - iotune.storage maintainers (@iotune)
+extends_documentation_fragment:
+  - iotune.storage.attributes
+attributes:
+  check_mode:
+    support: full
+    details:
+      - This version runs only in check mode; it runs C(vxtunefs -p) (read-only) and changes nothing.
+  diff_mode:
+    support: full
+    details:
+      - Shows the tunefstab file and, with O(apply), the live values before and after the planned change.
+  idempotent:
+    support: full
+options:
+  device:
+    description:
+      - Block device of the VxFS file system, as written in tunefstab (V(/dev/vx/dsk/datadg/vol01)).
+      - Mutually exclusive with O(entries); requires O(tunables).
+    type: str
+  tunables:
+    description:
+      - Tunable name to value. Sizes accept V(10485760), V(256k), V(10m) (binary multiples).
+      - Accepted names - V(read_pref_io), V(read_nstream), V(write_pref_io), V(write_nstream), V(buf_breakup_size),
+        V(discovered_direct_iosz), V(max_direct_iosz), V(default_indir_size), V(qio_cache_enable) (0 or 1),
+        V(write_throttle), V(max_diskq), V(initial_extent_size), V(max_seqio_extent_size),
+        V(max_buf_data_size) (8192 or 65536), V(read_ahead) (0, 1 or 2), V(fcl_maxalloc), V(fcl_keeptime),
+        V(fcl_winterval). Any other name fails before anything is read.
+    type: dict
+  entries:
+    description:
+      - Several devices in one call (one round trip per host for the whole policy), each C({device, tunables}).
+      - Mutually exclusive with O(device) and O(tunables).
+    type: list
+    elements: dict
+    suboptions:
+      device:
+        description: See O(device).
+        type: str
+        required: true
+      tunables:
+        description: See O(tunables).
+        type: dict
+        required: true
+  path:
+    description: The tunefstab file.
+    type: path
+    default: /etc/vx/tunefstab
+  apply:
+    description:
+      - Whether applying the plan also sets the live values with C(vxtunefs -o) (changing a tunable briefly freezes
+        the file system). When V(false), only the file would be changed and the live values are reported.
+    type: bool
+    default: false
+  vxtunefs:
+    description:
+      - Path of C(vxtunefs). By default it is searched in E(PATH), then C(/opt/VRTS/bin), C(/sbin), C(/usr/sbin),
+        C(/usr/lib/fs/vxfs).
+      - Tests point it at the VxFS simulator (C(tests/vxfs-sim/vxtunefs)).
+    type: path
+  run_id:
+    description: Identifier of the run, used by the journal when changes are applied (not used in check mode).
+    type: str
+  journal_dir:
+    description: Directory of the write-ahead journal used when changes are applied (not used in check mode).
+    type: path
+    default: /var/lib/iotune/journal
+  proc_root:
+    description: Mount point of procfs, for C(self/mountinfo). Only changed for tests.
+    type: path
+    default: /proc
+notes:
+  - The live values are read with C(vxtunefs -p <mount point>) (C(LANG=C)), for the visible mount whose source is
+    the device and whose type is C(vxfs). Without C(vxtunefs) on the host, or when the device is not mounted, the
+    live value is V(null) and the status comes from the file alone; with neither C(vxtunefs) nor the tunefstab
+    file the check is V(not_applicable).
+  - Several lines for one device apply in order. A C(system-default) line applies to every device and takes
+    precedence over the device's own lines (tunefstab(4) on HP-UX); the plan warns when it would override a
+    planned value.
+  - The plan changes a tunable in the last line of the device that sets it, adds new ones to the device's last
+    line, or adds a line for a device that has none.
+seealso:
+  - name: vxtunefs(1M)
+    description: HP-UX 11i manual page of vxtunefs.
+    link: http://modman.unixdev.net/?sektion=1m&page=vxtunefs&manpath=HP-UX-11.11
+  - name: tunefstab(4)
+    description: HP-UX manual page of the tunefstab file.
+    link: https://www.unix.com/man-page/hpux/4/tunefstab
+'''
+
+EXAMPLES = r'''
+- name: Audit the direct I/O threshold of the copy target (seed 001)
+  iotune.storage.tunefstab:
+    device: /dev/vx/dsk/datadg/u08
+    tunables:
+      discovered_direct_iosz: 10m
+  check_mode: true
+  register: u08
+
+- name: Audit several file systems in one round trip
+  iotune.storage.tunefstab:
+    entries:
+      - device: /dev/vx/dsk/datadg/vol01
+        tunables:
+          read_pref_io: 256k
+          read_nstream: 4
+      - device: /dev/vx/dsk/datadg/vol02
+        tunables:
+          write_pref_io: 1m
+  check_mode: true
+  register: vxfs
+'''
+
+RETURN = r'''
+checks:
+  description: One check per device and tunable.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    id:
+      description: C(tunefstab:<device>:<tunable>).
+      type: str
+      returned: always
+      sample: tunefstab:/dev/vx/dsk/datadg/u08:discovered_direct_iosz
+    concern:
+      description: Always V(tunefstab).
+      type: str
+      returned: always
+    target:
+      description: The device.
+      type: str
+      returned: always
+    setting:
+      description: The tunable.
+      type: str
+      returned: always
+    expected:
+      description: The policy value (sizes in bytes).
+      type: int
+      returned: always
+      sample: 10485760
+    live:
+      description: The value C(vxtunefs -p) prints, or V(null) when it was not read (the message says why).
+      type: raw
+      returned: always
+      sample: 262144
+    persistent:
+      description: The value the tunefstab file sets for the device, or V(null) when it sets none.
+      type: raw
+      returned: always
+      sample: 10485760
+    status:
+      description: V(compliant), V(drift), V(not_persistent), V(not_applicable) or V(error).
+      type: str
+      returned: always
+      sample: drift
+    message:
+      description: A sentence saying what was found.
+      type: str
+      returned: always
+plan:
+  description: What applying the policy would change. Nothing is changed by this version.
+  returned: always
+  type: dict
+  contains:
+    changes:
+      description:
+        - With O(apply), C({kind, target, device, setting, before, after, argv}) of C(kind) V(vxtunefs) per live value
+          (C(target) is the mount point); then at most one C({kind, target, before, after}) of C(kind) V(file) with the
+          whole tunefstab text before (V(null) when absent) and after.
+      type: list
+      elements: dict
+      returned: always
+    devices:
+      description: Each device with C(mount_point), C(fstype) (V(null) when not mounted) and C(live_error).
+      type: list
+      elements: dict
+      returned: always
+    vxtunefs:
+      description: The C(vxtunefs) used, or V(null) when the host has none.
+      type: str
+      returned: always
+    warnings:
+      description: Sentences about the plan, also issued as warnings.
+      type: list
+      elements: str
+      returned: always
+'''
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.iotune.storage.plugins.module_utils._tunefstab_plan import (
+    find_vxtunefs, plan_tunefstab, validate_entry)
+
+C_LOCALE = {'LANG': 'C', 'LC_ALL': 'C', 'LC_MESSAGES': 'C'}
+
+
+def _diff(plan):
+    diffs = []
+    live = [c for c in plan['changes'] if c['kind'] == 'vxtunefs']
+    if live:
+        diffs.append({
+            'before_header': 'vxtunefs (live)',
+            'after_header': 'vxtunefs (planned)',
+            'before': ''.join('%s %s=%s\n' % (c['target'], c['setting'], c['before']) for c in live),
+            'after': ''.join('%s %s=%s\n' % (c['target'], c['setting'], c['after']) for c in live),
+        })
+    for change in plan['changes']:
+        if change['kind'] == 'file':
+            diffs.append({
+                'before_header': change['target'] if change['before'] is not None else '%s (absent)' % change['target'],
+                'after_header': change['target'],
+                'before': change['before'] or '',
+                'after': change['after'],
+            })
+    return diffs
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            device=dict(type='str'),
+            tunables=dict(type='dict'),
+            entries=dict(type='list', elements='dict', options=dict(
+                device=dict(type='str', required=True),
+                tunables=dict(type='dict', required=True),
+            )),
+            path=dict(type='path', default='/etc/vx/tunefstab'),
+            apply=dict(type='bool', default=False),
+            vxtunefs=dict(type='path'),
+            run_id=dict(type='str'),
+            journal_dir=dict(type='path', default='/var/lib/iotune/journal'),
+            proc_root=dict(type='path', default='/proc'),
+        ),
+        mutually_exclusive=[['device', 'entries'], ['tunables', 'entries']],
+        required_one_of=[['device', 'entries']],
+        required_together=[['device', 'tunables']],
+        supports_check_mode=True,
+    )
+    module.run_command_environ_update = C_LOCALE
+    params = module.params
+    if params['entries'] is not None:
+        raw = [(entry, 'entries[%d]' % index) for index, entry in enumerate(params['entries'])]
+    else:
+        raw = [({'device': params['device'], 'tunables': params['tunables']}, '')]
+    entries = []
+    errors = []
+    for entry, label in raw:
+        normalized, entry_errors = validate_entry(entry, label)
+        entries.append(normalized)
+        errors.extend(entry_errors)
+    if errors:
+        module.fail_json(msg='invalid tunefstab policy: %s' % '; '.join(errors), errors=errors)
+    if not module.check_mode:
+        module.fail_json(msg='apply is not implemented yet; run with check_mode')
+
+    vxtunefs, vxtunefs_problem = find_vxtunefs(params['vxtunefs'])
+    if vxtunefs_problem:
+        module.warn(vxtunefs_problem)
+
+    def run_command(argv):
+        return module.run_command(argv, check_rc=False, expand_user_and_vars=False)
+
+    plan = plan_tunefstab(entries, path=params['path'], vxtunefs=vxtunefs, run_command=run_command,
+                          proc_root=params['proc_root'], apply=params['apply'])
+    for warning in plan['warnings']:
+        module.warn(warning)
+    result = dict(
+        changed=False,
+        checks=plan['checks'],
+        plan=dict(changes=plan['changes'], devices=plan['devices'], vxtunefs=vxtunefs, warnings=plan['warnings']),
+    )
+    if module._diff:
+        result['diff'] = _diff(plan)
+    module.exit_json(**result)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,121 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.iotune.storage.plugins.filter import policy as policy_filters
+from ansible_collections.iotune.storage.plugins.filter.policy import (
+    FilterModule,
+    cache_sysctl,
+    effective_policy,
+    policy_errors,
+)
+
+BAD = {
+    'iotune_mounts': [{'path': '/data', 'presnt': ['noatime']}],
+    'iotune_block_devices': [{'match': {'name': 'vdb'}, 'read_ahead_kb': -1, 'scheduler': 'fast'}],
+    'iotune_tunefstab': [{'device': '/dev/vx/dsk/datadg/vol01', 'tunables': {'read_pref_io': '8Q', 'frobnicate': 1}}],
+}
+
+
+def test_filters_are_registered():
+    assert sorted(FilterModule().filters()) == ['cache_sysctl', 'effective_policy', 'policy_errors']
+
+
+@pytest.mark.parametrize('name', sorted(FilterModule().filters()))
+def test_every_filter_has_a_doc_file(name):
+    path = os.path.join(os.path.dirname(os.path.abspath(policy_filters.__file__)), name + '.yml')
+    with open(path) as handle:
+        doc = yaml.safe_load(handle)
+    assert doc['DOCUMENTATION']['name'] == name
+    assert doc['DOCUMENTATION']['options']['_input']['required'] is True
+    assert 'iotune.storage.%s' % name in doc['EXAMPLES']
+    assert '_value' in doc['RETURN']
+
+
+def test_policy_errors_valid():
+    assert policy_errors({}) == []
+    assert policy_errors({'iotune_profile': 'throughput', 'iotune_mounts': [{'path': '/data', 'present': ['noatime']}]}) == []
+
+
+def test_policy_errors_lists_every_problem():
+    assert policy_errors(BAD) == [
+        'iotune_mounts[0].presnt: unknown key (accepted: path, present, absent)',
+        "iotune_tunefstab[0].tunables.read_pref_io: '8Q' is not a size (accepted: 10485760, 256k, 10m, 1g)",
+        'iotune_tunefstab[0].tunables.frobnicate: unknown tunable (accepted: buf_breakup_size, default_indir_size, '
+        'discovered_direct_iosz, fcl_keeptime, fcl_maxalloc, fcl_winterval, initial_extent_size, max_buf_data_size, '
+        'max_direct_iosz, max_diskq, max_seqio_extent_size, qio_cache_enable, read_ahead, read_nstream, read_pref_io, '
+        'write_nstream, write_pref_io, write_throttle)',
+        'iotune_block_devices[0].read_ahead_kb: must be an integer >= 0, got -1',
+        "iotune_block_devices[0].scheduler: unknown scheduler 'fast' (accepted: none, mq-deadline, kyber, bfq, "
+        "deadline, cfq, noop)",
+    ]
+
+
+def test_effective_policy():
+    result = effective_policy({'iotune_profile': 'backup_restore', 'iotune_mounts': [{'path': '/backup/'}],
+                               'iotune_cache': {'dirty_background_bytes': '64m'}})
+    assert result == {
+        'iotune_profile': 'backup_restore',
+        'iotune_mounts': [{'path': '/backup', 'present': [], 'absent': ['mincache=direct', 'convosync=direct', 'sync']}],
+        'iotune_tunefstab': [],
+        'iotune_block_devices': [],
+        'iotune_cache': {'bulk_slice': {'memory_high': '25%'}, 'dirty_background_bytes': 67108864},
+    }
+
+
+def test_effective_policy_fails_with_the_messages():
+    with pytest.raises(AnsibleFilterError) as excinfo:
+        effective_policy(dict(BAD, iotune_profile='throughput'))
+    message = str(excinfo.value)
+    assert message.startswith('invalid iotune policy: iotune_mounts[0].presnt: unknown key')
+    assert 'iotune_block_devices[0].read_ahead_kb: must be an integer >= 0, got -1' in message
+    assert "iotune_tunefstab[0].tunables.read_pref_io: '8Q' is not a size" in message
+
+
+def test_effective_policy_unknown_profile():
+    with pytest.raises(AnsibleFilterError, match="iotune_profile: unknown profile 'fast' "
+                                                 r"\(accepted: throughput, database_directio, backup_restore, or null\)"):
+        effective_policy({'iotune_profile': 'fast'})
+
+
+def test_cache_sysctl():
+    cache = effective_policy({'iotune_profile': 'database_directio'})['iotune_cache']
+    assert cache_sysctl(cache) == {'vm.dirty_bytes': 268435456, 'vm.dirty_background_bytes': 67108864,
+                                   'vm.dirty_expire_centisecs': 1500}
+    assert cache_sysctl({'bulk_slice': {'memory_high': '25%'}}) == {}
+    with pytest.raises(AnsibleFilterError):
+        cache_sysctl(['vm.dirty_ratio'])
+
+
+def test_filters_in_a_play(tmp_path):
+    """The filters as a role uses them: by FQCN, in a real ansible run on the controller."""
+    here = os.path.abspath(policy_filters.__file__)
+    collections_root = here[:here.index(os.sep + 'ansible_collections' + os.sep)]
+    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=collections_root, ANSIBLE_LOCAL_TEMP=str(tmp_path),
+               ANSIBLE_HOME=str(tmp_path), ANSIBLE_NOCOLOR='1', ANSIBLE_LOAD_CALLBACK_PLUGINS='1',
+               ANSIBLE_STDOUT_CALLBACK='json', ANSIBLE_GATHERING='explicit')
+    expression = (
+        "{{ [({'iotune_mounts': [{'path': '/d', 'present': ['sync'], 'absent': ['sync']}]} | iotune.storage.policy_errors),"
+        " ({'iotune_profile': 'throughput'} | iotune.storage.effective_policy).iotune_cache | iotune.storage.cache_sysctl] }}")
+    proc = subprocess.run(
+        [sys.executable, '-m', 'ansible.cli.adhoc', 'localhost', '-c', 'local', '-i', 'localhost,',
+         '-m', 'ansible.builtin.debug', '-a', 'msg="%s"' % expression],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    result = json.loads(proc.stdout)['plays'][0]['tasks'][0]['hosts']['localhost']
+    assert result['msg'] == [["iotune_mounts[0]: option 'sync' is in both present and absent"],
+                             {'vm.dirty_ratio': 40, 'vm.dirty_background_ratio': 10}]

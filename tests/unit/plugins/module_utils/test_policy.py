@@ -1,0 +1,431 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import pytest
+
+from ansible_collections.iotune.storage.plugins.module_utils._policy import (
+    POLICY_KEYS,
+    absent_matches,
+    cache_sysctl,
+    implies,
+    normalize_policy,
+    option_slot,
+    options_equal,
+    parse_memory_high,
+    validate_mount_entry,
+    validate_policy,
+)
+
+# The example of the schema, as documented.
+FULL = {
+    'iotune_profile': 'throughput',
+    'iotune_mounts': [
+        {'path': '/data', 'present': ['noatime', 'commit=60'], 'absent': ['mincache=direct', 'sync']},
+    ],
+    'iotune_tunefstab': [
+        {'device': '/dev/vx/dsk/datadg/vol01', 'tunables': {'read_pref_io': '1m', 'discovered_direct_iosz': 10485760}},
+    ],
+    'iotune_block_devices': [
+        {'match': {'name': 'vdb'}, 'read_ahead_kb': 4096, 'max_sectors_kb': 1024, 'nr_requests': 256,
+         'scheduler': 'mq-deadline'},
+    ],
+    'iotune_cache': {
+        'dirty_bytes': '256m',
+        'dirty_background_bytes': '64m',
+        'dirty_expire_centisecs': 1500,
+        'dirty_writeback_centisecs': 500,
+        'vfs_cache_pressure': 100,
+        'bulk_slice': {'memory_high': '25%'},
+    },
+}
+
+GOOD = [
+    ('empty', {}),
+    ('none', None),
+    ('null keys', dict((key, None) for key in POLICY_KEYS)),
+    ('full example', FULL),
+    ('every profile name', {'iotune_profile': 'database_directio'}),
+    ('mount without option lists', {'iotune_mounts': [{'path': '/backup'}]}),
+    ('vxfs mount options', {'iotune_mounts': [{'path': '/backup', 'present': ['delaylog', 'mincache=closesync'],
+                                                'absent': ['mincache=direct', 'convosync=direct', 'tmplog']}]}),
+    ('present value and absent other value', {'iotune_mounts': [{'path': '/d', 'present': ['commit=60'], 'absent': ['commit=5']}]}),
+    ('user-space options', {'iotune_mounts': [{'path': '/n', 'present': ['nofail', '_netdev', 'x-systemd.automount']}]}),
+    ('root and trailing slash', {'iotune_mounts': [{'path': '/'}, {'path': '/data/'}]}),
+    ('hp-ux system-default line', {'iotune_tunefstab': [{'device': 'system-default', 'tunables': {'max_diskq': '2m'}}]}),
+    ('every tunable', {'iotune_tunefstab': [{'device': '/dev/vx/dsk/dg/v', 'tunables': {
+        'read_pref_io': '256k', 'read_nstream': 4, 'write_pref_io': 1048576, 'write_nstream': '4',
+        'discovered_direct_iosz': '10m', 'max_direct_iosz': '1M', 'default_indir_size': '8k', 'max_diskq': '1m',
+        'write_throttle': 0, 'initial_extent_size': 8, 'max_seqio_extent_size': 2048, 'buf_breakup_size': '256k',
+        'max_buf_data_size': '64K', 'qio_cache_enable': 1, 'read_ahead': 2, 'fcl_keeptime': 0,
+        'fcl_maxalloc': '100m', 'fcl_winterval': 3600}}]}),
+    ('max_buf_data_size 8k as bytes', {'iotune_tunefstab': [{'device': '/dev/x', 'tunables': {'max_buf_data_size': 8192}}]}),
+    ('block match forms', {'iotune_block_devices': [
+        {'match': {'name': 'nvme0n1'}, 'scheduler': 'none'},
+        {'match': {'mountpoint': '/data'}, 'read_ahead_kb': 0},
+        {'match': {'wwn': '0x5000c500a1b2c3d4'}, 'nr_requests': '64'},
+        {'match': {'serial': 'S3Z9NB0K123456'}, 'scheduler': 'bfq'},
+        {'match': {'name': 'vdc', 'serial': None}},
+    ]}),
+    ('ratios', {'iotune_cache': {'dirty_ratio': 40, 'dirty_background_ratio': 10}}),
+    ('ratio bounds', {'iotune_cache': {'dirty_ratio': 100, 'dirty_background_ratio': 0}}),
+    ('bytes and ratio of different pairs', {'iotune_cache': {'dirty_bytes': '1g', 'dirty_background_ratio': 5}}),
+    ('memory_high forms', {'iotune_cache': {'bulk_slice': {'memory_high': '4g'}}}),
+    ('memory_high infinity', {'iotune_cache': {'bulk_slice': {'memory_high': 'infinity'}}}),
+    ('memory_high fraction', {'iotune_cache': {'bulk_slice': {'memory_high': '12.5%'}}}),
+    ('memory_high bytes', {'iotune_cache': {'bulk_slice': {'memory_high': 268435456}}}),
+]
+
+
+@pytest.mark.parametrize('policy', [case[1] for case in GOOD], ids=[case[0] for case in GOOD])
+def test_good_policies(policy):
+    assert validate_policy(policy) == []
+
+
+def _mounts(**entry):
+    return {'iotune_mounts': [dict({'path': '/data'}, **entry)]}
+
+
+def _tunables(**tunables):
+    return {'iotune_tunefstab': [{'device': '/dev/vx/dsk/datadg/vol01', 'tunables': tunables}]}
+
+
+def _block(**entry):
+    return {'iotune_block_devices': [dict({'match': {'name': 'vdb'}}, **entry)]}
+
+
+# (id, policy, text that must appear in one message: the field path, and often the whole message)
+BAD = [
+    # top level
+    ('policy not a dict', ['iotune_mounts'], 'policy: must be a dict of iotune_profile, iotune_mounts'),
+    ('unknown top key', {'iotune_mount': []},
+     'iotune_mount: unknown policy key (accepted: iotune_profile, iotune_mounts, iotune_tunefstab, '
+     'iotune_block_devices, iotune_cache)'),
+    ('unknown profile', {'iotune_profile': 'fast'},
+     "iotune_profile: unknown profile 'fast' (accepted: throughput, database_directio, backup_restore, or null)"),
+    # iotune_mounts
+    ('mounts not a list', {'iotune_mounts': {'path': '/data'}}, 'iotune_mounts: must be a list, got dict'),
+    ('mount entry not a dict', {'iotune_mounts': ['/data']},
+     'iotune_mounts[0]: must be a dict with keys path, present, absent, got str'),
+    ('unknown mount key', _mounts(presnt=['noatime']),
+     'iotune_mounts[0].presnt: unknown key (accepted: path, present, absent)'),
+    ('path missing', {'iotune_mounts': [{'present': ['noatime']}]}, 'iotune_mounts[0].path: required'),
+    ('path relative', {'iotune_mounts': [{'path': 'data'}]},
+     "iotune_mounts[0].path: must be an absolute path, got 'data'"),
+    ('path not text', {'iotune_mounts': [{'path': 5}]}, 'iotune_mounts[0].path: must be an absolute path, got 5'),
+    ('present not a list', _mounts(present='noatime'),
+     'iotune_mounts[0].present: must be a list of mount options, got str'),
+    ('option with a space', _mounts(present=['no atime']),
+     "iotune_mounts[0].present[0]: 'no atime' is not a mount option (one option per item, no spaces or commas"),
+    ('option with a comma', _mounts(absent=['sync,dirsync']),
+     "iotune_mounts[0].absent[0]: 'sync,dirsync' is not a mount option"),
+    ('option not text', _mounts(present=['noatime', 60]), 'iotune_mounts[0].present[1]: 60 is not a mount option'),
+    ('option empty', _mounts(present=['']), "iotune_mounts[0].present[0]: '' is not a mount option"),
+    ('option starting with =', _mounts(present=['=5']), "iotune_mounts[0].present[0]: '=5' is not a mount option"),
+    ('defaults as an option', _mounts(present=['defaults']),
+     "iotune_mounts[0].present[0]: 'defaults' is not an option to ensure or forbid "
+     "(name the options it stands for: rw, suid, dev, exec, auto, nouser, async)"),
+    ('same option in present and absent', _mounts(present=['noatime'], absent=['noatime']),
+     "iotune_mounts[0]: option 'noatime' is in both present and absent"),
+    ('same size value in present and absent', _mounts(present=['logbsize=32k'], absent=['logbsize=32768']),
+     "iotune_mounts[0]: option 'logbsize=32k' is in both present and absent"),
+    ('absent bare key forbids present value', _mounts(present=['mincache=direct'], absent=['mincache']),
+     "iotune_mounts[0]: option 'mincache=direct' in present puts 'mincache', which is in absent, in effect"),
+    ('noatime implies nodiratime', _mounts(present=['noatime'], absent=['nodiratime']),
+     "iotune_mounts[0]: option 'noatime' in present puts 'nodiratime', which is in absent, in effect"),
+    ('contradicting atime options', _mounts(present=['noatime', 'relatime']),
+     "iotune_mounts[0].present: options 'noatime' and 'relatime' contradict each other (keep one)"),
+    ('two values of one key', _mounts(present=['commit=5', 'commit=60']),
+     "iotune_mounts[0].present: options 'commit=5' and 'commit=60' contradict each other"),
+    ('ro and rw', _mounts(present=['ro', 'rw']), "iotune_mounts[0].present: options 'ro' and 'rw' contradict"),
+    ('flag and its negation', _mounts(present=['discard', 'nodiscard']),
+     "iotune_mounts[0].present: options 'discard' and 'nodiscard' contradict"),
+    ('option twice', _mounts(absent=['sync', 'sync']), "iotune_mounts[0].absent: option 'sync' is listed twice"),
+    ('relatime cannot be absent', _mounts(absent=['relatime']),
+     "iotune_mounts[0].absent: 'relatime' is the kernel default and cannot just be removed"),
+    ('duplicate paths', {'iotune_mounts': [{'path': '/data'}, {'path': '/srv'}, {'path': '/data/'}]},
+     "iotune_mounts[2].path: '/data/' is listed twice (also iotune_mounts[0])"),
+    # iotune_tunefstab
+    ('tunefstab not a list', {'iotune_tunefstab': 'x'}, 'iotune_tunefstab: must be a list, got str'),
+    ('tunefstab unknown key', {'iotune_tunefstab': [{'device': '/dev/x', 'tunable': {}}]},
+     'iotune_tunefstab[0].tunable: unknown key (accepted: device, tunables)'),
+    ('device missing', {'iotune_tunefstab': [{'tunables': {'read_ahead': 1}}]}, 'iotune_tunefstab[0].device: required'),
+    ('device relative', {'iotune_tunefstab': [{'device': 'vol01'}]},
+     "iotune_tunefstab[0].device: must be an absolute device path without spaces or system-default, got 'vol01'"),
+    ('device with space', {'iotune_tunefstab': [{'device': '/dev/vx/dsk/a b'}]},
+     "iotune_tunefstab[0].device: must be an absolute device path"),
+    ('duplicate devices', {'iotune_tunefstab': [{'device': '/dev/a'}, {'device': '/dev/a'}]},
+     "iotune_tunefstab[1].device: '/dev/a' is listed twice (also iotune_tunefstab[0])"),
+    ('tunables not a dict', {'iotune_tunefstab': [{'device': '/dev/a', 'tunables': ['read_ahead=1']}]},
+     'iotune_tunefstab[0].tunables: must be a dict, got list'),
+    ('8Q is not a size', _tunables(read_pref_io='8Q'),
+     "iotune_tunefstab[0].tunables.read_pref_io: '8Q' is not a size (accepted: 10485760, 256k, 10m, 1g)"),
+    ('negative size', _tunables(discovered_direct_iosz=-1),
+     'iotune_tunefstab[0].tunables.discovered_direct_iosz: -1 is not a size'),
+    ('fractional size', _tunables(write_pref_io='1.5m'),
+     "iotune_tunefstab[0].tunables.write_pref_io: '1.5m' is not a size"),
+    ('unknown tunable', _tunables(frobnicate=1),
+     'iotune_tunefstab[0].tunables.frobnicate: unknown tunable (accepted: buf_breakup_size, default_indir_size, '
+     'discovered_direct_iosz, fcl_keeptime, fcl_maxalloc, fcl_winterval, initial_extent_size, max_buf_data_size, '
+     'max_direct_iosz, max_diskq, max_seqio_extent_size, qio_cache_enable, read_ahead, read_nstream, read_pref_io, '
+     'write_nstream, write_pref_io, write_throttle)'),
+    ('nstream zero', _tunables(read_nstream=0), 'iotune_tunefstab[0].tunables.read_nstream: must be an integer >= 1, got 0'),
+    ('count as size text', _tunables(write_throttle='4k'),
+     "iotune_tunefstab[0].tunables.write_throttle: must be an integer >= 0, got '4k'"),
+    ('max_buf_data_size 16k', _tunables(max_buf_data_size='16k'),
+     "iotune_tunefstab[0].tunables.max_buf_data_size: must be 8k or 64k (8192 or 65536 bytes), got '16k'"),
+    ('qio_cache_enable 2', _tunables(qio_cache_enable=2),
+     'iotune_tunefstab[0].tunables.qio_cache_enable: must be one of 0, 1, got 2'),
+    ('read_ahead 3', _tunables(read_ahead=3), 'iotune_tunefstab[0].tunables.read_ahead: must be one of 0, 1, 2, got 3'),
+    ('boolean tunable', _tunables(qio_cache_enable=True),
+     'iotune_tunefstab[0].tunables.qio_cache_enable: must be one of 0, 1, got true'),
+    # iotune_block_devices
+    ('block devices not a list', {'iotune_block_devices': {'vdb': {}}}, 'iotune_block_devices: must be a list, got dict'),
+    ('negative read-ahead', _block(read_ahead_kb=-1),
+     'iotune_block_devices[0].read_ahead_kb: must be an integer >= 0, got -1'),
+    ('read-ahead as size', _block(read_ahead_kb='4m'),
+     "iotune_block_devices[0].read_ahead_kb: must be an integer >= 0, got '4m'"),
+    ('boolean read-ahead', _block(read_ahead_kb=True), 'iotune_block_devices[0].read_ahead_kb: must be an integer >= 0, got true'),
+    ('max_sectors_kb zero', _block(max_sectors_kb=0), 'iotune_block_devices[0].max_sectors_kb: must be an integer >= 1, got 0'),
+    ('nr_requests text', _block(nr_requests='many'),
+     "iotune_block_devices[0].nr_requests: must be an integer >= 1, got 'many'"),
+    ('unknown scheduler', {'iotune_block_devices': [{'match': {'name': 'vdb'}}, {'match': {'name': 'vdc'}, 'scheduler': 'fast'}]},
+     "iotune_block_devices[1].scheduler: unknown scheduler 'fast' (accepted: none, mq-deadline, kyber, bfq, deadline, cfq, noop)"),
+    ('unknown block key', _block(readahead=128),
+     'iotune_block_devices[0].readahead: unknown key (accepted: match, read_ahead_kb, max_sectors_kb, nr_requests, scheduler)'),
+    ('match missing', {'iotune_block_devices': [{'read_ahead_kb': 128}]},
+     'iotune_block_devices[0].match: required (exactly one of name, mountpoint, wwn, serial)'),
+    ('match empty', {'iotune_block_devices': [{'match': {}}]},
+     'iotune_block_devices[0].match: must have exactly one of name, mountpoint, wwn, serial (got none)'),
+    ('match two keys', {'iotune_block_devices': [{'match': {'name': 'sdb', 'serial': 'X1'}}]},
+     'iotune_block_devices[0].match: must have exactly one of name, mountpoint, wwn, serial (got name, serial)'),
+    ('match unknown key', {'iotune_block_devices': [{'match': {'label': 'data'}}]},
+     'iotune_block_devices[0].match.label: unknown key (accepted: name, mountpoint, wwn, serial)'),
+    ('match not a dict', {'iotune_block_devices': [{'match': 'vdb'}]},
+     'iotune_block_devices[0].match: must be a dict with exactly one of name, mountpoint, wwn, serial, got str'),
+    ('match name is a path', {'iotune_block_devices': [{'match': {'name': '/dev/sdb'}}]},
+     "iotune_block_devices[0].match.name: must be a kernel device name such as sdb or nvme0n1 (without /dev/), got '/dev/sdb'"),
+    ('match mountpoint relative', {'iotune_block_devices': [{'match': {'mountpoint': 'data'}}]},
+     "iotune_block_devices[0].match.mountpoint: must be an absolute path, got 'data'"),
+    ('match value empty', {'iotune_block_devices': [{'match': {'wwn': ' '}}]},
+     "iotune_block_devices[0].match.wwn: must be a non-empty text, got ' '"),
+    ('duplicate match', {'iotune_block_devices': [{'match': {'mountpoint': '/data'}}, {'match': {'mountpoint': '/data/'}}]},
+     "iotune_block_devices[1].match: mountpoint '/data' is listed twice (also iotune_block_devices[0])"),
+    # iotune_cache
+    ('cache not a dict', {'iotune_cache': ['dirty_ratio']}, 'iotune_cache: must be a dict, got list'),
+    ('unknown cache key', {'iotune_cache': {'dirty_ration': 40}},
+     'iotune_cache.dirty_ration: unknown key (accepted: dirty_bytes, dirty_ratio, dirty_background_bytes, '
+     'dirty_background_ratio, dirty_expire_centisecs, dirty_writeback_centisecs, vfs_cache_pressure, bulk_slice)'),
+    ('ratio above 100', {'iotune_cache': {'dirty_ratio': 140}},
+     'iotune_cache.dirty_ratio: must be an integer between 0 and 100, got 140'),
+    ('negative ratio', {'iotune_cache': {'dirty_background_ratio': -1}},
+     'iotune_cache.dirty_background_ratio: must be an integer between 0 and 100, got -1'),
+    ('percent text ratio', {'iotune_cache': {'dirty_ratio': '40%'}},
+     "iotune_cache.dirty_ratio: must be an integer between 0 and 100, got '40%'"),
+    ('dirty bytes and ratio', {'iotune_cache': {'dirty_bytes': '256m', 'dirty_ratio': 40}},
+     'iotune_cache: set either dirty_bytes or dirty_ratio, not both'),
+    ('background bytes and ratio', {'iotune_cache': {'dirty_background_bytes': '64m', 'dirty_background_ratio': 5}},
+     'iotune_cache: set either dirty_background_bytes or dirty_background_ratio, not both'),
+    ('dirty_bytes not a size', {'iotune_cache': {'dirty_bytes': '8Q'}},
+     "iotune_cache.dirty_bytes: '8Q' is not a size (accepted: 10485760, 256k, 10m, 1g)"),
+    ('dirty_bytes below two pages', {'iotune_cache': {'dirty_bytes': 4096}},
+     'iotune_cache.dirty_bytes: must be a size of at least 8192 bytes, got 4096'),
+    ('dirty_background_bytes zero', {'iotune_cache': {'dirty_background_bytes': 0}},
+     'iotune_cache.dirty_background_bytes: must be a size of at least 1 bytes, got 0'),
+    ('background above dirty', {'iotune_cache': {'dirty_bytes': '64m', 'dirty_background_bytes': '256m'}},
+     'iotune_cache.dirty_background_bytes: must be lower than dirty_bytes'),
+    ('background ratio above dirty ratio', {'iotune_cache': {'dirty_ratio': 10, 'dirty_background_ratio': 10}},
+     'iotune_cache.dirty_background_ratio: must be lower than dirty_ratio (10 >= 10)'),
+    ('negative centisecs', {'iotune_cache': {'dirty_expire_centisecs': -5}},
+     'iotune_cache.dirty_expire_centisecs: must be an integer >= 0, got -5'),
+    ('vfs_cache_pressure text', {'iotune_cache': {'vfs_cache_pressure': 'high'}},
+     "iotune_cache.vfs_cache_pressure: must be an integer >= 0, got 'high'"),
+    ('bulk_slice not a dict', {'iotune_cache': {'bulk_slice': '25%'}},
+     'iotune_cache.bulk_slice: must be a dict with key memory_high, got str'),
+    ('bulk_slice unknown key', {'iotune_cache': {'bulk_slice': {'memory_high': '25%', 'memory_max': '50%'}}},
+     'iotune_cache.bulk_slice.memory_max: unknown key (accepted: memory_high)'),
+    ('memory_high missing', {'iotune_cache': {'bulk_slice': {}}}, 'iotune_cache.bulk_slice.memory_high: required'),
+    ('memory_high above 100%', {'iotune_cache': {'bulk_slice': {'memory_high': '200%'}}},
+     "iotune_cache.bulk_slice.memory_high: '200%' is not a memory limit (accepted: a size such as 256m, 4g or 10485760, "
+     "a percentage of RAM such as 25%, or infinity)"),
+    ('memory_high text', {'iotune_cache': {'bulk_slice': {'memory_high': 'lots'}}},
+     "iotune_cache.bulk_slice.memory_high: 'lots' is not a memory limit"),
+    ('memory_high zero', {'iotune_cache': {'bulk_slice': {'memory_high': 0}}},
+     'iotune_cache.bulk_slice.memory_high: 0 is not a memory limit'),
+]
+
+
+@pytest.mark.parametrize('policy, expected', [case[1:] for case in BAD], ids=[case[0] for case in BAD])
+def test_bad_policies(policy, expected):
+    errors = validate_policy(policy)
+    assert errors, 'no error for %r' % (policy,)
+    assert any(expected in error for error in errors), errors
+    # every message starts with the path of the field it is about
+    for error in errors:
+        assert error.split(':', 1)[0].split('.')[0].split('[')[0] in POLICY_KEYS + ('policy', 'iotune_mount'), error
+
+
+def test_all_problems_reported_at_once():
+    errors = validate_policy({
+        'iotune_mounts': [{'path': '/data', 'presnt': ['noatime'], 'present': ['noatime'], 'absent': ['noatime']}],
+        'iotune_tunefstab': [{'device': '/dev/x', 'tunables': {'read_pref_io': '8Q', 'frobnicate': 1}}],
+        'iotune_block_devices': [{'match': {'name': 'vdb'}, 'read_ahead_kb': -1, 'scheduler': 'fast'}],
+        'iotune_cache': {'dirty_bytes': '256m', 'dirty_ratio': 40},
+    })
+    paths = [error.split(':', 1)[0] for error in errors]
+    assert paths == [
+        'iotune_mounts[0].presnt',
+        'iotune_mounts[0]',
+        'iotune_tunefstab[0].tunables.read_pref_io',
+        'iotune_tunefstab[0].tunables.frobnicate',
+        'iotune_block_devices[0].read_ahead_kb',
+        'iotune_block_devices[0].scheduler',
+        'iotune_cache',
+    ]
+
+
+def test_validate_mount_entry_with_module_paths():
+    errors = []
+    validate_mount_entry({'path': '/data', 'present': ['no atime']}, 'mounts[3]', errors)
+    assert errors == ["mounts[3].present[0]: 'no atime' is not a mount option (one option per item, no spaces or "
+                      "commas, e.g. noatime, commit=60, mincache=direct)"]
+
+
+def test_normalize_policy_fills_defaults():
+    assert normalize_policy({}) == {
+        'iotune_profile': None,
+        'iotune_mounts': [],
+        'iotune_tunefstab': [],
+        'iotune_block_devices': [],
+        'iotune_cache': {},
+    }
+    assert normalize_policy(None) == normalize_policy(dict((key, None) for key in POLICY_KEYS))
+
+
+def test_normalize_policy_full_example():
+    assert normalize_policy(FULL) == {
+        'iotune_profile': 'throughput',
+        'iotune_mounts': [
+            {'path': '/data', 'present': ['noatime', 'commit=60'], 'absent': ['mincache=direct', 'sync']},
+        ],
+        'iotune_tunefstab': [
+            {'device': '/dev/vx/dsk/datadg/vol01', 'tunables': {'read_pref_io': 1048576, 'discovered_direct_iosz': 10485760}},
+        ],
+        'iotune_block_devices': [
+            {'match': {'name': 'vdb'}, 'read_ahead_kb': 4096, 'max_sectors_kb': 1024, 'nr_requests': 256,
+             'scheduler': 'mq-deadline'},
+        ],
+        'iotune_cache': {
+            'dirty_bytes': 268435456,
+            'dirty_background_bytes': 67108864,
+            'dirty_expire_centisecs': 1500,
+            'dirty_writeback_centisecs': 500,
+            'vfs_cache_pressure': 100,
+            'bulk_slice': {'memory_high': '25%'},
+        },
+    }
+
+
+def test_normalize_policy_conversions():
+    policy = {
+        'iotune_mounts': [{'path': '/data/', 'present': None}],
+        'iotune_tunefstab': [{'device': '/dev/a', 'tunables': {'read_nstream': '4', 'max_buf_data_size': '64K',
+                                                               'qio_cache_enable': '1'}}, {'device': '/dev/b'}],
+        'iotune_block_devices': [{'match': {'mountpoint': '/srv/'}, 'nr_requests': '64'},
+                                 {'match': {'name': 'vdb', 'wwn': None}}],
+        'iotune_cache': {'dirty_ratio': '40', 'bulk_slice': {'memory_high': '25.0%'}},
+    }
+    assert validate_policy(policy) == []
+    assert normalize_policy(policy) == {
+        'iotune_profile': None,
+        'iotune_mounts': [{'path': '/data', 'present': [], 'absent': []}],
+        'iotune_tunefstab': [{'device': '/dev/a', 'tunables': {'read_nstream': 4, 'max_buf_data_size': 65536,
+                                                               'qio_cache_enable': 1}},
+                             {'device': '/dev/b', 'tunables': {}}],
+        'iotune_block_devices': [{'match': {'mountpoint': '/srv'}, 'nr_requests': 64}, {'match': {'name': 'vdb'}}],
+        'iotune_cache': {'dirty_ratio': 40, 'bulk_slice': {'memory_high': '25%'}},
+    }
+
+
+@pytest.mark.parametrize('value, expected', [
+    ('25%', '25%'),
+    ('12.5%', '12.5%'),
+    ('100%', '100%'),
+    ('0%', None),
+    ('101%', None),
+    ('infinity', 'infinity'),
+    ('Infinity', 'infinity'),
+    ('4g', 4294967296),
+    ('512M', 536870912),
+    (268435456, 268435456),
+    (0, None),
+    ('-1', None),
+    (True, None),
+    ('lots', None),
+])
+def test_parse_memory_high(value, expected):
+    assert parse_memory_high(value) == expected
+
+
+def test_cache_sysctl():
+    cache = normalize_policy({'iotune_cache': FULL['iotune_cache']})['iotune_cache']
+    assert cache_sysctl(cache) == {
+        'vm.dirty_bytes': 268435456,
+        'vm.dirty_background_bytes': 67108864,
+        'vm.dirty_expire_centisecs': 1500,
+        'vm.dirty_writeback_centisecs': 500,
+        'vm.vfs_cache_pressure': 100,
+    }
+    assert cache_sysctl(None) == {}
+
+
+@pytest.mark.parametrize('option, slot', [
+    ('commit=60', 'commit='),
+    ('mincache=direct', 'mincache='),
+    ('noatime', 'atime'),
+    ('strictatime', 'atime'),
+    ('ro', 'ro'),
+    ('rw', 'ro'),
+    ('async', 'sync'),
+    ('users', 'user'),
+    ('discard', 'flag:discard'),
+    ('nodiscard', 'flag:discard'),
+    ('delaylog', 'flag:delaylog'),
+    ('defaults', None),
+])
+def test_option_slot(option, slot):
+    assert option_slot(option) == slot
+
+
+@pytest.mark.parametrize('left, right, equal', [
+    ('logbsize=32k', 'logbsize=32768', True),
+    ('size=1g', 'size=1048576k', True),
+    ('commit=60', 'commit=5', False),
+    ('data=ordered', 'data=ordered', True),
+    ('data=ordered', 'data=writeback', False),
+    ('noatime', 'noatime', True),
+    ('mincache', 'mincache=direct', False),
+])
+def test_options_equal(left, right, equal):
+    assert options_equal(left, right) is equal
+
+
+@pytest.mark.parametrize('absent, option, expected', [
+    ('mincache=direct', 'mincache=direct', True),
+    ('mincache', 'mincache=direct', True),
+    ('mincache=direct', 'mincache=closesync', False),
+    ('sync', 'sync', True),
+    ('sync', 'async', False),
+])
+def test_absent_matches(absent, option, expected):
+    assert absent_matches(absent, option) is expected
+
+
+def test_implies():
+    assert implies('noatime', 'nodiratime')
+    assert not implies('nodiratime', 'noatime')
+    assert implies('convosync=direct', 'convosync')

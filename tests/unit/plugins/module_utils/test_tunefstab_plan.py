@@ -1,0 +1,332 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import pytest
+
+from ansible_collections.iotune.storage.plugins.module_utils import _tunefstab_plan as tp
+from ansible_collections.iotune.storage.plugins.module_utils._checks import STATUSES
+from ansible_collections.iotune.storage.plugins.module_utils._mountinfo import parse_mountinfo
+from ansible_collections.iotune.storage.plugins.module_utils._tunefstab import parse_tunefstab
+
+VOL01 = '/dev/vx/dsk/datadg/vol01'
+U08 = '/dev/vx/dsk/datadg/u08'
+VOL02 = '/dev/vx/dsk/datadg/vol02'
+EXT01 = '/dev/vx/dsk/datadg/ext01'
+SOLARIS = ('tunefstab', 'constructed-solaris.tunefstab')
+
+
+# ---------------------------------------------------------------- input
+
+@pytest.mark.parametrize('name, value, expected', [
+    ('discovered_direct_iosz', '10m', 10485760),
+    ('discovered_direct_iosz', 10485760, 10485760),
+    ('discovered_direct_iosz', ' 256k ', 262144),
+    ('read_pref_io', '64K', 65536),
+    ('read_nstream', 4, 4),
+    ('read_nstream', '8', 8),
+    ('write_throttle', 0, 0),
+    ('max_buf_data_size', '64k', 65536),
+    ('max_buf_data_size', 8192, 8192),
+    ('qio_cache_enable', '1', 1),
+    ('read_ahead', 2, 2),
+])
+def test_normalize_tunable(name, value, expected):
+    assert tp.normalize_tunable(name, value) == expected
+
+
+@pytest.mark.parametrize('name, value, message', [
+    ('discovered_direct_iosz', '8Q', "'8Q' is not valid; expected a size in bytes (10485760, 256k, 10m)"),
+    ('discovered_direct_iosz', -1, '-1 is not valid; expected a size in bytes (10485760, 256k, 10m)'),
+    ('read_nstream', 0, '0 is not valid; expected an integer >= 1'),
+    ('read_nstream', '4k', "'4k' is not valid; expected an integer >= 1"),
+    ('write_throttle', True, 'True is not valid; expected an integer >= 0'),
+    ('read_ahead', 3, '3 is not valid; expected one of 0, 1, 2'),
+    ('max_buf_data_size', 16384, '16384 is not valid; expected one of 8192, 65536'),
+    ('fcl_keeptime', 1.5, '1.5 is not valid; expected an integer >= 0'),
+    ('read_pref_iosz', 1, 'unknown tunable; accepted: read_pref_io, read_nstream, write_pref_io'),
+])
+def test_normalize_tunable_rejects(name, value, message):
+    with pytest.raises(ValueError) as excinfo:
+        tp.normalize_tunable(name, value)
+    assert str(excinfo.value).startswith(message)
+
+
+def test_validate_entry_names_every_bad_field():
+    entry, errors = tp.validate_entry({'device': U08, 'tunables': {'discovered_direct_iosz': '10m', 'bogus': 1,
+                                                                    'read_ahead': 5}}, 'entries[1]')
+    assert entry == {'device': U08, 'tunables': {'discovered_direct_iosz': 10485760}}
+    assert errors == [
+        'entries[1].tunables.bogus: unknown tunable; accepted: ' + ', '.join(tp.TUNABLE_NAMES),
+        'entries[1].tunables.read_ahead: 5 is not valid; expected one of 0, 1, 2',
+    ]
+
+
+@pytest.mark.parametrize('entry, error', [
+    ({'device': '', 'tunables': {'read_ahead': 1}}, "device: '' is not valid"),
+    ({'device': '/dev/a /dev/b', 'tunables': {'read_ahead': 1}}, "device: '/dev/a /dev/b' is not valid"),
+    ({'device': VOL01, 'tunables': {}}, 'tunables: expected a non-empty dict'),
+    ({'device': VOL01, 'tunables': None}, 'tunables: expected a non-empty dict'),
+])
+def test_validate_entry_rejects(entry, error):
+    dummy, errors = tp.validate_entry(entry)
+    assert len(errors) == 1 and errors[0].startswith(error)
+
+
+# ---------------------------------------------------------------- the file
+
+def test_effective_for_system_default_takes_precedence(read_fixture):
+    entries = parse_tunefstab(read_fixture('tunefstab', 'constructed-hpux.tunefstab'))
+    assert tp.effective_for(entries, '/dev/vg01/lvol1') == {
+        'read_pref_io': (65536, 4), 'read_nstream': (4, 4), 'max_buf_data_size': (65536, 4),
+        'qio_cache_enable': (1, 4), 'max_diskq': (2097152, 3), 'read_ahead': (2, 3)}
+    assert tp.effective_for(entries, '/dev/vg01/lvol9') == {'max_diskq': (2097152, 3), 'read_ahead': (2, 3)}
+
+
+@pytest.mark.parametrize('device, tunables, changed_lines', [
+    # the last line of the device that sets the tunable is the one in effect
+    (VOL01, {'read_nstream': 16}, {12: '\t/dev/vx/dsk/datadg/vol01 read_nstream=16'}),
+    (VOL01, {'write_pref_io': 1048576},
+     {7: '/dev/vx/dsk/datadg/vol01 read_pref_io=262144,read_nstream=4,write_pref_io=1048576,write_nstream=4'}),
+    # a tunable the device does not have yet goes to its last line
+    (VOL01, {'max_diskq': 2097152, 'read_nstream': 8}, {12: '\t/dev/vx/dsk/datadg/vol01 read_nstream=8,max_diskq=2097152'}),
+    # spacing of the line is kept
+    ('/dev/vx/dsk/datadg/u09', {'read_pref_io': 524288}, {11: '/dev/vx/dsk/datadg/u09   read_pref_io=524288'}),
+    (U08, {'discovered_direct_iosz': 10485760, 'write_throttle': 16},
+     {10: '/dev/vx/dsk/datadg/u08 max_direct_iosz=1m,write_throttle=16'}),
+])
+def test_merge_keeps_every_other_byte(read_fixture, device, tunables, changed_lines):
+    text = read_fixture(*SOLARIS)
+    after = tp.merge_tunefstab_text(text, device, tunables)
+    old, new = text.splitlines(True), after.splitlines(True)
+    assert len(old) == len(new)
+    for number, (old_line, new_line) in enumerate(zip(old, new), 1):
+        if number in changed_lines:
+            assert new_line == changed_lines[number] + '\n'
+        else:
+            assert new_line == old_line
+    assert tp.effective_for(parse_tunefstab(after), device)[sorted(tunables)[0]][0] == tunables[sorted(tunables)[0]]
+
+
+@pytest.mark.parametrize('text, expected', [
+    (None, '/dev/vx/dsk/datadg/vol03 read_pref_io=65536,read_nstream=2\n'),
+    ('', '/dev/vx/dsk/datadg/vol03 read_pref_io=65536,read_nstream=2\n'),
+    ('# header', '# header\n/dev/vx/dsk/datadg/vol03 read_pref_io=65536,read_nstream=2\n'),
+    ('# header\r\n/dev/x a=1\r\n', '# header\r\n/dev/x a=1\r\n/dev/vx/dsk/datadg/vol03 read_pref_io=65536,read_nstream=2\r\n'),
+])
+def test_merge_new_device_line(text, expected):
+    assert tp.merge_tunefstab_text(text, '/dev/vx/dsk/datadg/vol03', {'read_nstream': 2, 'read_pref_io': 65536}) == expected
+
+
+def test_merge_keeps_crlf_and_unterminated_last_line():
+    text = '# t\r\n/dev/x read_ahead=1'
+    assert tp.merge_tunefstab_text(text, '/dev/x', {'read_ahead': 2, 'max_diskq': 1048576}) == \
+        '# t\r\n/dev/x read_ahead=2,max_diskq=1048576'
+
+
+# ---------------------------------------------------------------- live
+
+def test_find_mount_prefers_the_root_mount(read_fixture):
+    entries = parse_mountinfo(read_fixture('vxfs', 'proc', 'self', 'mountinfo'))
+    assert tp.find_mount(entries, U08) == ('/u08', 'vxfs')
+    assert tp.find_mount(entries, EXT01) == ('/scratch', 'ext4')
+    assert tp.find_mount(entries, VOL02) == (None, None)
+
+
+@pytest.mark.parametrize('answer, values, error', [
+    ((0, 'Filesystem i/o parameters for /data\nread_pref_io = 65536\n', ''), {'read_pref_io': 65536}, None),
+    ((1, '', 'UX:vxfs vxtunefs: ERROR: /data is not a mounted VxFS file system\n'), None,
+     'vxtunefs -p /data failed (rc=1): UX:vxfs vxtunefs: ERROR: /data is not a mounted VxFS file system'),
+    ((0, 'garbage\n', ''), None, 'vxtunefs -p /data printed no tunables'),
+    (OSError(2, 'No such file or directory'), None, 'cannot run vxtunefs -p /data'),
+])
+def test_read_live(answer, values, error):
+    def run_command(argv):
+        assert argv == ['vxtunefs', '-p', '/data']
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+    found, found_error = tp.read_live('vxtunefs', '/data', run_command)
+    assert found == values
+    if error:
+        assert found_error.startswith(error)
+    else:
+        assert found_error is None
+
+
+# ---------------------------------------------------------------- checks
+
+def sample_output(read_fixture, mount_point, **changes):
+    lines = []
+    for line in read_fixture('vxtunefs', 'seed003-solaris9.txt').splitlines():
+        name = line.split(' = ')[0]
+        if name in changes:
+            line = '%s = %s' % (name, changes[name])
+        lines.append(line.replace('/filesystem', mount_point))
+    return '\n'.join(lines) + '\n'
+
+
+@pytest.fixture(name='plan')
+def plan_fixture(read_fixture, fixture_path):
+    """plan(entries, **overrides): the Solaris tunefstab sample, the VxFS mountinfo, and a fake
+    vxtunefs that prints the seed 003 sample (vol01 at /data tuned like its tunefstab lines)."""
+    outputs = {
+        '/data': (0, sample_output(read_fixture, '/data', read_pref_io=262144, read_nstream=8), ''),
+        '/u08': (0, sample_output(read_fixture, '/u08'), ''),
+    }
+    calls = []
+
+    def run_command(argv):
+        calls.append(argv)
+        return outputs[argv[-1]]
+
+    def plan(entries, **overrides):
+        args = dict(path=fixture_path(*SOLARIS), vxtunefs='/opt/VRTS/bin/vxtunefs', run_command=run_command,
+                    proc_root=fixture_path('vxfs', 'proc'))
+        args.update(overrides)
+        normalized = [tp.validate_entry(entry)[0] for entry in entries]
+        result = tp.plan_tunefstab(normalized, **args)
+        result['calls'] = list(calls)
+        for item in result['checks']:
+            item['message'] = item['message'].replace(fixture_path(*SOLARIS), '/etc/vx/tunefstab')
+        return result
+    plan.outputs = outputs
+    return plan
+
+
+def one(result, target, setting):
+    found = [c for c in result['checks'] if c['target'] == target and c['setting'] == setting]
+    assert len(found) == 1, result['checks']
+    return found[0]
+
+
+@pytest.mark.parametrize('entry, setting, overrides, status, expected_check', [
+    ({'device': VOL01, 'tunables': {'read_pref_io': '256k'}}, 'read_pref_io', {}, 'compliant',
+     {'live': 262144, 'persistent': 262144, 'expected': 262144,
+      'message': 'read_pref_io on /dev/vx/dsk/datadg/vol01 is 262144 live (vxtunefs -p /data) and '
+                 '/etc/vx/tunefstab line 7 sets 262144'}),
+    # seed 001: the file says 10m, the live value went back to 256k
+    ({'device': U08, 'tunables': {'discovered_direct_iosz': '10m'}}, 'discovered_direct_iosz', {}, 'drift',
+     {'live': 262144, 'persistent': 10485760,
+      'message': 'discovered_direct_iosz on /dev/vx/dsk/datadg/u08 is 262144 live (vxtunefs -p /u08), expected '
+                 '10485760; /etc/vx/tunefstab line 8 sets 10485760'}),
+    ({'device': VOL01, 'tunables': {'max_diskq': '1m'}}, 'max_diskq', {}, 'not_persistent',
+     {'live': 1048576, 'persistent': None,
+      'message': 'max_diskq on /dev/vx/dsk/datadg/vol01 is 1048576 live (vxtunefs -p /data) but '
+                 '/etc/vx/tunefstab does not set it: lost at the next mount'}),
+    ({'device': VOL01, 'tunables': {'read_nstream': 4}}, 'read_nstream', {}, 'drift',
+     {'live': 8, 'persistent': 8}),
+    # no vxtunefs: the file alone decides
+    ({'device': VOL01, 'tunables': {'read_pref_io': 262144}}, 'read_pref_io', {'vxtunefs': None}, 'compliant',
+     {'live': None, 'persistent': 262144,
+      'message': 'read_pref_io on /dev/vx/dsk/datadg/vol01: no vxtunefs on this host: live values not checked; '
+                 '/etc/vx/tunefstab line 7 sets 262144'}),
+    ({'device': VOL01, 'tunables': {'read_pref_io': 65536}}, 'read_pref_io', {'vxtunefs': None}, 'drift',
+     {'live': None, 'persistent': 262144}),
+    # neither vxtunefs nor the file: VxFS is not in use
+    ({'device': VOL01, 'tunables': {'read_pref_io': 65536}}, 'read_pref_io',
+     {'vxtunefs': None, 'path': '/nonexistent/tunefstab'}, 'not_applicable',
+     {'message': 'no vxtunefs on this host and no /nonexistent/tunefstab: VxFS is not in use here'}),
+    # vxtunefs present, no file: the value is not persisted
+    ({'device': VOL01, 'tunables': {'read_pref_io': 262144}}, 'read_pref_io', {'path': '/nonexistent/tunefstab'},
+     'not_persistent',
+     {'message': 'read_pref_io on /dev/vx/dsk/datadg/vol01 is 262144 live (vxtunefs -p /data) but there is no '
+                 '/nonexistent/tunefstab: lost at the next mount'}),
+    ({'device': VOL02, 'tunables': {'read_ahead': 2}}, 'read_ahead', {}, 'drift',
+     {'live': None, 'message': 'read_ahead on /dev/vx/dsk/datadg/vol02: /dev/vx/dsk/datadg/vol02 is not mounted: '
+                               'live value not checked; /etc/vx/tunefstab does not set it'}),
+    ({'device': EXT01, 'tunables': {'read_ahead': 2}}, 'read_ahead', {}, 'drift',
+     {'message': 'read_ahead on /dev/vx/dsk/datadg/ext01: /dev/vx/dsk/datadg/ext01 is mounted on /scratch as ext4, '
+                 'not vxfs: live value not checked; /etc/vx/tunefstab does not set it'}),
+    ({'device': U08, 'tunables': {'fcl_keeptime': 0}}, 'fcl_keeptime', {'vxtunefs': None}, 'drift', {}),
+])
+def test_statuses(plan, entry, setting, overrides, status, expected_check):
+    check = one(plan([entry], **overrides), entry['device'], setting)
+    assert check['status'] == status
+    assert check['id'] == 'tunefstab:%s:%s' % (entry['device'], setting)
+    for key, value in expected_check.items():
+        assert check[key] == value, key
+
+
+def test_error_status_when_vxtunefs_fails(plan):
+    plan.outputs['/u08'] = (1, '', 'UX:vxfs vxtunefs: ERROR: cannot get parameters\n')
+    result = plan([{'device': U08, 'tunables': {'discovered_direct_iosz': '10m', 'max_direct_iosz': '1m'}}])
+    assert [c['status'] for c in result['checks']] == ['error', 'error']
+    assert result['checks'][0]['message'] == (
+        'discovered_direct_iosz on /dev/vx/dsk/datadg/u08: /opt/VRTS/bin/vxtunefs -p /u08 failed (rc=1): '
+        'UX:vxfs vxtunefs: ERROR: cannot get parameters')
+    assert result['changes'] == []
+
+
+def test_tunable_not_printed(plan):
+    plan.outputs['/data'] = (0, 'Filesystem i/o parameters for /data\nread_pref_io = 262144\n', '')
+    check = one(plan([{'device': VOL01, 'tunables': {'read_nstream': 8}}]), VOL01, 'read_nstream')
+    assert check['status'] == 'compliant'
+    assert check['message'] == ('read_nstream on /dev/vx/dsk/datadg/vol01: vxtunefs -p /data does not print it: '
+                                'live value not checked; /etc/vx/tunefstab line 12 sets 8')
+
+
+def test_every_status_is_covered():
+    covered = set(case[3] for case in test_statuses.pytestmark[0].args[1]) | {'error'}
+    assert covered == set(STATUSES)
+
+
+def test_one_vxtunefs_call_per_mount_point(plan):
+    result = plan([{'device': VOL01, 'tunables': {'read_pref_io': 262144}},
+                   {'device': VOL01, 'tunables': {'read_nstream': 8}},
+                   {'device': U08, 'tunables': {'max_direct_iosz': '1m'}}])
+    assert result['calls'] == [['/opt/VRTS/bin/vxtunefs', '-p', '/data'], ['/opt/VRTS/bin/vxtunefs', '-p', '/u08']]
+    assert result['devices'][0] == {'device': VOL01, 'mount_point': '/data', 'fstype': 'vxfs', 'live_error': None}
+
+
+def test_plan_changes(plan, read_fixture):
+    policy = [{'device': U08, 'tunables': {'discovered_direct_iosz': '10m', 'max_diskq': '2m'}},
+              {'device': VOL02, 'tunables': {'read_ahead': 2}}]
+    without_apply = plan(policy)
+    assert [c['kind'] for c in without_apply['changes']] == ['file']
+    change = plan(policy, apply=True)['changes']
+    assert change[:2] == [
+        {'kind': 'vxtunefs', 'target': '/u08', 'device': U08, 'setting': 'discovered_direct_iosz', 'before': 262144,
+         'after': 10485760, 'argv': ['/opt/VRTS/bin/vxtunefs', '-o', 'discovered_direct_iosz=10485760', '/u08']},
+        {'kind': 'vxtunefs', 'target': '/u08', 'device': U08, 'setting': 'max_diskq', 'before': 1048576,
+         'after': 2097152, 'argv': ['/opt/VRTS/bin/vxtunefs', '-o', 'max_diskq=2097152', '/u08']},
+    ]
+    text = read_fixture(*SOLARIS)
+    assert change[2]['kind'] == 'file' and change[2]['before'] == text
+    # only max_diskq is missing from the file for u08 (discovered_direct_iosz is there); vol02 gets a line
+    assert change[2]['after'] == text.replace(
+        '/dev/vx/dsk/datadg/u08 max_direct_iosz=1m,write_throttle=0\n',
+        '/dev/vx/dsk/datadg/u08 max_direct_iosz=1m,write_throttle=0,max_diskq=2097152\n') + \
+        '/dev/vx/dsk/datadg/vol02 read_ahead=2\n'
+
+
+def test_plan_compliant_has_no_changes(plan):
+    result = plan([{'device': VOL01, 'tunables': {'read_pref_io': 262144, 'read_nstream': 8}}], apply=True)
+    assert [c['status'] for c in result['checks']] == ['compliant', 'compliant']
+    assert result['changes'] == []
+
+
+def test_plan_warns_about_system_default(fixture_path, read_fixture):
+    entry, dummy = tp.validate_entry({'device': '/dev/vg01/lvol1', 'tunables': {'read_ahead': 1}})
+    result = tp.plan_tunefstab([entry], path=fixture_path('tunefstab', 'constructed-hpux.tunefstab'), vxtunefs=None,
+                               proc_root=fixture_path('vxfs', 'proc'))
+    assert result['checks'][0]['status'] == 'drift'
+    assert result['checks'][0]['persistent'] == 2
+    assert len(result['warnings']) == 2
+    assert 'tunefstab line 5: not name=value: read_pref_io' in result['warnings'][1]
+    assert result['warnings'][0].endswith(
+        'line 3 would still set read_ahead to 2 for /dev/vg01/lvol1 (a system-default line takes precedence '
+        'over the device\'s lines)')
+
+
+def test_find_vxtunefs(tmp_path):
+    binary = tmp_path / 'vxtunefs'
+    binary.write_text('#!/bin/sh\n')
+    binary.chmod(0o755)
+    assert tp.find_vxtunefs(str(binary)) == (str(binary), None)
+    assert tp.find_vxtunefs(str(tmp_path / 'nope')) == (None, 'vxtunefs %s is not an executable file' % (tmp_path / 'nope'))
+    assert tp.find_vxtunefs(None, find_bin=lambda name, dirs: '/opt/VRTS/bin/' + name) == ('/opt/VRTS/bin/vxtunefs', None)

@@ -1,0 +1,136 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import os
+
+import pytest
+
+from ansible.module_utils import basic
+from ansible.module_utils.testing import patch_module_args
+
+from ansible_collections.iotune.storage.plugins.modules import block_queue
+
+DIRS = ('etc/udev/rules.d', 'run/udev/rules.d', 'usr/local/lib/udev/rules.d', 'usr/lib/udev/rules.d', 'lib/udev/rules.d')
+
+
+class ExitJson(Exception):
+    pass
+
+
+class FailJson(Exception):
+    pass
+
+
+@pytest.fixture(autouse=True)
+def patch_exit(monkeypatch):
+    warnings = []
+
+    def warn(self, warning, **kwargs):
+        warnings.append(warning)
+
+    def exit_json(self, **kwargs):
+        kwargs['warnings'] = list(warnings)
+        raise ExitJson(kwargs)
+
+    def fail_json(self, **kwargs):
+        raise FailJson(kwargs)
+    monkeypatch.setattr(basic.AnsibleModule, 'exit_json', exit_json)
+    monkeypatch.setattr(basic.AnsibleModule, 'fail_json', fail_json)
+    monkeypatch.setattr(basic.AnsibleModule, 'warn', warn)
+
+
+@pytest.fixture(name='args')
+def args_fixture(sysfs_full, build_tree, tmp_path, fixture_path):
+    root = build_tree(tmp_path / 'root', 'udev/constructed-tree.json')
+    return {
+        'sys_root': sysfs_full,
+        'proc_root': fixture_path('proc', 'constructed-dm-md'),
+        'udev_rules_dirs': [os.path.join(root, d) for d in DIRS],
+        'udev_db_dir': os.path.join(root, 'run/udev/data'),
+        'rules_file': os.path.join(root, 'etc/udev/rules.d/60-iotune.rules'),
+        '_ansible_check_mode': True,
+    }
+
+
+def run(args):
+    with patch_module_args(args):
+        with pytest.raises((ExitJson, FailJson)) as excinfo:
+            block_queue.main()
+    return excinfo.type, excinfo.value.args[0]
+
+
+def test_batch_audit_in_check_mode(args):
+    args['devices'] = [
+        {'match': {'name': 'vda'}, 'scheduler': 'mq-deadline', 'nr_requests': 256},
+        {'match': {'mountpoint': '/srv/data'}, 'read_ahead_kb': 4096},
+        {'match': {'name': 'sdq'}, 'read_ahead_kb': 4096},
+    ]
+    kind, result = run(args)
+    assert kind is ExitJson
+    assert result['changed'] is False
+    assert [(c['target'], c['setting'], c['status']) for c in result['checks']] == [
+        ('name=sdq', 'device', 'not_applicable'),
+        ('vda', 'nr_requests', 'not_persistent'),
+        ('vda', 'scheduler', 'compliant'),
+        ('dm-0', 'read_ahead_kb', 'compliant'),
+    ]
+    assert [c['kind'] for c in result['plan']['changes']] == ['file']
+    assert result['plan']['devices'][1]['notes'][0].startswith('dm-0 is a device-mapper/md device')
+    assert 'diff' not in result
+
+
+def test_single_match_with_diff(args):
+    args.update(match={'name': 'loop2'}, nr_requests=64, _ansible_diff=True)
+    kind, result = run(args)
+    assert kind is ExitJson
+    assert result['checks'][0]['status'] == 'drift'
+    sysfs, rules = result['diff']
+    assert sysfs['before'].endswith('loop2/queue/nr_requests = 128\n')
+    assert sysfs['after'].endswith('loop2/queue/nr_requests = 64\n')
+    assert rules['after'].endswith('KERNEL=="loop2", ATTR{queue/nr_requests}="64"\n')
+
+
+def test_warnings_are_issued(args):
+    args.update(match={'name': 'vda'}, read_ahead_kb=8192)
+    kind, result = run(args)
+    assert result['plan']['warnings'] and result['warnings'] == result['plan']['warnings']
+
+
+def test_apply_is_not_implemented(args):
+    args.update(match={'name': 'vda'}, read_ahead_kb=4096, _ansible_check_mode=False)
+    kind, result = run(args)
+    assert kind is FailJson
+    assert result['msg'] == 'apply is not implemented yet; run with check_mode'
+
+
+@pytest.mark.parametrize('extra, message', [
+    ({'match': {'name': 'vda'}, 'read_ahead_kb': -1},
+     'invalid block_queue policy: read_ahead_kb: -1 is not valid; expected an integer >= 0 (KiB; 0 turns read-ahead off)'),
+    ({'devices': [{'match': {'name': 'vda'}}, {'match': {'name': 'vdb'}, 'nr_requests': 2}]},
+     'invalid block_queue policy: devices[0]: nothing to check; give at least one of read_ahead_kb, max_sectors_kb, '
+     'nr_requests, scheduler; devices[1].nr_requests: 2 is not valid; expected an integer >= 4 '
+     '(the kernel raises smaller values to 4)'),
+    ({'match': {'name': 'vda'}, 'scheduler': 'cfqq'}, 'value of scheduler must be one of: none, mq-deadline'),
+    ({'devices': [{'match': {'name': 'vda'}, 'scheduler': 'as'}]}, 'value of scheduler must be one of'),
+    ({'match': {'name': 'vda', 'serial': 'x'}, 'nr_requests': 64}, 'parameters are mutually exclusive: name|mountpoint|wwn|serial'),
+    ({'match': {}, 'nr_requests': 64}, 'one of the following is required: name, mountpoint, wwn, serial'),
+    ({'match': {'name': 'vda'}, 'devices': []}, 'parameters are mutually exclusive: match|devices'),
+    ({'devices': [], 'nr_requests': 64}, 'parameters are mutually exclusive: devices|nr_requests'),
+    ({'nr_requests': 64}, 'one of the following is required: match, devices'),
+])
+def test_bad_input_fails_before_anything(args, extra, message):
+    args.update(extra)
+    kind, result = run(args)
+    assert kind is FailJson
+    assert message in result['msg']
+
+
+def test_empty_batch(args):
+    args['devices'] = []
+    kind, result = run(args)
+    assert kind is ExitJson and result['checks'] == [] and result['plan']['changes'] == []

@@ -1,0 +1,162 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The tunefstab module end to end: live values from the VxFS simulator (tests/vxfs-sim/vxtunefs),
+run by the module itself through AnsibleModule.run_command."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import os
+import subprocess
+
+import pytest
+
+from ansible.module_utils import basic
+from ansible.module_utils.testing import patch_module_args
+
+from ansible_collections.iotune.storage.plugins.modules import tunefstab
+
+SIM = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))),
+                   'vxfs-sim', 'vxtunefs')
+VOL01 = '/dev/vx/dsk/datadg/vol01'
+U08 = '/dev/vx/dsk/datadg/u08'
+
+
+class ExitJson(Exception):
+    pass
+
+
+class FailJson(Exception):
+    pass
+
+
+@pytest.fixture(autouse=True)
+def patch_exit(monkeypatch):
+    warnings = []
+
+    def warn(self, warning, **kwargs):
+        warnings.append(warning)
+
+    def exit_json(self, **kwargs):
+        kwargs['warnings'] = list(warnings)
+        raise ExitJson(kwargs)
+
+    def fail_json(self, **kwargs):
+        raise FailJson(kwargs)
+    monkeypatch.setattr(basic.AnsibleModule, 'exit_json', exit_json)
+    monkeypatch.setattr(basic.AnsibleModule, 'fail_json', fail_json)
+    monkeypatch.setattr(basic.AnsibleModule, 'warn', warn)
+
+
+@pytest.fixture(name='simulator')
+def simulator_fixture(tmp_path, monkeypatch):
+    """A simulator state with vol01 on /data and u08 on /u08, as in fixtures/vxfs/proc/self/mountinfo."""
+    monkeypatch.setenv('VXFS_SIM_STATE', str(tmp_path / 'vxfs-sim' / 'state.json'))
+    monkeypatch.setenv('VXTUNEFSTAB', str(tmp_path / 'no-tunefstab'))
+
+    def sim(*args):
+        return subprocess.run([SIM] + list(args), check=True, capture_output=True, text=True).stdout
+    sim('--sim-mount', VOL01, '/data')
+    sim('--sim-mount', U08, '/u08')
+    # vol01 tuned as its tunefstab lines say; u08 lost its discovered_direct_iosz (seed 001)
+    sim('-o', 'read_pref_io=262144,read_nstream=8,write_pref_io=262144,write_nstream=4', '/data')
+    return sim
+
+
+@pytest.fixture(name='args')
+def args_fixture(fixture_path):
+    return {
+        'path': fixture_path('tunefstab', 'constructed-solaris.tunefstab'),
+        'proc_root': fixture_path('vxfs', 'proc'),
+        'vxtunefs': SIM,
+        '_ansible_check_mode': True,
+    }
+
+
+def run(args):
+    with patch_module_args(args):
+        with pytest.raises((ExitJson, FailJson)) as excinfo:
+            tunefstab.main()
+    return excinfo.type, excinfo.value.args[0]
+
+
+def test_live_values_from_the_simulator(simulator, args):
+    args['entries'] = [
+        {'device': VOL01, 'tunables': {'read_pref_io': '256k', 'read_nstream': 8, 'max_diskq': '1m'}},
+        {'device': U08, 'tunables': {'discovered_direct_iosz': '10m'}},
+        {'device': '/dev/vx/dsk/datadg/vol02', 'tunables': {'read_ahead': 2}},
+    ]
+    kind, result = run(args)
+    assert kind is ExitJson, result
+    assert result['changed'] is False
+    assert [(c['target'], c['setting'], c['live'], c['persistent'], c['status']) for c in result['checks']] == [
+        (VOL01, 'read_pref_io', 262144, 262144, 'compliant'),
+        (VOL01, 'read_nstream', 8, 8, 'compliant'),
+        (VOL01, 'max_diskq', 1048576, None, 'not_persistent'),
+        (U08, 'discovered_direct_iosz', 262144, 10485760, 'drift'),
+        ('/dev/vx/dsk/datadg/vol02', 'read_ahead', None, None, 'drift'),
+    ]
+    assert result['checks'][3]['message'].startswith(
+        'discovered_direct_iosz on /dev/vx/dsk/datadg/u08 is 262144 live (vxtunefs -p /u08), expected 10485760')
+    assert result['plan']['vxtunefs'] == SIM
+    assert [c['kind'] for c in result['plan']['changes']] == ['file']
+
+
+def test_apply_plans_vxtunefs_calls_and_changes_nothing(simulator, args):
+    before = simulator('-p', '/u08')
+    args.update(device=U08, tunables={'discovered_direct_iosz': 10485760}, apply=True, _ansible_diff=True)
+    kind, result = run(args)
+    assert kind is ExitJson
+    change = result['plan']['changes'][0]
+    assert change['argv'] == [SIM, '-o', 'discovered_direct_iosz=10485760', '/u08']
+    assert result['diff'][0]['after'] == '/u08 discovered_direct_iosz=10485760\n'
+    # running the planned command is what apply will do; check mode did not
+    assert simulator('-p', '/u08') == before
+    subprocess.run(change['argv'], check=True)
+    kind, result = run(args)
+    assert result['checks'][0]['status'] == 'compliant'
+    assert result['plan']['changes'] == []
+
+
+def test_simulator_error_is_an_error_check(simulator, args, tmp_path, monkeypatch):
+    # /data is mounted as vxfs in mountinfo but not in this simulator state
+    monkeypatch.setenv('VXFS_SIM_STATE', str(tmp_path / 'other-state.json'))
+    args.update(device=VOL01, tunables={'read_pref_io': 262144})
+    kind, result = run(args)
+    check = result['checks'][0]
+    assert check['status'] == 'error'
+    assert 'failed (rc=1): UX:vxfs vxtunefs: ERROR: /data is not a mounted VxFS file system' in check['message']
+
+
+def test_no_vxtunefs(args, tmp_path):
+    args.update(device=VOL01, tunables={'read_pref_io': 262144}, vxtunefs=str(tmp_path / 'missing'))
+    kind, result = run(args)
+    assert kind is ExitJson
+    assert result['checks'][0]['status'] == 'compliant'
+    assert 'no vxtunefs on this host: live values not checked' in result['checks'][0]['message']
+    assert result['warnings'][0] == 'vxtunefs %s is not an executable file' % (tmp_path / 'missing')
+
+
+def test_apply_is_not_implemented(args):
+    args.update(device=VOL01, tunables={'read_pref_io': 262144}, _ansible_check_mode=False)
+    kind, result = run(args)
+    assert kind is FailJson
+    assert result['msg'] == 'apply is not implemented yet; run with check_mode'
+
+
+@pytest.mark.parametrize('extra, message', [
+    ({'device': VOL01, 'tunables': {'read_pref_iosz': 1}},
+     'invalid tunefstab policy: tunables.read_pref_iosz: unknown tunable; accepted: read_pref_io, read_nstream'),
+    ({'entries': [{'device': VOL01, 'tunables': {'discovered_direct_iosz': '8Q'}}]},
+     "invalid tunefstab policy: entries[0].tunables.discovered_direct_iosz: '8Q' is not valid; expected a size in bytes"),
+    ({'device': VOL01}, 'parameters are required together: device, tunables'),
+    ({'device': VOL01, 'tunables': {'read_ahead': 1}, 'entries': []}, 'parameters are mutually exclusive: device|entries'),
+    ({'entries': [{'device': VOL01}]}, 'missing required arguments: tunables found in entries'),
+])
+def test_bad_input_fails_before_anything(args, extra, message):
+    args.update(extra)
+    kind, result = run(args)
+    assert kind is FailJson
+    assert message in result['msg']
