@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Digest of every file and live value an iotune audit must not change.
 
 Files under /etc and /usr/local (content, mode, owner; link targets), every

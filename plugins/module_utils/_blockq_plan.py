@@ -408,9 +408,16 @@ def plan_block_queue(requests, sys_root='/sys', proc_root='/proc', rules_dirs=_u
     files, file_warning = _rule_files_with(rules_dirs, rules_file)
     rules = _udev.read_rules(files, errors)
     old_text = read_text(rules_file, errors, missing_ok=True, decode_errors='surrogateescape', newline='')
+    if old_text is None and os.path.lexists(rules_file):
+        # never plan to replace a file that could not be read
+        warnings_first = ['%s cannot be read: no change to it is planned' % rules_file]
+        persist_file = False
+    else:
+        warnings_first = []
+        persist_file = persist
     checks = []
     sysfs_changes = []
-    warnings = []
+    warnings = list(warnings_first)
     devices = []
     by_name = {}
     for index, request in enumerate(requests):
@@ -461,7 +468,7 @@ def plan_block_queue(requests, sys_root='/sys', proc_root='/proc', rules_dirs=_u
                 to_persist[setting] = expected
         entry['persisted'] = to_persist
         rule = None
-        if persist and to_persist:
+        if persist_file and to_persist:
             new_text = merge_rules_text(new_text, identity, to_persist)
             if identity_warning:
                 warnings.append('%s: %s' % (name, identity_warning))
@@ -470,9 +477,9 @@ def plan_block_queue(requests, sys_root='/sys', proc_root='/proc', rules_dirs=_u
         result_devices.append({'name': name, 'matches': entry['matches'], 'notes': entry['notes'],
                                'identity': identity, 'rule': rule})
     changes = sorted(sysfs_changes, key=lambda c: (c['target'], WRITE_ORDER.index(c['setting'])))
-    if persist and new_text != old_text:
+    if persist_file and new_text != old_text:
         changes.append({'kind': 'file', 'target': rules_file, 'before': old_text, 'after': new_text})
-    if persist and any(entry['persisted'] for entry in devices):
+    if persist_file and any(entry['persisted'] for entry in devices):
         if file_warning:
             warnings.append(file_warning)
         else:

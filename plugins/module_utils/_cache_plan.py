@@ -80,10 +80,13 @@ MANAGED_HEADER = (
 
 
 def validate_sysctl(sysctl):
-    """Check the ``sysctl`` option: returns ({dotted key: int}, errors)."""
+    """Check the ``sysctl`` option: returns ({dotted key: int}, errors).  Keys
+    whose value is None are left out (not managed)."""
     result = {}
     errors = []
     for key, value in (sysctl or {}).items():
+        if value is None:
+            continue  # not managed, as a missing key
         dotted = normalize_key(str(key))
         where = 'sysctl.%s' % key
         if dotted not in SYSCTL_KEYS:
@@ -245,6 +248,8 @@ def _sysctl_message(key, expected, live, boot, partner_live, managed, managed_re
         sentence += ': it is lost at the next boot'
     elif live is not None and live != expected and boot['value'] == expected:
         sentence += ': a reload (sysctl --system) would apply it'
+    elif live is not None and live != expected:
+        sentence += ': both the live value and the sysctl files need changing'
     if overridden_by:
         sentence += '. Even set in %s, it would be overridden by %s line %d, later in the load order' % (
             managed, overridden_by['file'], overridden_by['line'])

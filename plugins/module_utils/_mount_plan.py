@@ -64,8 +64,12 @@ OPPOSITES = {
     'iversion': 'noiversion', 'noiversion': 'iversion',
     'symfollow': 'nosymfollow', 'nosymfollow': 'symfollow',
     'noatime': 'relatime', 'strictatime': 'relatime', 'atime': 'noatime',
-    'norelatime': 'relatime', 'nostrictatime': 'strictatime',
+    'nostrictatime': 'strictatime',
 }
+
+# Words that only restore a default; mountinfo never shows them.
+KERNEL_UNSHOWN = ('async', 'suid', 'dev', 'exec', 'diratime', 'atime', 'strictatime', 'nostrictatime',
+                  'nolazytime', 'nomand', 'noiversion', 'symfollow')
 
 _FLAG_DEFAULTS = {
     'ro': False, 'nosuid': False, 'nodev': False, 'noexec': False, 'sync': False,
@@ -188,7 +192,10 @@ def plan_remount(live, present, absent):
 
     Returns (remount words, simulated live options after, unresolved options).
     A key=value option cannot be dropped by a remount unless ``present`` gives
-    the key another value; such options are unresolved (unmount and mount)."""
+    the key another value; such options are unresolved (unmount and mount).
+    The words were checked with mount(8) of util-linux 2.38 on Linux 6.18: async
+    ends sync, rw ends ro, suid/dev/exec end their no* forms, diratime ends
+    nodiratime, relatime ends strictatime, but only atime,relatime ends noatime."""
     state = option_state(live, 'live')
     words = []
     for option in present:
@@ -201,9 +208,18 @@ def plan_remount(live, present, absent):
                 continue
             if option in OPPOSITES:
                 words.append(OPPOSITES[option])
+    if state['atime'] == 'noatime':
+        atime_words = [word for word in words if option_slot(word) == 'atime']
+        if atime_words and atime_words[-1] not in ('noatime', 'strictatime'):
+            # libmount keeps the mount's noatime flag on remount unless "atime"
+            # clears it, and then the kernel keeps its old atime mode unless
+            # one is given: only "atime,relatime" leaves noatime (util-linux 2.38)
+            words = [word for word in words if option_slot(word) != 'atime'] + ['atime', 'relatime']
     after = list(live)
     for word in words:
         _put(after, word)
+    # as the kernel prints it: words that only restore a default are not shown
+    after = [word for word in after if word not in KERNEL_UNSHOWN]
     state = option_state(after, 'live')
     unresolved = [option for option in present if in_effect(option, state) is False]
     unresolved += [option for option in absent if in_effect(option, state)]
@@ -214,8 +230,11 @@ def _show(options):
     return ','.join(options) if options else '(none)'
 
 
-def _message(path, option, want, live, persistent, info, unresolved):
-    """A sentence about one (path, option) check."""
+def _message(path, option, want, live, persistent, info, unresolved, remount_fixes=True):
+    """A sentence about one (path, option) check; ``remount_fixes`` is False when
+    a remount cannot correct the live side (``unresolved`` says what to do)."""
+    remount = 'a remount would %s it' % ('apply' if want else 'remove') if remount_fixes else ''
+
     if not info['mounted']:
         first = '%s is not mounted' % path
         name = option
@@ -237,11 +256,14 @@ def _message(path, option, want, live, persistent, info, unresolved):
     if live_ok is not False and persistent_ok:
         consequence = ''
     elif not info['in_fstab']:
-        consequence = 'the mount does not come back at boot' if info['mounted'] else ''
-        if live_ok is False:
-            consequence = 'a remount would %s it, and %s' % ('apply' if want else 'remove', consequence)
+        if path == '/':
+            consequence = "at boot the root file system gets only the kernel's rootflags="
+        else:
+            consequence = 'the mount does not come back at boot' if info['mounted'] else ''
+        if live_ok is False and remount:
+            consequence = '%s, and %s' % (remount, consequence)
     elif live_ok is False and persistent_ok:
-        consequence = 'a remount would %s it' % ('apply' if want else 'remove')
+        consequence = remount
     elif live_ok is False:
         consequence = 'both fstab and the live mount need changing'
     elif live_ok is None:
@@ -364,16 +386,18 @@ def plan_mounts_from(mounts, mountinfo_entries, fstab_records, fstab_present=Tru
                 persistent_ok = persistent == want
             status = status_of(live_ok, persistent_ok)
             note = ''
+            remount_fixes = True
             if option in fstab_unresolved and persistent_ok is False:
                 note = ('the other options in fstab keep %s %s; change them by hand'
                         % (option, 'off' if want else 'in effect'))
             elif option in live_unresolved and live_ok is False:
                 note = ('a remount cannot %s %s; unmount and mount %s'
                         % ('set' if want else 'remove', option, path))
+                remount_fixes = False
             if note:
                 info['unresolved'].append('%s: %s' % (option, note))
             checks.append(_check(path, option, want, status, live, persistent,
-                                 _message(path, option, want, live, persistent, info, note)))
+                                 _message(path, option, want, live, persistent, info, note, remount_fixes)))
 
     fstab_before = render(fstab_records) if fstab_present else None
     fstab_after = render(records_after) if fstab_present else None

@@ -135,6 +135,7 @@ PROFILES = {
     },
 }
 
+
 class PolicyError(ValueError):
     """An invalid policy; ``errors`` holds every message."""
 

@@ -242,6 +242,8 @@ def _message(name, device, live_state, expected, live_ok, persistent_ok, file_cl
     if live_ok:
         if persistent_ok is True:
             return '%s on %s is %s live (%s) and %s' % (name, device, live, where, file_clause)
+        if persistent_ok is None:
+            return '%s on %s is %s live (%s); %s' % (name, device, live, where, file_clause)
         return '%s on %s is %s live (%s) but %s: lost at the next mount' % (name, device, live, where, file_clause)
     return '%s on %s is %s live (%s), expected %s; %s' % (name, device, live, where, expected, file_clause)
 
@@ -265,6 +267,7 @@ def plan_tunefstab(entries, path=_tunefstab.DEFAULT_PATH, vxtunefs=None, run_com
     errors = []
     old_text = read_text(path, errors, missing_ok=True, decode_errors='surrogateescape', newline='')
     present = old_text is not None
+    unreadable = not present and os.path.lexists(path)
     file_entries = _tunefstab.parse_tunefstab(old_text, errors) if present else []
     if mount_entries is None:
         mount_entries = read_mountinfo(proc_root, errors)
@@ -306,14 +309,19 @@ def plan_tunefstab(entries, path=_tunefstab.DEFAULT_PATH, vxtunefs=None, run_com
             reason = why if live_values is None else '%s does not print it: live value not checked' % where
             if present:
                 persistent_ok = persistent == expected
+            elif unreadable:
+                persistent_ok = None
             else:
                 persistent_ok = None if vxtunefs is None else False
             status = status_of(live_ok, persistent_ok)
-            if status == NOT_APPLICABLE:
+            if unreadable and live_ok is None:
+                status = ERROR
+                message = '%s on %s: %s; %s cannot be read' % (name, device, reason, path)
+            elif status == NOT_APPLICABLE:
                 message = 'no vxtunefs on this host and no %s: VxFS is not in use here' % path
             else:
-                message = _message(name, device, (live, where, reason), expected, live_ok, persistent_ok,
-                                   _file_clause(path, present, setting))
+                clause = '%s cannot be read' % path if unreadable else _file_clause(path, present, setting)
+                message = _message(name, device, (live, where, reason), expected, live_ok, persistent_ok, clause)
             checks.append(make_check(CONCERN, device, name, expected, live, persistent, status, message))
             if status not in (DRIFT, NOT_PERSISTENT):
                 continue

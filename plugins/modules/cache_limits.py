@@ -13,8 +13,8 @@ module: cache_limits
 short_description: Audit page-cache and writeback limits and the memory cap of bulk jobs
 version_added: 0.1.0
 description:
-  - Compares C(vm.*) writeback sysctls with a policy, live (C(/proc/sys/vm)) and persistently: the value the next
-    boot produces from the kernel default and the sysctl files in the systemd-sysctl load order.
+  - Compares C(vm.*) writeback sysctls with a policy, live (C(/proc/sys/vm)) and persistently (the value the next
+    boot produces from the kernel default and the sysctl files in the systemd-sysctl load order).
     The file that decides each value is named in the check message.
   - Each bytes/ratio pair (C(vm.dirty_bytes)/C(vm.dirty_ratio), C(vm.dirty_background_bytes)/C(vm.dirty_background_ratio))
     is handled as the kernel handles it, where writing one value zeroes the other. Only the key asked is compared;

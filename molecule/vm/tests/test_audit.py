@@ -30,11 +30,11 @@ def find(report, concern, target, setting):
     ("block_queue", "vdc", "read_ahead_kb", "not_persistent"),
     # set by /etc/udev/rules.d/70-lab.rules and triggered
     ("block_queue", "vdd", "read_ahead_kb", "compliant"),
-    ("cache_limits", "vm.dirty_ratio", "", "drift"),
+    ("cache_limits", "sysctl", "vm.dirty_ratio", "drift"),
     # sysctl -w only
-    ("cache_limits", "vm.dirty_background_ratio", "", "not_persistent"),
+    ("cache_limits", "sysctl", "vm.dirty_background_ratio", "not_persistent"),
     # /etc/sysctl.d/50-lab.conf, applied
-    ("cache_limits", "vm.vfs_cache_pressure", "", "compliant"),
+    ("cache_limits", "sysctl", "vm.vfs_cache_pressure", "compliant"),
     ("tunefstab", "/dev/vx/dsk/labdg/vol01", "read_pref_io", "compliant"),
     ("tunefstab", "/dev/vx/dsk/labdg/vol01", "discovered_direct_iosz", "drift"),
 ])

@@ -320,8 +320,8 @@ def test_rule_identity(sysfs_full, name, db, identity, warned):
 
 
 @pytest.mark.parametrize('text, settings, expected', [
-    (None, {'read_ahead_kb': 4096}, bq.RULES_HEADER + 'ACTION=="add|change", SUBSYSTEM=="block", KERNEL=="vdb", '
-                                                       'ATTR{queue/read_ahead_kb}="4096"\n'),
+    (None, {'read_ahead_kb': 4096},
+     bq.RULES_HEADER + 'ACTION=="add|change", SUBSYSTEM=="block", KERNEL=="vdb", ATTR{queue/read_ahead_kb}="4096"\n'),
     # other lines are kept as they are; the device's line is merged in place
     ('# mine\nKERNEL=="sdz", ATTR{queue/nr_requests}="8"\r\n'
      'ACTION=="add|change", SUBSYSTEM=="block", KERNEL=="vdb", ATTR{queue/nr_requests}="64"\r\n',
@@ -340,3 +340,12 @@ def test_rule_identity(sysfs_full, name, db, identity, warned):
 ])
 def test_merge_rules_text(text, settings, expected):
     assert bq.merge_rules_text(text, 'KERNEL=="vdb"', settings) == expected
+
+
+def test_unreadable_rules_file_is_never_replaced(plan, tmp_path, udev_root):
+    unreadable = udev_root + '/etc/udev/rules.d/61-iotune.rules'
+    os.mkdir(unreadable)        # a directory cannot be read as a file, even by root
+    result = plan([{'match': {'name': 'loop2'}, 'nr_requests': 64}], rules_file=unreadable)
+    assert one(result, 'loop2', 'nr_requests')['status'] == 'drift'
+    assert [c['kind'] for c in result['changes']] == ['sysfs']
+    assert result['warnings'][0] == '/etc/udev/rules.d/61-iotune.rules cannot be read: no change to it is planned'

@@ -65,6 +65,7 @@ def tree_fixture(tmp_path, build_tree):
      {'vm.dirty_bytes': 268435456, 'vm.dirty_background_bytes': 67108864}),
     ({'vm.swappiness': 10, 'vm.min_free_kbytes': 131072}, {'vm.swappiness': 10, 'vm.min_free_kbytes': 131072}),
     (None, {}),
+    ({'vm.dirty_bytes': None, 'vm.dirty_ratio': 20}, {'vm.dirty_ratio': 20}),
 ])
 def test_validate_sysctl_good(sysctl, expected):
     assert validate_sysctl(sysctl) == (expected, [])
@@ -246,7 +247,8 @@ def test_bytes_zeroed_by_a_later_ratio(tree, fixture_path):
     assert (check['status'], check['expected'], check['live'], check['persistent']) == ('drift', 268435456, 0, 0)
     assert check['message'] == (
         'vm.dirty_bytes is 0 live, expected 268435456 (the kernel uses vm.dirty_ratio = 20 instead); the next boot '
-        'gives 0 (vm.dirty_ratio = 35 in %s/sysctl.d/80-iotune.conf line 6 zeroes it). Even set in '
+        'gives 0 (vm.dirty_ratio = 35 in %s/sysctl.d/80-iotune.conf line 6 zeroes it): both the live value and the '
+        'sysctl files need changing. Even set in '
         '%s, it would be overridden by %s/sysctl.d/80-iotune.conf line 6, later in the load order'
         % (etc, managed, etc))
     assert plan['sysctl']['vm.dirty_bytes'] == {
@@ -296,7 +298,7 @@ def test_compliant_managed_file_plans_nothing(tmp_path, build_tree):
     with open(managed, 'w') as handle:
         handle.write('vm.dirty_ratio = 40\nvm.dirty_background_ratio = 10\n')
     plan = plan_cache({'vm.dirty_ratio': 40, 'vm.dirty_background_ratio': 10}, sysctl_file=managed,
-                      proc_root=_proc(tmp_path, dirty_ratio=40), **dict(_order(root), sysctl_conf=None))
+                      proc_root=_proc(tmp_path, dirty_ratio=40), conf_dirs=_dirs(root), sysctl_conf=None)
     assert [check['status'] for check in plan['checks']] == ['compliant', 'compliant']
     assert plan['changes'] == []
     assert plan['sysctl']['vm.dirty_ratio']['file'] == managed

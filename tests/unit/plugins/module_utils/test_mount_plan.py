@@ -142,13 +142,20 @@ def test_edit_fstab_options(options, present, absent, new, unresolved):
 REMOUNTS = [
     ('noatime', ['rw', 'relatime'], ['noatime'], [], ['noatime'], ['rw', 'noatime'], []),
     ('nothing to do', ['rw', 'noatime'], ['noatime'], ['sync'], [], ['rw', 'noatime'], []),
-    ('sync off', ['rw', 'relatime', 'sync'], [], ['sync'], ['async'], ['rw', 'relatime', 'async'], []),
-    ('noatime off', ['rw', 'noatime'], [], ['noatime'], ['relatime'], ['rw', 'relatime'], []),
+    ('sync off', ['rw', 'relatime', 'sync'], [], ['sync'], ['async'], ['rw', 'relatime'], []),
+    ('noatime off', ['rw', 'noatime'], [], ['noatime'], ['atime', 'relatime'], ['rw', 'relatime'], []),
+    ('relatime from noatime', ['rw', 'noatime'], ['relatime'], [], ['atime', 'relatime'], ['rw', 'relatime'], []),
+    ('atime from noatime', ['rw', 'noatime'], ['atime'], [], ['atime', 'relatime'], ['rw', 'relatime'], []),
+    ('strictatime from noatime', ['rw', 'noatime'], ['strictatime'], [], ['strictatime'], ['rw'], []),
+    ('strictatime off', ['rw'], [], ['strictatime'], ['relatime'], ['rw', 'relatime'], []),
+    ('nodiratime off', ['rw', 'nodiratime', 'relatime'], [], ['nodiratime'], ['diratime'], ['rw', 'relatime'], []),
     ('ro to rw', ['ro', 'relatime'], ['rw'], [], ['rw'], ['rw', 'relatime'], []),
+    ('suid and exec back', ['rw', 'nosuid', 'nodev', 'noexec', 'relatime'], ['suid'], ['noexec'], ['suid', 'exec'],
+     ['rw', 'nodev', 'relatime'], []),
     ('value replaced', ['rw', 'commit=5'], ['commit=60'], ['commit=5'], ['commit=60'], ['rw', 'commit=60'], []),
     ('key=value cannot be dropped', ['rw', 'delaylog', 'mincache=direct'], [], ['mincache=direct'], [],
      ['rw', 'delaylog', 'mincache=direct'], ['mincache=direct']),
-    ('strictatime from relatime', ['rw', 'relatime'], ['strictatime'], [], ['strictatime'], ['rw', 'strictatime'], []),
+    ('strictatime from relatime', ['rw', 'relatime'], ['strictatime'], [], ['strictatime'], ['rw'], []),
 ]
 
 
@@ -322,7 +329,7 @@ def test_plan_several_mounts_keeps_every_unmanaged_byte(vxfs_plan, read_fixture)
     mount_changes = [(c['target'], c['options']) for c in plan['changes'] if c['kind'] == 'mount']
     assert mount_changes == [('/data', 'remount,noatime,commit=60'), ('/db', 'remount,commit=30,async')]
     details = dict((info['path'], info) for info in plan['mounts'])
-    assert details['/db']['live_options_after'] == ['rw', 'noatime', 'async', 'commit=30']
+    assert details['/db']['live_options_after'] == ['rw', 'noatime', 'commit=30']
     assert details['/archive']['mounted'] is False
     assert details['/archive']['remount_options'] is None
 
@@ -451,8 +458,8 @@ def test_module_single_path(monkeypatch, fixture_path):
                                                          absent=['sync']), diff=True)
     assert kind is ExitJson
     assert result['changed'] is False
-    assert [(c['setting'], c['status']) for c in result['checks']] == [('present:noatime', 'drift'),
-                                                                        ('absent:sync', 'compliant')]
+    assert [(c['setting'], c['status']) for c in result['checks']] == [
+        ('present:noatime', 'drift'), ('absent:sync', 'compliant')]
     assert result['msg'] == '2 checks: 1 compliant, 1 drift'
     assert result['summary']['drift'] == 1
     assert result['diff'] == [{'before_header': 'live mount options', 'after_header': 'live mount options after remount',
@@ -493,3 +500,15 @@ def test_module_bad_input(monkeypatch, fixture_path, args, message):
     kind, result = _run_module(monkeypatch, _module_args(fixture_path, **args))
     assert kind is FailJson
     assert result['msg'].startswith(message), result['msg']
+
+
+def test_root_not_in_fstab(fixture_path):
+    plan = plan_mounts([{'path': '/', 'present': ['noatime']}],
+                       fstab_path=fixture_path('fstab', 'debian12-unconfigured.fstab'),
+                       proc_root=fixture_path('proc', 'vm-loop'))
+    check = plan['checks'][0]
+    assert (check['status'], check['live'], check['persistent']) == ('drift', False, None)
+    assert check['message'] == (
+        'noatime is not in effect on / (live: rw,relatime,discard,resv_strict,resuid=65534,resgid=65534); / is not in '
+        "%s: a remount would apply it, and at boot the root file system gets only the kernel's rootflags="
+        % fixture_path('fstab', 'debian12-unconfigured.fstab'))

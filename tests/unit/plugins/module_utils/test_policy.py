@@ -51,8 +51,9 @@ GOOD = [
     ('full example', FULL),
     ('every profile name', {'iotune_profile': 'database_directio'}),
     ('mount without option lists', {'iotune_mounts': [{'path': '/backup'}]}),
-    ('vxfs mount options', {'iotune_mounts': [{'path': '/backup', 'present': ['delaylog', 'mincache=closesync'],
-                                                'absent': ['mincache=direct', 'convosync=direct', 'tmplog']}]}),
+    ('vxfs mount options', {'iotune_mounts': [{
+        'path': '/backup', 'present': ['delaylog', 'mincache=closesync'],
+        'absent': ['mincache=direct', 'convosync=direct', 'tmplog']}]}),
     ('present value and absent other value', {'iotune_mounts': [{'path': '/d', 'present': ['commit=60'], 'absent': ['commit=5']}]}),
     ('user-space options', {'iotune_mounts': [{'path': '/n', 'present': ['nofail', '_netdev', 'x-systemd.automount']}]}),
     ('root and trailing slash', {'iotune_mounts': [{'path': '/'}, {'path': '/data/'}]}),

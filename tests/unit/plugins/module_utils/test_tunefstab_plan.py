@@ -57,8 +57,8 @@ def test_normalize_tunable_rejects(name, value, message):
 
 
 def test_validate_entry_names_every_bad_field():
-    entry, errors = tp.validate_entry({'device': U08, 'tunables': {'discovered_direct_iosz': '10m', 'bogus': 1,
-                                                                    'read_ahead': 5}}, 'entries[1]')
+    tunables = {'discovered_direct_iosz': '10m', 'bogus': 1, 'read_ahead': 5}
+    entry, errors = tp.validate_entry({'device': U08, 'tunables': tunables}, 'entries[1]')
     assert entry == {'device': U08, 'tunables': {'discovered_direct_iosz': 10485760}}
     assert errors == [
         'entries[1].tunables.bogus: unknown tunable; accepted: ' + ', '.join(tp.TUNABLE_NAMES),
@@ -330,3 +330,18 @@ def test_find_vxtunefs(tmp_path):
     assert tp.find_vxtunefs(str(binary)) == (str(binary), None)
     assert tp.find_vxtunefs(str(tmp_path / 'nope')) == (None, 'vxtunefs %s is not an executable file' % (tmp_path / 'nope'))
     assert tp.find_vxtunefs(None, find_bin=lambda name, dirs: '/opt/VRTS/bin/' + name) == ('/opt/VRTS/bin/vxtunefs', None)
+
+
+@pytest.mark.parametrize('vxtunefs, status, message', [
+    (None, 'error', 'read_pref_io on /dev/vx/dsk/datadg/vol01: no vxtunefs on this host: live values not checked; '
+                    '%s cannot be read'),
+    ('/opt/VRTS/bin/vxtunefs', 'compliant',
+     'read_pref_io on /dev/vx/dsk/datadg/vol01 is 262144 live (vxtunefs -p /data); %s cannot be read'),
+])
+def test_unreadable_tunefstab_is_never_replaced(plan, tmp_path, vxtunefs, status, message):
+    unreadable = tmp_path / 'tunefstab'
+    unreadable.mkdir()          # a directory cannot be read as a file, even by root
+    result = plan([{'device': VOL01, 'tunables': {'read_pref_io': 262144}}], path=str(unreadable), vxtunefs=vxtunefs)
+    check = result['checks'][0]
+    assert (check['status'], check['message']) == (status, message % unreadable)
+    assert result['changes'] == []
