@@ -449,7 +449,7 @@ def plan_block_queue(requests, sys_root='/sys', proc_root='/proc', rules_dirs=_u
         device = _udev.device_properties(sys_root, name, db_dir)
         evaluation = _udev.evaluate(rules, device) if device else None
         identity, identity_warning = rule_identity(sys_root, name, device['db'] if device else None)
-        note_text = ''.join('. %s' % note[0].upper() + note[1:] for note in entry['notes'])
+        note_text = ''.join('. %s' % note for note in entry['notes'])
         to_persist = {}
         conflicted = set(setting for setting, dummy_a, dummy_b in entry['conflicts'])
         for setting, first, other in entry['conflicts']:

@@ -171,7 +171,7 @@ def test_resolve_match(sysfs_full, udev_root, fixture_path, match, names, note, 
     # the note about the partition ends the message
     ({'match': {'name': 'loop0p1'}, 'read_ahead_kb': 2560}, 'loop0', 'read_ahead_kb', 'not_persistent',
      {'message': 'read_ahead_kb on loop0 is 2560 live but no udev rule sets it: lost at reboot. '
-                 'Loop0p1 is a partition: queue settings apply to its disk loop0'}),
+                 'loop0p1 is a partition: queue settings apply to its disk loop0'}),
 ])
 def test_statuses(plan, sysfs_full, request_, target, setting, status, expected_check):
     check = one(plan([request_]), target, setting)
