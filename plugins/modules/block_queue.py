@@ -250,42 +250,42 @@ checks:
       type: str
       returned: always
       sample: "read_ahead_kb on vda is 8192, expected 4096; no udev rule sets it"
-plan:
-  description: What applying the policy would change. Nothing is changed by this version.
+summary:
+  description: Number of checks per status.
   returned: always
   type: dict
-  contains:
-    changes:
-      description:
-        - Sysfs writes C({kind, target, setting, path, before, after}) in write order, then at most one
-          C({kind, target, before, after}) of C(kind) V(file) with the whole text of O(rules_file) before (V(null) when absent)
-          and after.
-      type: list
-      elements: dict
-      returned: always
-      sample:
-        - kind: sysfs
-          target: vda
-          setting: read_ahead_kb
-          path: /sys/block/vda/queue/read_ahead_kb
-          before: 8192
-          after: 4096
-    devices:
-      description: Each selected device with C(name), C(matches), C(notes), C(identity) (the udev match keys) and C(rule) (its managed rule line, or V(null)).
-      type: list
-      elements: dict
-      returned: always
-      sample:
-        - name: vda
-          matches: [name=vda]
-          notes: []
-          identity: ATTR{serial}=="overlayblk"
-          rule: ACTION=="add|change", SUBSYSTEM=="block", ATTR{serial}=="overlayblk", ATTR{queue/read_ahead_kb}="4096"
-    warnings:
-      description: Sentences about the plan, also issued as warnings (e.g. a later udev rule that would still override the managed one).
-      type: list
-      elements: str
-      returned: always
+  sample: {compliant: 1, drift: 1, not_persistent: 0, not_applicable: 0, error: 0}
+msg:
+  description: Summary of the checks.
+  returned: always
+  type: str
+  sample: "2 checks: 1 compliant, 1 drift"
+changes:
+  description:
+    - Sysfs writes C({kind, target, setting, path, before, after}) in write order, then at most one
+      C({kind, target, before, after}) of C(kind) V(file) with the whole text of O(rules_file) before (V(null) when absent)
+      and after.
+  type: list
+  elements: dict
+  returned: always
+  sample:
+    - kind: sysfs
+      target: vda
+      setting: read_ahead_kb
+      path: /sys/block/vda/queue/read_ahead_kb
+      before: 8192
+      after: 4096
+devices:
+  description: Each selected device with C(name), C(matches), C(notes), C(identity) (the udev match keys) and C(rule) (its managed rule line, or V(null)).
+  type: list
+  elements: dict
+  returned: always
+  sample:
+    - name: vda
+      matches: [name=vda]
+      notes: []
+      identity: ATTR{serial}=="overlayblk"
+      rule: ACTION=="add|change", SUBSYSTEM=="block", ATTR{serial}=="overlayblk", ATTR{queue/read_ahead_kb}="4096"
 '''
 
 from ansible.module_utils.basic import AnsibleModule
@@ -293,6 +293,8 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.iotune.storage.plugins.module_utils._blockq_plan import (
     DEFAULT_RULES_FILE, MATCH_KEYS, SCHEDULERS, SETTINGS, plan_block_queue, validate_request)
 from ansible_collections.iotune.storage.plugins.module_utils._udev import DB_DIR, RULES_DIRS
+from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS, file_diffs, finish, live_diff
+
 
 MATCH_SPEC = dict(
     type='dict',
@@ -306,6 +308,7 @@ MATCH_SPEC = dict(
     required_one_of=[list(MATCH_KEYS)],
 )
 
+
 SETTING_SPECS = dict(
     read_ahead_kb=dict(type='int'),
     max_sectors_kb=dict(type='int'),
@@ -314,35 +317,18 @@ SETTING_SPECS = dict(
 )
 
 
-def _diff(plan):
-    sysfs = [c for c in plan['changes'] if c['kind'] == 'sysfs']
-    diffs = []
-    if sysfs:
-        diffs.append({
-            'before_header': 'sysfs (live)',
-            'after_header': 'sysfs (planned)',
-            'before': ''.join('%s = %s\n' % (c['path'], c['before']) for c in sysfs),
-            'after': ''.join('%s = %s\n' % (c['path'], c['after']) for c in sysfs),
-        })
-    for change in plan['changes']:
-        if change['kind'] == 'file':
-            diffs.append({
-                'before_header': change['target'] if change['before'] is not None else '%s (absent)' % change['target'],
-                'after_header': change['target'],
-                'before': change['before'] or '',
-                'after': change['after'],
-            })
-    return diffs
+def build_diff(plan):
+    return live_diff(plan['changes'], 'sysfs', 'sysfs', lambda change, side: '%s = %s' % (change['path'], change[side])) \
+        + file_diffs(plan['changes'])
 
 
 def main():
     argument_spec = dict(
+        JOURNAL_ARGS,
         match=dict(MATCH_SPEC),
         devices=dict(type='list', elements='dict', options=dict(match=dict(MATCH_SPEC, required=True), **SETTING_SPECS)),
         persist=dict(type='bool', default=True),
         rules_file=dict(type='path', default=DEFAULT_RULES_FILE),
-        run_id=dict(type='str'),
-        journal_dir=dict(type='path', default='/var/lib/iotune/journal'),
         sys_root=dict(type='path', default='/sys'),
         proc_root=dict(type='path', default='/proc'),
         udev_rules_dirs=dict(type='list', elements='path', default=list(RULES_DIRS)),
@@ -367,9 +353,6 @@ def main():
         errors.extend(validate_request(request, label))
     if errors:
         module.fail_json(msg='invalid block_queue policy: %s' % '; '.join(errors), errors=errors)
-    if not module.check_mode:
-        module.fail_json(msg='apply is not implemented yet; run with check_mode')
-
     plan = plan_block_queue(
         requests,
         sys_root=params['sys_root'],
@@ -379,16 +362,7 @@ def main():
         rules_file=params['rules_file'],
         persist=params['persist'],
     )
-    for warning in plan['warnings']:
-        module.warn(warning)
-    result = dict(
-        changed=False,
-        checks=plan['checks'],
-        plan=dict(changes=plan['changes'], devices=plan['devices'], warnings=plan['warnings']),
-    )
-    if module._diff:
-        result['diff'] = _diff(plan)
-    module.exit_json(**result)
+    finish(module, plan, build_diff(plan), devices=plan['devices'])
 
 
 if __name__ == '__main__':

@@ -230,40 +230,24 @@ from ansible_collections.iotune.storage.plugins.module_utils._cache_plan import 
     plan_cache,
     validate_sysctl,
 )
-from ansible_collections.iotune.storage.plugins.module_utils._checks import STATUSES, summarize
 from ansible_collections.iotune.storage.plugins.module_utils._iofacts import read_memory_bytes
 from ansible_collections.iotune.storage.plugins.module_utils._policy import validate_bulk_slice
 from ansible_collections.iotune.storage.plugins.module_utils._sysctl import CONF_DIRS, SYSCTL_CONF
+from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS, file_diffs, finish, live_diff
+
 
 C_LOCALE = {'LANG': 'C', 'LC_ALL': 'C', 'LC_MESSAGES': 'C'}
-NOT_IMPLEMENTED = 'apply is not implemented yet; run with check_mode'
-
-
-def summary_message(checks):
-    counts = summarize(checks)
-    parts = ['%d %s' % (counts[status], status) for status in STATUSES if counts[status]]
-    return '%d checks%s' % (len(checks), (': ' + ', '.join(parts)) if parts else '')
 
 
 def build_diff(plan):
-    diffs = []
-    for change in plan['changes']:
-        if change['kind'] == 'file':
-            diffs.append({'before_header': change['path'], 'after_header': change['path'],
-                          'before': change['before'] or '', 'after': change['after']})
-    live = [change for change in plan['changes'] if change['kind'] == 'sysctl']
-    if live:
-        diffs.append({
-            'before_header': 'live sysctl values', 'after_header': 'live sysctl values',
-            'before': ''.join('%s = %s\n' % (c['target'], c['before']) for c in live),
-            'after': ''.join('%s = %s\n' % (c['target'], c['after']) for c in live),
-        })
-    return diffs
+    return file_diffs(plan['changes']) + live_diff(
+        plan['changes'], 'sysctl', 'sysctl values', lambda change, side: '%s = %s' % (change['target'], change[side]))
 
 
 def main():
     module = AnsibleModule(
         argument_spec=dict(
+            JOURNAL_ARGS,
             sysctl=dict(type='dict'),
             sysctl_file=dict(type='path', default=DEFAULT_SYSCTL_FILE),
             bulk_slice=dict(type='dict', options=dict(
@@ -271,8 +255,6 @@ def main():
                 name=dict(type='str', default=DEFAULT_SLICE),
                 unit_dir=dict(type='path', default=DEFAULT_UNIT_DIR),
             )),
-            run_id=dict(type='str'),
-            journal_dir=dict(type='path', default='/var/lib/iotune/journal'),
             proc_root=dict(type='path', default='/proc'),
             sysctl_conf_dirs=dict(type='list', elements='path', default=list(CONF_DIRS)),
             sysctl_conf=dict(type='path', default=SYSCTL_CONF),
@@ -309,23 +291,7 @@ def main():
         systemctl=systemctl or 'systemctl',
         memory_bytes=read_memory_bytes(params['proc_root']),
     )
-    for warning in plan['warnings']:
-        module.warn(warning)
-    result = dict(
-        changed=False,
-        checks=plan['checks'],
-        summary=summarize(plan['checks']),
-        changes=plan['changes'],
-        sysctl=plan['sysctl'],
-        bulk_slice=plan['bulk_slice'],
-        msg=summary_message(plan['checks']),
-    )
-    if module._diff:
-        result['diff'] = build_diff(plan)
-    if not module.check_mode:
-        result['msg'] = NOT_IMPLEMENTED
-        module.fail_json(**result)
-    module.exit_json(**result)
+    finish(module, plan, build_diff(plan), sysctl=plan['sysctl'], bulk_slice=plan['bulk_slice'])
 
 
 if __name__ == '__main__':

@@ -236,39 +236,26 @@ msg:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.iotune.storage.plugins.module_utils._checks import STATUSES, summarize
 from ansible_collections.iotune.storage.plugins.module_utils._fstab import normalize_mount_point
 from ansible_collections.iotune.storage.plugins.module_utils._mount_plan import plan_mounts
 from ansible_collections.iotune.storage.plugins.module_utils._policy import validate_mount_entry
-
-NOT_IMPLEMENTED = 'apply is not implemented yet; run with check_mode'
-
-
-def summary_message(checks):
-    counts = summarize(checks)
-    parts = ['%d %s' % (counts[status], status) for status in STATUSES if counts[status]]
-    return '%d checks%s' % (len(checks), (': ' + ', '.join(parts)) if parts else '')
+from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS, finish, live_diff
 
 
 def build_diff(plan):
-    diffs = []
     fstab = plan['fstab']
+    diffs = []
     if fstab['changed']:
         diffs.append({'before_header': fstab['path'], 'after_header': fstab['path'],
                       'before': fstab['before'], 'after': fstab['after']})
-    mounts = [change for change in plan['changes'] if change['kind'] == 'mount']
-    if mounts:
-        diffs.append({
-            'before_header': 'live mount options', 'after_header': 'live mount options after remount',
-            'before': ''.join('%s %s\n' % (c['target'], ','.join(c['before'])) for c in mounts),
-            'after': ''.join('%s %s\n' % (c['target'], ','.join(c['after'])) for c in mounts),
-        })
-    return diffs
+    return diffs + live_diff(plan['changes'], 'mount', 'mount options',
+                             lambda change, side: '%s %s' % (change['target'], ','.join(change[side])))
 
 
 def main():
     module = AnsibleModule(
         argument_spec=dict(
+            JOURNAL_ARGS,
             path=dict(type='path'),
             present=dict(type='list', elements='str'),
             absent=dict(type='list', elements='str'),
@@ -279,8 +266,6 @@ def main():
             )),
             fstab=dict(type='path', default='/etc/fstab'),
             remount=dict(type='bool', default=True),
-            run_id=dict(type='str'),
-            journal_dir=dict(type='path', default='/var/lib/iotune/journal'),
             proc_root=dict(type='path', default='/proc'),
         ),
         mutually_exclusive=[('path', 'mounts'), ('mounts', 'present'), ('mounts', 'absent')],
@@ -307,22 +292,7 @@ def main():
         module.fail_json(msg='invalid mount options request: ' + '; '.join(errors), errors=errors)
 
     plan = plan_mounts(requests, fstab_path=params['fstab'], proc_root=params['proc_root'], remount=params['remount'])
-    for warning in plan['warnings']:
-        module.warn(warning)
-    result = dict(
-        changed=False,
-        checks=plan['checks'],
-        summary=summarize(plan['checks']),
-        changes=plan['changes'],
-        mounts=plan['mounts'],
-        msg=summary_message(plan['checks']),
-    )
-    if module._diff:
-        result['diff'] = build_diff(plan)
-    if not module.check_mode:
-        result['msg'] = NOT_IMPLEMENTED
-        module.fail_json(**result)
-    module.exit_json(**result)
+    finish(module, plan, build_diff(plan), mounts=plan['mounts'])
 
 
 if __name__ == '__main__':

@@ -185,67 +185,55 @@ checks:
       description: A sentence saying what was found.
       type: str
       returned: always
-plan:
-  description: What applying the policy would change. Nothing is changed by this version.
+summary:
+  description: Number of checks per status.
   returned: always
   type: dict
-  contains:
-    changes:
-      description:
-        - With O(apply), C({kind, target, device, setting, before, after, argv}) of C(kind) V(vxtunefs) per live value
-          (C(target) is the mount point); then at most one C({kind, target, before, after}) of C(kind) V(file) with the
-          whole tunefstab text before (V(null) when absent) and after.
-      type: list
-      elements: dict
-      returned: always
-    devices:
-      description: Each device with C(mount_point), C(fstype) (V(null) when not mounted) and C(live_error).
-      type: list
-      elements: dict
-      returned: always
-    vxtunefs:
-      description: The C(vxtunefs) used, or V(null) when the host has none.
-      type: str
-      returned: always
-    warnings:
-      description: Sentences about the plan, also issued as warnings.
-      type: list
-      elements: str
-      returned: always
+  sample: {compliant: 1, drift: 1, not_persistent: 0, not_applicable: 0, error: 0}
+msg:
+  description: Summary of the checks.
+  returned: always
+  type: str
+  sample: "2 checks: 1 compliant, 1 drift"
+changes:
+  description:
+    - With O(apply), C({kind, target, device, setting, before, after, argv}) of C(kind) V(vxtunefs) per live value
+      (C(target) is the mount point); then at most one C({kind, target, before, after}) of C(kind) V(file) with the
+      whole tunefstab text before (V(null) when absent) and after.
+  type: list
+  elements: dict
+  returned: always
+devices:
+  description: Each device with C(mount_point), C(fstype) (V(null) when not mounted) and C(live_error).
+  type: list
+  elements: dict
+  returned: always
+vxtunefs:
+  description: The C(vxtunefs) used, or V(null) when the host has none.
+  type: str
+  returned: always
 '''
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS, file_diffs, finish, live_diff
 from ansible_collections.iotune.storage.plugins.module_utils._tunefstab_plan import (
     find_vxtunefs, plan_tunefstab, validate_entry)
+
 
 C_LOCALE = {'LANG': 'C', 'LC_ALL': 'C', 'LC_MESSAGES': 'C'}
 
 
-def _diff(plan):
-    diffs = []
-    live = [c for c in plan['changes'] if c['kind'] == 'vxtunefs']
-    if live:
-        diffs.append({
-            'before_header': 'vxtunefs (live)',
-            'after_header': 'vxtunefs (planned)',
-            'before': ''.join('%s %s=%s\n' % (c['target'], c['setting'], c['before']) for c in live),
-            'after': ''.join('%s %s=%s\n' % (c['target'], c['setting'], c['after']) for c in live),
-        })
-    for change in plan['changes']:
-        if change['kind'] == 'file':
-            diffs.append({
-                'before_header': change['target'] if change['before'] is not None else '%s (absent)' % change['target'],
-                'after_header': change['target'],
-                'before': change['before'] or '',
-                'after': change['after'],
-            })
-    return diffs
+def build_diff(plan):
+    return live_diff(plan['changes'], 'vxtunefs', 'vxtunefs',
+                     lambda change, side: '%s %s=%s' % (change['target'], change['setting'], change[side])) \
+        + file_diffs(plan['changes'])
 
 
 def main():
     module = AnsibleModule(
         argument_spec=dict(
+            JOURNAL_ARGS,
             device=dict(type='str'),
             tunables=dict(type='dict'),
             entries=dict(type='list', elements='dict', options=dict(
@@ -255,8 +243,6 @@ def main():
             path=dict(type='path', default='/etc/vx/tunefstab'),
             apply=dict(type='bool', default=False),
             vxtunefs=dict(type='path'),
-            run_id=dict(type='str'),
-            journal_dir=dict(type='path', default='/var/lib/iotune/journal'),
             proc_root=dict(type='path', default='/proc'),
         ),
         mutually_exclusive=[['device', 'entries'], ['tunables', 'entries']],
@@ -278,9 +264,6 @@ def main():
         errors.extend(entry_errors)
     if errors:
         module.fail_json(msg='invalid tunefstab policy: %s' % '; '.join(errors), errors=errors)
-    if not module.check_mode:
-        module.fail_json(msg='apply is not implemented yet; run with check_mode')
-
     vxtunefs, vxtunefs_problem = find_vxtunefs(params['vxtunefs'])
     if vxtunefs_problem:
         module.warn(vxtunefs_problem)
@@ -290,16 +273,7 @@ def main():
 
     plan = plan_tunefstab(entries, path=params['path'], vxtunefs=vxtunefs, run_command=run_command,
                           proc_root=params['proc_root'], apply=params['apply'])
-    for warning in plan['warnings']:
-        module.warn(warning)
-    result = dict(
-        changed=False,
-        checks=plan['checks'],
-        plan=dict(changes=plan['changes'], devices=plan['devices'], vxtunefs=vxtunefs, warnings=plan['warnings']),
-    )
-    if module._diff:
-        result['diff'] = _diff(plan)
-    module.exit_json(**result)
+    finish(module, plan, build_diff(plan), devices=plan['devices'], vxtunefs=vxtunefs)
 
 
 if __name__ == '__main__':

@@ -559,9 +559,9 @@ def test_module_sysctl_and_slice(monkeypatch, tmp_path, tree, fixture_path):
     assert calls == [(['/usr/bin/systemctl', 'show', '-p', 'LoadState', '-p', 'MemoryHigh', '-p', 'NeedDaemonReload',
                        '--', 'iotune-bulk.slice'], {'LANG': 'C', 'LC_ALL': 'C', 'LC_MESSAGES': 'C'})]
     assert result['msg'] == '3 checks: 2 compliant, 1 drift'
-    assert [d['before_header'] for d in result['diff']] == [os.path.join(tree, 'etc/sysctl.d/60-iotune.conf'),
-                                                            'live sysctl values']
-    assert result['diff'][1] == {'before_header': 'live sysctl values', 'after_header': 'live sysctl values',
+    assert [d['before_header'] for d in result['diff']] == [os.path.join(tree, 'etc/sysctl.d/60-iotune.conf (absent)'),
+                                                            'sysctl values (live)']
+    assert result['diff'][1] == {'before_header': 'sysctl values (live)', 'after_header': 'sysctl values (planned)',
                                  'before': 'vm.dirty_background_ratio = 10\n', 'after': 'vm.dirty_background_ratio = 5\n'}
     assert result['bulk_slice']['load_state'] == 'loaded'
 

@@ -462,7 +462,7 @@ def test_module_single_path(monkeypatch, fixture_path):
         ('present:noatime', 'drift'), ('absent:sync', 'compliant')]
     assert result['msg'] == '2 checks: 1 compliant, 1 drift'
     assert result['summary']['drift'] == 1
-    assert result['diff'] == [{'before_header': 'live mount options', 'after_header': 'live mount options after remount',
+    assert result['diff'] == [{'before_header': 'mount options (live)', 'after_header': 'mount options (planned)',
                                'before': '/data rw,relatime\n', 'after': '/data rw,noatime\n'}]
 
 

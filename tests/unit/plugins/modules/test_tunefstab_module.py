@@ -100,8 +100,8 @@ def test_live_values_from_the_simulator(simulator, args):
     ]
     assert result['checks'][3]['message'].startswith(
         'discovered_direct_iosz on /dev/vx/dsk/datadg/u08 is 262144 live (vxtunefs -p /u08), expected 10485760')
-    assert result['plan']['vxtunefs'] == SIM
-    assert [c['kind'] for c in result['plan']['changes']] == ['file']
+    assert result['vxtunefs'] == SIM
+    assert [c['kind'] for c in result['changes']] == ['file']
 
 
 def test_apply_plans_vxtunefs_calls_and_changes_nothing(simulator, args):
@@ -109,7 +109,7 @@ def test_apply_plans_vxtunefs_calls_and_changes_nothing(simulator, args):
     args.update(device=U08, tunables={'discovered_direct_iosz': 10485760}, apply=True, _ansible_diff=True)
     kind, result = run(args)
     assert kind is ExitJson
-    change = result['plan']['changes'][0]
+    change = result['changes'][0]
     assert change['argv'] == [SIM, '-o', 'discovered_direct_iosz=10485760', '/u08']
     assert result['diff'][0]['after'] == '/u08 discovered_direct_iosz=10485760\n'
     # running the planned command is what apply will do; check mode did not
@@ -117,7 +117,7 @@ def test_apply_plans_vxtunefs_calls_and_changes_nothing(simulator, args):
     subprocess.run(change['argv'], check=True)
     kind, result = run(args)
     assert result['checks'][0]['status'] == 'compliant'
-    assert result['plan']['changes'] == []
+    assert result['changes'] == []
 
 
 def test_simulator_error_is_an_error_check(simulator, args, tmp_path, monkeypatch):
