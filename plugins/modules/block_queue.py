@@ -26,6 +26,7 @@ author:
   - iotune.storage maintainers (@iotune)
 extends_documentation_fragment:
   - iotune.storage.attributes
+  - iotune.storage.journal
 attributes:
   check_mode:
     support: full
@@ -120,13 +121,6 @@ options:
       - It must be a C(*.rules) file in one of O(udev_rules_dirs), or udev never reads it (the module warns).
     type: path
     default: /etc/udev/rules.d/60-iotune.rules
-  run_id:
-    description: Identifier of the run, used by the journal when changes are applied (not used in check mode).
-    type: str
-  journal_dir:
-    description: Directory of the write-ahead journal used when changes are applied (not used in check mode).
-    type: path
-    default: /var/lib/iotune/journal
   sys_root:
     description: Mount point of sysfs. Only changed for tests.
     type: path

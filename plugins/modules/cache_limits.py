@@ -27,6 +27,7 @@ author:
   - iotune.storage maintainers (@iotune)
 extends_documentation_fragment:
   - iotune.storage.attributes
+  - iotune.storage.journal
 attributes:
   check_mode:
     support: full
@@ -72,13 +73,6 @@ options:
         description: Directory of the slice unit file (drop-ins in C(<unit_dir>/<name>.d/) are read too).
         type: path
         default: /etc/systemd/system
-  run_id:
-    description: Identifier of the run whose journal records the changes (used when applying).
-    type: str
-  journal_dir:
-    description: Directory of the run journals (used when applying).
-    type: path
-    default: /var/lib/iotune/journal
   proc_root:
     description: Mount point of procfs. Only changed for tests.
     type: path

@@ -31,6 +31,7 @@ author:
   - iotune.storage maintainers (@iotune)
 extends_documentation_fragment:
   - iotune.storage.attributes
+  - iotune.storage.journal
 attributes:
   check_mode:
     support: full
@@ -92,13 +93,6 @@ options:
       - The checks compare live options either way.
     type: bool
     default: true
-  run_id:
-    description: Identifier of the run whose journal records the changes (used when applying).
-    type: str
-  journal_dir:
-    description: Directory of the run journals (used when applying).
-    type: path
-    default: /var/lib/iotune/journal
   proc_root:
     description: Mount point of procfs. Only changed for tests.
     type: path

@@ -27,6 +27,7 @@ author:
   - iotune.storage maintainers (@iotune)
 extends_documentation_fragment:
   - iotune.storage.attributes
+  - iotune.storage.journal
 attributes:
   check_mode:
     support: full
@@ -84,13 +85,6 @@ options:
         C(/usr/lib/fs/vxfs).
       - Tests point it at the VxFS simulator (C(tests/vxfs-sim/vxtunefs)).
     type: path
-  run_id:
-    description: Identifier of the run, used by the journal when changes are applied (not used in check mode).
-    type: str
-  journal_dir:
-    description: Directory of the write-ahead journal used when changes are applied (not used in check mode).
-    type: path
-    default: /var/lib/iotune/journal
   proc_root:
     description: Mount point of procfs, for C(self/mountinfo). Only changed for tests.
     type: path
