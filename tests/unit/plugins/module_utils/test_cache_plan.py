@@ -500,40 +500,21 @@ def test_every_status_is_covered():
 # ---------------------------------------------------------------------------
 # The cache_limits module entry point (kept here: the module is a thin shell around the planner).
 
-class ExitJson(Exception):
-    pass
-
-
-class FailJson(Exception):
-    pass
-
-
 def _run_module(monkeypatch, args, check_mode=True, diff=False, systemctl_out=''):
     from ansible.module_utils import basic
-    from ansible.module_utils.testing import patch_module_args
     from ansible_collections.iotune.storage.plugins.modules import cache_limits
+    from ansible_collections.iotune.storage.tests.unit.module_harness import run_main
 
     calls = []
-
-    def exit_json(self, **kwargs):
-        raise ExitJson(kwargs)
-
-    def fail_json(self, **kwargs):
-        raise FailJson(kwargs)
 
     def run_command(self, args, **kwargs):
         calls.append((list(args), dict(self.run_command_environ_update)))
         return 0, systemctl_out, ''
 
-    monkeypatch.setattr(basic.AnsibleModule, 'exit_json', exit_json)
-    monkeypatch.setattr(basic.AnsibleModule, 'fail_json', fail_json)
     monkeypatch.setattr(basic.AnsibleModule, 'run_command', run_command)
     monkeypatch.setattr(basic.AnsibleModule, 'get_bin_path', lambda self, name, *a, **k: '/usr/bin/' + name)
-    args = dict(args, _ansible_check_mode=check_mode, _ansible_diff=diff)
-    with patch_module_args(args):
-        with pytest.raises((ExitJson, FailJson)) as excinfo:
-            cache_limits.main()
-    return excinfo.type, excinfo.value.args[0], calls
+    kind, result = run_main(monkeypatch, cache_limits, dict(args, _ansible_check_mode=check_mode, _ansible_diff=diff))
+    return kind, result, calls
 
 
 def _cache_args(tree, fixture_path, **extra):
@@ -549,7 +530,7 @@ def test_module_sysctl_and_slice(monkeypatch, tmp_path, tree, fixture_path):
         _cache_args(tree, fixture_path, sysctl={'vm.dirty_background_ratio': 5, 'vm.vfs_cache_pressure': '100'},
                     bulk_slice={'memory_high': '25%', 'unit_dir': unit_dir}, systemd_run_dir=run_dir),
         diff=True, systemctl_out=LOADED_25)
-    assert kind is ExitJson
+    assert kind == 'exit'
     assert result['changed'] is False
     assert [(c['target'], c['setting'], c['status']) for c in result['checks']] == [
         ('sysctl', 'vm.dirty_background_ratio', 'drift'),
@@ -569,7 +550,7 @@ def test_module_sysctl_and_slice(monkeypatch, tmp_path, tree, fixture_path):
 def test_module_apply_is_not_implemented(monkeypatch, tree, fixture_path):
     kind, result, calls = _run_module(monkeypatch, _cache_args(tree, fixture_path, sysctl={'vm.dirty_ratio': 20}),
                                       check_mode=False)
-    assert kind is FailJson
+    assert kind == 'fail'
     assert result['msg'] == 'apply is not implemented yet; run with check_mode'
 
 
@@ -583,5 +564,5 @@ def test_module_apply_is_not_implemented(monkeypatch, tree, fixture_path):
 ])
 def test_module_bad_input(monkeypatch, tree, fixture_path, args, message):
     kind, result, calls = _run_module(monkeypatch, _cache_args(tree, fixture_path, **args))
-    assert kind is FailJson
+    assert kind == 'fail'
     assert result['msg'].startswith(message), result['msg']

@@ -420,32 +420,11 @@ def test_plan_from_parsed_state():
 # ---------------------------------------------------------------------------
 # The mount_options module entry point (kept here: the module is a thin shell around the planner).
 
-class ExitJson(Exception):
-    pass
-
-
-class FailJson(Exception):
-    pass
-
-
 def _run_module(monkeypatch, args, check_mode=True, diff=False):
-    from ansible.module_utils import basic
-    from ansible.module_utils.testing import patch_module_args
     from ansible_collections.iotune.storage.plugins.modules import mount_options
+    from ansible_collections.iotune.storage.tests.unit.module_harness import run_main
 
-    def exit_json(self, **kwargs):
-        raise ExitJson(kwargs)
-
-    def fail_json(self, **kwargs):
-        raise FailJson(kwargs)
-
-    monkeypatch.setattr(basic.AnsibleModule, 'exit_json', exit_json)
-    monkeypatch.setattr(basic.AnsibleModule, 'fail_json', fail_json)
-    args = dict(args, _ansible_check_mode=check_mode, _ansible_diff=diff)
-    with patch_module_args(args):
-        with pytest.raises((ExitJson, FailJson)) as excinfo:
-            mount_options.main()
-    return excinfo.type, excinfo.value.args[0]
+    return run_main(monkeypatch, mount_options, dict(args, _ansible_check_mode=check_mode, _ansible_diff=diff))
 
 
 def _module_args(fixture_path, **extra):
@@ -456,7 +435,7 @@ def _module_args(fixture_path, **extra):
 def test_module_single_path(monkeypatch, fixture_path):
     kind, result = _run_module(monkeypatch, _module_args(fixture_path, path='/data/', present=['noatime'],
                                                          absent=['sync']), diff=True)
-    assert kind is ExitJson
+    assert kind == 'exit'
     assert result['changed'] is False
     assert [(c['setting'], c['status']) for c in result['checks']] == [
         ('present:noatime', 'drift'), ('absent:sync', 'compliant')]
@@ -471,7 +450,7 @@ def test_module_batch_and_fstab_diff(monkeypatch, fixture_path, read_fixture):
         {'path': '/backup', 'absent': ['mincache=direct', 'convosync=direct']},
         {'path': '/db', 'present': ['noatime']},
     ]), diff=True)
-    assert kind is ExitJson
+    assert kind == 'exit'
     assert [c['status'] for c in result['checks']] == ['drift', 'drift', 'compliant']
     fstab_diff = result['diff'][0]
     assert fstab_diff['before'] == read_fixture('policy', 'constructed-vxfs.fstab')
@@ -482,7 +461,7 @@ def test_module_batch_and_fstab_diff(monkeypatch, fixture_path, read_fixture):
 def test_module_apply_is_not_implemented(monkeypatch, fixture_path):
     kind, result = _run_module(monkeypatch, _module_args(fixture_path, path='/data', present=['noatime']),
                                check_mode=False)
-    assert kind is FailJson
+    assert kind == 'fail'
     assert result['msg'] == 'apply is not implemented yet; run with check_mode'
     assert result['checks'][0]['status'] == 'drift'
 
@@ -498,7 +477,7 @@ def test_module_apply_is_not_implemented(monkeypatch, fixture_path):
 ])
 def test_module_bad_input(monkeypatch, fixture_path, args, message):
     kind, result = _run_module(monkeypatch, _module_args(fixture_path, **args))
-    assert kind is FailJson
+    assert kind == 'fail'
     assert result['msg'].startswith(message), result['msg']
 
 

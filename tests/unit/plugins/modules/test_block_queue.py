@@ -10,38 +10,10 @@ import os
 
 import pytest
 
-from ansible.module_utils import basic
-from ansible.module_utils.testing import patch_module_args
-
 from ansible_collections.iotune.storage.plugins.modules import block_queue
+from ansible_collections.iotune.storage.tests.unit.module_harness import run_main
 
 DIRS = ('etc/udev/rules.d', 'run/udev/rules.d', 'usr/local/lib/udev/rules.d', 'usr/lib/udev/rules.d', 'lib/udev/rules.d')
-
-
-class ExitJson(Exception):
-    pass
-
-
-class FailJson(Exception):
-    pass
-
-
-@pytest.fixture(autouse=True)
-def patch_exit(monkeypatch):
-    warnings = []
-
-    def warn(self, warning, **kwargs):
-        warnings.append(warning)
-
-    def exit_json(self, **kwargs):
-        kwargs['warnings'] = list(warnings)
-        raise ExitJson(kwargs)
-
-    def fail_json(self, **kwargs):
-        raise FailJson(kwargs)
-    monkeypatch.setattr(basic.AnsibleModule, 'exit_json', exit_json)
-    monkeypatch.setattr(basic.AnsibleModule, 'fail_json', fail_json)
-    monkeypatch.setattr(basic.AnsibleModule, 'warn', warn)
 
 
 @pytest.fixture(name='args')
@@ -57,21 +29,19 @@ def args_fixture(sysfs_full, build_tree, tmp_path, fixture_path):
     }
 
 
-def run(args):
-    with patch_module_args(args):
-        with pytest.raises((ExitJson, FailJson)) as excinfo:
-            block_queue.main()
-    return excinfo.type, excinfo.value.args[0]
+@pytest.fixture(name='run')
+def run_fixture(monkeypatch):
+    return lambda args: run_main(monkeypatch, block_queue, args)
 
 
-def test_batch_audit_in_check_mode(args):
+def test_batch_audit_in_check_mode(run, args):
     args['devices'] = [
         {'match': {'name': 'vda'}, 'scheduler': 'mq-deadline', 'nr_requests': 256},
         {'match': {'mountpoint': '/srv/data'}, 'read_ahead_kb': 4096},
         {'match': {'name': 'sdq'}, 'read_ahead_kb': 4096},
     ]
     kind, result = run(args)
-    assert kind is ExitJson
+    assert kind == 'exit'
     assert result['changed'] is False
     assert [(c['target'], c['setting'], c['status']) for c in result['checks']] == [
         ('name=sdq', 'device', 'not_applicable'),
@@ -84,10 +54,10 @@ def test_batch_audit_in_check_mode(args):
     assert 'diff' not in result
 
 
-def test_single_match_with_diff(args):
+def test_single_match_with_diff(run, args):
     args.update(match={'name': 'loop2'}, nr_requests=64, _ansible_diff=True)
     kind, result = run(args)
-    assert kind is ExitJson
+    assert kind == 'exit'
     assert result['checks'][0]['status'] == 'drift'
     sysfs, rules = result['diff']
     assert sysfs['before'].endswith('loop2/queue/nr_requests = 128\n')
@@ -95,16 +65,16 @@ def test_single_match_with_diff(args):
     assert rules['after'].endswith('KERNEL=="loop2", ATTR{queue/nr_requests}="64"\n')
 
 
-def test_warnings_are_issued(args):
+def test_warnings_are_issued(run, args):
     args.update(match={'name': 'vda'}, read_ahead_kb=8192)
     kind, result = run(args)
     assert result['warnings'] and all('udev' in w or 'rule' in w for w in result['warnings'])
 
 
-def test_apply_is_not_implemented(args):
+def test_apply_is_not_implemented(run, args):
     args.update(match={'name': 'vda'}, read_ahead_kb=4096, _ansible_check_mode=False)
     kind, result = run(args)
-    assert kind is FailJson
+    assert kind == 'fail'
     assert result['msg'] == 'apply is not implemented yet; run with check_mode'
 
 
@@ -123,14 +93,14 @@ def test_apply_is_not_implemented(args):
     ({'devices': [], 'nr_requests': 64}, 'parameters are mutually exclusive: devices|nr_requests'),
     ({'nr_requests': 64}, 'one of the following is required: match, devices'),
 ])
-def test_bad_input_fails_before_anything(args, extra, message):
+def test_bad_input_fails_before_anything(run, args, extra, message):
     args.update(extra)
     kind, result = run(args)
-    assert kind is FailJson
+    assert kind == 'fail'
     assert message in result['msg']
 
 
-def test_empty_batch(args):
+def test_empty_batch(run, args):
     args['devices'] = []
     kind, result = run(args)
-    assert kind is ExitJson and result['checks'] == [] and result['changes'] == []
+    assert kind == 'exit' and result['checks'] == [] and result['changes'] == []

@@ -9,29 +9,15 @@ __metaclass__ = type
 import pytest
 
 from ansible.module_utils import basic
-from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.iotune.storage.plugins.modules import io_facts
-
-
-class ExitJson(Exception):
-    pass
-
-
-class FailJson(Exception):
-    pass
+from ansible_collections.iotune.storage.tests.unit.module_harness import run_main
 
 
 @pytest.fixture(name='module_calls')
 def module_calls_fixture(monkeypatch, read_fixture):
-    """Capture exit_json/fail_json and answer run_command from real captured outputs."""
+    """Answer run_command from real captured outputs, and record the calls."""
     calls = {'run_command': []}
-
-    def exit_json(self, **kwargs):
-        raise ExitJson(kwargs)
-
-    def fail_json(self, **kwargs):
-        raise FailJson(kwargs)
 
     outputs = {
         'fio': read_fixture('commands', 'fio-3.33--version.txt'),
@@ -42,17 +28,13 @@ def module_calls_fixture(monkeypatch, read_fixture):
         calls['run_command'].append((list(args), kwargs, dict(self.run_command_environ_update)))
         return 0, outputs[args[0].rsplit('/', 1)[-1]], ''
 
-    monkeypatch.setattr(basic.AnsibleModule, 'exit_json', exit_json)
-    monkeypatch.setattr(basic.AnsibleModule, 'fail_json', fail_json)
     monkeypatch.setattr(basic.AnsibleModule, 'run_command', run_command)
     return calls
 
 
-def run_module(args):
-    with patch_module_args(args):
-        with pytest.raises((ExitJson, FailJson)) as excinfo:
-            io_facts.main()
-    return excinfo.type, excinfo.value.args[0]
+@pytest.fixture(name='run_module')
+def run_module_fixture(monkeypatch, module_calls):
+    return lambda args: run_main(monkeypatch, io_facts, args)
 
 
 def fixture_args(sysfs_real, fixture_path, tmp_path, **extra):
@@ -68,10 +50,10 @@ def fixture_args(sysfs_real, fixture_path, tmp_path, **extra):
 
 
 @pytest.mark.parametrize('check_mode', [False, True])
-def test_main_returns_facts(module_calls, sysfs_real, fixture_path, tmp_path, check_mode):
+def test_main_returns_facts(run_module, module_calls, sysfs_real, fixture_path, tmp_path, check_mode):
     args = fixture_args(sysfs_real, fixture_path, tmp_path, _ansible_check_mode=check_mode)
     kind, result = run_module(args)
-    assert kind is ExitJson
+    assert kind == 'exit'
     assert result['changed'] is False
     facts = result['ansible_facts']['iotune']
     assert sorted(facts) == ['block_devices', 'errors', 'fstab', 'memory_bytes', 'mounts', 'tools', 'vm', 'vxfs']
@@ -91,22 +73,22 @@ def test_main_returns_facts(module_calls, sysfs_real, fixture_path, tmp_path, ch
         (['--version'], 'C', False), (['--version'], 'C', False)]
 
 
-def test_main_gather_subset(module_calls, sysfs_real, fixture_path, tmp_path):
+def test_main_gather_subset(run_module, module_calls, sysfs_real, fixture_path, tmp_path):
     kind, result = run_module(fixture_args(sysfs_real, fixture_path, tmp_path, gather=['vxfs', 'memory']))
-    assert kind is ExitJson
+    assert kind == 'exit'
     assert sorted(result['ansible_facts']['iotune']) == ['errors', 'memory_bytes', 'vxfs']
     assert module_calls['run_command'] == []
 
 
-def test_main_rejects_unknown_subset(module_calls, sysfs_real, fixture_path, tmp_path):
+def test_main_rejects_unknown_subset(run_module, module_calls, sysfs_real, fixture_path, tmp_path):
     kind, result = run_module(fixture_args(sysfs_real, fixture_path, tmp_path, gather=['mounts', 'hardware']))
-    assert kind is FailJson
+    assert kind == 'fail'
     assert 'hardware' in result['msg'] and 'gather' in result['msg']
 
 
-def test_main_partial_sysfs_does_not_fail(module_calls, sysfs_full, fixture_path, tmp_path):
+def test_main_partial_sysfs_does_not_fail(run_module, module_calls, sysfs_full, fixture_path, tmp_path):
     kind, result = run_module(fixture_args(sysfs_full, fixture_path, tmp_path, gather=['block_devices']))
-    assert kind is ExitJson
+    assert kind == 'exit'
     facts = result['ansible_facts']['iotune']
     assert facts['block_devices']['xvdf']['read_ahead_kb'] is None
     assert len(facts['errors']) == 4

@@ -13,41 +13,13 @@ import subprocess
 
 import pytest
 
-from ansible.module_utils import basic
-from ansible.module_utils.testing import patch_module_args
-
 from ansible_collections.iotune.storage.plugins.modules import tunefstab
+from ansible_collections.iotune.storage.tests.unit.module_harness import run_main
 
 SIM = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))),
                    'vxfs-sim', 'vxtunefs')
 VOL01 = '/dev/vx/dsk/datadg/vol01'
 U08 = '/dev/vx/dsk/datadg/u08'
-
-
-class ExitJson(Exception):
-    pass
-
-
-class FailJson(Exception):
-    pass
-
-
-@pytest.fixture(autouse=True)
-def patch_exit(monkeypatch):
-    warnings = []
-
-    def warn(self, warning, **kwargs):
-        warnings.append(warning)
-
-    def exit_json(self, **kwargs):
-        kwargs['warnings'] = list(warnings)
-        raise ExitJson(kwargs)
-
-    def fail_json(self, **kwargs):
-        raise FailJson(kwargs)
-    monkeypatch.setattr(basic.AnsibleModule, 'exit_json', exit_json)
-    monkeypatch.setattr(basic.AnsibleModule, 'fail_json', fail_json)
-    monkeypatch.setattr(basic.AnsibleModule, 'warn', warn)
 
 
 @pytest.fixture(name='simulator')
@@ -75,21 +47,19 @@ def args_fixture(fixture_path):
     }
 
 
-def run(args):
-    with patch_module_args(args):
-        with pytest.raises((ExitJson, FailJson)) as excinfo:
-            tunefstab.main()
-    return excinfo.type, excinfo.value.args[0]
+@pytest.fixture(name='run')
+def run_fixture(monkeypatch):
+    return lambda args: run_main(monkeypatch, tunefstab, args)
 
 
-def test_live_values_from_the_simulator(simulator, args):
+def test_live_values_from_the_simulator(run, simulator, args):
     args['entries'] = [
         {'device': VOL01, 'tunables': {'read_pref_io': '256k', 'read_nstream': 8, 'max_diskq': '1m'}},
         {'device': U08, 'tunables': {'discovered_direct_iosz': '10m'}},
         {'device': '/dev/vx/dsk/datadg/vol02', 'tunables': {'read_ahead': 2}},
     ]
     kind, result = run(args)
-    assert kind is ExitJson, result
+    assert kind == 'exit', result
     assert result['changed'] is False
     assert [(c['target'], c['setting'], c['live'], c['persistent'], c['status']) for c in result['checks']] == [
         (VOL01, 'read_pref_io', 262144, 262144, 'compliant'),
@@ -104,11 +74,11 @@ def test_live_values_from_the_simulator(simulator, args):
     assert [c['kind'] for c in result['changes']] == ['file']
 
 
-def test_apply_plans_vxtunefs_calls_and_changes_nothing(simulator, args):
+def test_apply_plans_vxtunefs_calls_and_changes_nothing(run, simulator, args):
     before = simulator('-p', '/u08')
     args.update(device=U08, tunables={'discovered_direct_iosz': 10485760}, apply=True, _ansible_diff=True)
     kind, result = run(args)
-    assert kind is ExitJson
+    assert kind == 'exit'
     change = result['changes'][0]
     assert change['argv'] == [SIM, '-o', 'discovered_direct_iosz=10485760', '/u08']
     assert result['diff'][0]['after'] == '/u08 discovered_direct_iosz=10485760\n'
@@ -120,7 +90,7 @@ def test_apply_plans_vxtunefs_calls_and_changes_nothing(simulator, args):
     assert result['changes'] == []
 
 
-def test_simulator_error_is_an_error_check(simulator, args, tmp_path, monkeypatch):
+def test_simulator_error_is_an_error_check(run, simulator, args, tmp_path, monkeypatch):
     # /data is mounted as vxfs in mountinfo but not in this simulator state
     monkeypatch.setenv('VXFS_SIM_STATE', str(tmp_path / 'other-state.json'))
     args.update(device=VOL01, tunables={'read_pref_io': 262144})
@@ -130,19 +100,19 @@ def test_simulator_error_is_an_error_check(simulator, args, tmp_path, monkeypatc
     assert 'failed (rc=1): UX:vxfs vxtunefs: ERROR: /data is not a mounted VxFS file system' in check['message']
 
 
-def test_no_vxtunefs(args, tmp_path):
+def test_no_vxtunefs(run, args, tmp_path):
     args.update(device=VOL01, tunables={'read_pref_io': 262144}, vxtunefs=str(tmp_path / 'missing'))
     kind, result = run(args)
-    assert kind is ExitJson
+    assert kind == 'exit'
     assert result['checks'][0]['status'] == 'compliant'
     assert 'no vxtunefs on this host: live values not checked' in result['checks'][0]['message']
     assert result['warnings'][0] == 'vxtunefs %s is not an executable file' % (tmp_path / 'missing')
 
 
-def test_apply_is_not_implemented(args):
+def test_apply_is_not_implemented(run, args):
     args.update(device=VOL01, tunables={'read_pref_io': 262144}, _ansible_check_mode=False)
     kind, result = run(args)
-    assert kind is FailJson
+    assert kind == 'fail'
     assert result['msg'] == 'apply is not implemented yet; run with check_mode'
 
 
@@ -155,8 +125,8 @@ def test_apply_is_not_implemented(args):
     ({'device': VOL01, 'tunables': {'read_ahead': 1}, 'entries': []}, 'parameters are mutually exclusive: device|entries'),
     ({'entries': [{'device': VOL01}]}, 'missing required arguments: tunables found in entries'),
 ])
-def test_bad_input_fails_before_anything(args, extra, message):
+def test_bad_input_fails_before_anything(run, args, extra, message):
     args.update(extra)
     kind, result = run(args)
-    assert kind is FailJson
+    assert kind == 'fail'
     assert message in result['msg']

@@ -1,0 +1,43 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Run a module's main() in-process and catch how it ends."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import pytest
+
+from ansible.module_utils import basic
+from ansible.module_utils.testing import patch_module_args
+
+
+class ModuleExit(Exception):
+    """Raised instead of exit_json/fail_json; args are (kind, result), kind 'exit' or 'fail'."""
+
+
+def run_main(monkeypatch, module, args):
+    """Run ``module.main()`` with ``args``; return ('exit' | 'fail', result).
+
+    Warnings the module issues are returned in ``result['warnings']``."""
+    warnings = []
+
+    def warn(self, warning, **kwargs):
+        warnings.append(warning)
+
+    def exit_json(self, **kwargs):
+        kwargs['warnings'] = list(warnings)
+        raise ModuleExit('exit', kwargs)
+
+    def fail_json(self, **kwargs):
+        kwargs['warnings'] = list(warnings)
+        raise ModuleExit('fail', kwargs)
+
+    monkeypatch.setattr(basic.AnsibleModule, 'warn', warn)
+    monkeypatch.setattr(basic.AnsibleModule, 'exit_json', exit_json)
+    monkeypatch.setattr(basic.AnsibleModule, 'fail_json', fail_json)
+    with patch_module_args(args):
+        with pytest.raises(ModuleExit) as excinfo:
+            module.main()
+    return excinfo.value.args
