@@ -419,17 +419,21 @@ def validate_tunable(name, value, where, errors):
     return size
 
 
+def _dict_entries(value, name, keys, errors):
+    """Yield (index, where, entry) for each dict in the list ``name``, with
+    unknown keys reported; entries that are not dicts are reported and skipped."""
+    entries = _expect_list(value, name, errors)
+    for index, entry in enumerate(entries or []):
+        where = '%s[%d]' % (name, index)
+        entry = _expect_dict(entry, where, errors, 'a dict with keys %s' % ', '.join(keys))
+        if entry is not None:
+            _check_keys(entry, keys, where, errors)
+            yield index, where, entry
+
+
 def _validate_tunefstab(value, errors):
-    entries = _expect_list(value, 'iotune_tunefstab', errors)
-    if entries is None:
-        return
     seen = {}
-    for index, entry in enumerate(entries):
-        where = 'iotune_tunefstab[%d]' % index
-        entry = _expect_dict(entry, where, errors, 'a dict with keys %s' % ', '.join(TUNEFSTAB_KEYS))
-        if entry is None:
-            continue
-        _check_keys(entry, TUNEFSTAB_KEYS, where, errors)
+    for index, where, entry in _dict_entries(value, 'iotune_tunefstab', TUNEFSTAB_KEYS, errors):
         device = entry.get('device')
         if device is None:
             errors.append('%s.device: required (the block device, e.g. /dev/vx/dsk/datadg/vol01)' % where)
@@ -473,16 +477,8 @@ def _validate_match(match, where, errors):
 
 
 def _validate_block_devices(value, errors):
-    entries = _expect_list(value, 'iotune_block_devices', errors)
-    if entries is None:
-        return
     seen = {}
-    for index, entry in enumerate(entries):
-        where = 'iotune_block_devices[%d]' % index
-        entry = _expect_dict(entry, where, errors, 'a dict with keys %s' % ', '.join(BLOCK_DEVICE_KEYS))
-        if entry is None:
-            continue
-        _check_keys(entry, BLOCK_DEVICE_KEYS, where, errors)
+    for index, where, entry in _dict_entries(value, 'iotune_block_devices', BLOCK_DEVICE_KEYS, errors):
         if 'match' not in entry:
             errors.append('%s.match: required (exactly one of %s)' % (where, ', '.join(MATCH_KEYS)))
         else:
