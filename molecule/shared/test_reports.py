@@ -25,6 +25,9 @@ def test_controller_copy_matches_host_report(host):
         controller = json.load(handle)
     on_host = json.loads(host.file("/var/lib/iotune/reports/audit-latest.json").content_string)
     assert controller == on_host
+    # the host context comes from the one io_facts pass of the audit
+    assert on_host["host_facts"]["fio"] == host.check_output("fio --version").strip().replace("fio-", "")
+    assert on_host["host_facts"]["memory_bytes"] > 0
 
 
 def test_summary_totals(summary):
