@@ -54,3 +54,18 @@ attributes:
     details:
       - This action does not modify state.
 '''
+
+    # The concern modules while they only audit (mount_options, tunefstab, block_queue,
+    # cache_limits); each declares its own diff_mode. Use with DOCUMENTATION.
+    CONCERN_AUDIT = r'''
+options: {}
+attributes:
+  check_mode:
+    support: full
+    details:
+      - Only check mode is implemented in this version; without it the module fails. It never changes anything.
+  idempotent:
+    support: full
+    details:
+      - The module changes nothing in this version.
+'''

@@ -26,18 +26,13 @@ author:
   - iotune.storage maintainers (@iotune)
 extends_documentation_fragment:
   - iotune.storage.attributes
+  - iotune.storage.attributes.concern_audit
   - iotune.storage.journal
 attributes:
-  check_mode:
-    support: full
-    details:
-      - This version runs only in check mode and never changes anything.
   diff_mode:
     support: full
     details:
       - Shows the sysfs values and the managed udev rule file before and after the planned change.
-  idempotent:
-    support: full
 options:
   match:
     description:

@@ -27,20 +27,13 @@ author:
   - iotune.storage maintainers (@iotune)
 extends_documentation_fragment:
   - iotune.storage.attributes
+  - iotune.storage.attributes.concern_audit
   - iotune.storage.journal
 attributes:
-  check_mode:
-    support: full
-    details:
-      - Only check mode is implemented in this version; without it the module fails.
   diff_mode:
     support: full
     details:
       - Shows the managed sysctl file, the slice unit file and the live sysctl values the planned changes would produce.
-  idempotent:
-    support: full
-    details:
-      - The module changes nothing in this version.
 options:
   sysctl:
     description:

@@ -31,20 +31,13 @@ author:
   - iotune.storage maintainers (@iotune)
 extends_documentation_fragment:
   - iotune.storage.attributes
+  - iotune.storage.attributes.concern_audit
   - iotune.storage.journal
 attributes:
-  check_mode:
-    support: full
-    details:
-      - Only check mode is implemented in this version; without it the module fails.
   diff_mode:
     support: full
     details:
       - Shows the fstab text and the live options the planned changes would produce.
-  idempotent:
-    support: full
-    details:
-      - The module changes nothing in this version.
 options:
   path:
     description:

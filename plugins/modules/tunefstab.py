@@ -27,18 +27,13 @@ author:
   - iotune.storage maintainers (@iotune)
 extends_documentation_fragment:
   - iotune.storage.attributes
+  - iotune.storage.attributes.concern_audit
   - iotune.storage.journal
 attributes:
-  check_mode:
-    support: full
-    details:
-      - This version runs only in check mode; it runs C(vxtunefs -p) (read-only) and changes nothing.
   diff_mode:
     support: full
     details:
       - Shows the tunefstab file and, with O(apply), the live values before and after the planned change.
-  idempotent:
-    support: full
 options:
   device:
     description:
