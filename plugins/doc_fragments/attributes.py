@@ -55,17 +55,18 @@ attributes:
       - This action does not modify state.
 '''
 
-    # The concern modules while they only audit (mount_options, tunefstab, block_queue,
-    # cache_limits); each declares its own diff_mode. Use with DOCUMENTATION.
-    CONCERN_AUDIT = r'''
+    # The concern modules (mount_options, tunefstab, block_queue, cache_limits);
+    # each declares its own diff_mode. Use with DOCUMENTATION.
+    CONCERN = r'''
 options: {}
 attributes:
   check_mode:
     support: full
     details:
-      - Only check mode is implemented in this version; without it the module fails. It never changes anything.
+      - Check mode reads the state, reports the checks and what would change (C(changed) is true when something would),
+        and writes nothing.
   idempotent:
     support: full
     details:
-      - The module changes nothing in this version.
+      - A second run with the same request changes nothing and reports C(changed=false).
 '''

@@ -3,12 +3,15 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 """What every concern module (mount_options, tunefstab, block_queue, cache_limits)
-does the same way: journal options, the diff of a plan, and the result."""
+does the same way: journal options, the diff of a plan, applying it through the
+journal, and the result."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
-from ansible_collections.iotune.storage.plugins.module_utils._checks import STATUSES, summarize
+from ansible_collections.iotune.storage.plugins.module_utils._apply import ApplyError
+from ansible_collections.iotune.storage.plugins.module_utils._checks import ERROR, STATUSES, summarize
+from ansible_collections.iotune.storage.plugins.module_utils._journal import Journal, JournalError, journal_path, new_run_id
 
 DEFAULT_JOURNAL_DIR = '/var/lib/iotune/journal'
 # Options every concern module takes for the write-ahead journal.
@@ -16,7 +19,6 @@ JOURNAL_ARGS = dict(
     run_id=dict(type='str'),
     journal_dir=dict(type='path', default=DEFAULT_JOURNAL_DIR),
 )
-NOT_IMPLEMENTED = 'apply is not implemented yet; run with check_mode'
 
 
 def summary_message(checks):
@@ -55,13 +57,23 @@ def live_diff(changes, kind, header, line):
     }]
 
 
-def finish(module, plan, diffs, **extra):
-    """Report a plan: warnings, checks, summary, changes and the diff; outside
-    check mode, fail until the apply side exists."""
+def _mark_changed(before_checks, after_checks):
+    """The checks after apply, each with ``changed``: its status moved."""
+    status_before = dict((check['id'], check['status']) for check in before_checks)
+    return [dict(check, changed=status_before.get(check['id'], check['status']) != check['status'])
+            for check in after_checks]
+
+
+def finish(module, plan, diffs, apply=None, replan=None, **extra):
+    """Report a plan (check mode) or apply it.
+
+    ``apply(journal)`` makes the plan's changes, journalling each one first;
+    ``replan()`` reads the state again afterwards and returns a new plan.  An
+    ``error`` check stops the run before anything is written."""
     for warning in plan['warnings']:
         module.warn(warning)
     result = dict(
-        changed=False,
+        changed=bool(plan['changes']),
         checks=plan['checks'],
         summary=summarize(plan['checks']),
         changes=plan['changes'],
@@ -70,7 +82,41 @@ def finish(module, plan, diffs, **extra):
     )
     if module._diff:
         result['diff'] = diffs
-    if not module.check_mode:
-        result['msg'] = NOT_IMPLEMENTED
+    if module.check_mode or not plan['changes']:
+        module.exit_json(**result)
+
+    errors = [check for check in plan['checks'] if check['status'] == ERROR]
+    if errors:
+        result.update(changed=False, msg='nothing changed: %s' % '; '.join(check['message'] for check in errors))
         module.fail_json(**result)
+
+    params = module.params
+    run_id = params.get('run_id') or new_run_id()
+    result['run_id'] = run_id
+    result['journal'] = journal_path(params['journal_dir'], run_id)
+    try:
+        journal = Journal(params['journal_dir'], run_id, module._name.split('.')[-1])
+    except JournalError as exc:
+        result.update(changed=False, msg='run_id: %s' % exc)
+        module.fail_json(**result)
+    try:
+        apply(journal)
+    except (ApplyError, JournalError, IOError, OSError) as exc:
+        result.update(changed=journal.written > 0, msg='%s (%d change(s) made before the failure are in %s; '
+                      'io_rollback run_id=%s undoes them)' % (exc, journal.written, result['journal'], run_id))
+        module.fail_json(**result)
+    after = replan()
+    for warning in after['warnings']:
+        if warning not in plan['warnings']:
+            module.warn(warning)
+    if after['changes']:
+        module.warn('after applying, still planned: %s' % ', '.join(
+            '%s %s' % (change['kind'], change['target']) for change in after['changes']))
+    result.update(
+        changed=journal.written > 0,
+        checks=_mark_changed(plan['checks'], after['checks']),
+        checks_before=plan['checks'],
+        summary=summarize(after['checks']),
+        msg='%s; %d change(s) journalled in %s' % (summary_message(after['checks']), journal.written, result['journal']),
+    )
     module.exit_json(**result)

@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r'''
 ---
 module: block_queue
-short_description: Audit block device queue settings, live in sysfs and persistent in udev rules
+short_description: Ensure block device queue settings, live in sysfs and persistent in udev rules
 version_added: 0.1.0
 description:
   - Compares the read-ahead, C(max_sectors_kb), C(nr_requests) and I/O scheduler of block devices with a policy,
@@ -19,14 +19,18 @@ description:
   - A value that is right now but that no udev rule sets is reported as V(not_persistent) - it is lost at the next
     reboot.
   - Returns one check per device and setting, and the plan of changes that would make them compliant (sysfs
-    writes and the new text of the managed udev rule file O(rules_file)). Nothing is written.
-  - This version only audits. It must run in check mode; without check mode it fails. Applying the plan comes
-    with a later version, which will reuse the same decision.
+    writes and the new text of the managed udev rule file O(rules_file)).
+  - Outside check mode, writes each drifting attribute to sysfs and reads it back, then writes O(rules_file)
+    atomically (other devices' lines kept). It does not reload udev; the C(iotune.storage.block_queue) role's
+    handler runs C(udevadm control --reload) once.
+  - A value the device cannot take (O(max_sectors_kb) above C(max_hw_sectors_kb), a scheduler the kernel does not
+    offer) is an C(error) check; outside check mode it fails the module before anything is written.
+  - Each change is journalled before it is made (see O(run_id)); C(io_rollback) undoes a run.
 author:
   - iotune.storage maintainers (@iotune)
 extends_documentation_fragment:
   - iotune.storage.attributes
-  - iotune.storage.attributes.concern_audit
+  - iotune.storage.attributes.concern
   - iotune.storage.journal
 attributes:
   diff_mode:
@@ -275,6 +279,23 @@ devices:
       notes: []
       identity: ATTR{serial}=="overlayblk"
       rule: ACTION=="add|change", SUBSYSTEM=="block", ATTR{serial}=="overlayblk", ATTR{queue/read_ahead_kb}="4096"
+run_id:
+  description: The run whose journal holds the changes (the O(run_id) given, or one made up). Pass it to C(io_rollback).
+  returned: when changes were applied
+  type: str
+  sample: 20261122T101500Z-4242
+journal:
+  description: Path of the run's journal file.
+  returned: when changes were applied
+  type: str
+  sample: /var/lib/iotune/journal/20261122T101500Z-4242.jsonl
+checks_before:
+  description:
+    - The checks as they were before the changes; RV(checks) then holds the state after them, each with C(changed)
+      (true when the change moved the check's status).
+  returned: when changes were applied
+  type: list
+  elements: dict
 '''
 
 from ansible.module_utils.basic import AnsibleModule
@@ -282,6 +303,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.iotune.storage.plugins.module_utils._blockq_plan import (
     DEFAULT_RULES_FILE, MATCH_KEYS, SCHEDULERS, SETTINGS, plan_block_queue, validate_request)
 from ansible_collections.iotune.storage.plugins.module_utils._udev import DB_DIR, RULES_DIRS
+from ansible_collections.iotune.storage.plugins.module_utils._apply import apply_file, apply_sysfs
 from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS, file_diffs, finish, live_diff
 
 
@@ -342,16 +364,27 @@ def main():
         errors.extend(validate_request(request, label))
     if errors:
         module.fail_json(msg='invalid block_queue policy: %s' % '; '.join(errors), errors=errors)
-    plan = plan_block_queue(
-        requests,
-        sys_root=params['sys_root'],
-        proc_root=params['proc_root'],
-        rules_dirs=params['udev_rules_dirs'],
-        db_dir=params['udev_db_dir'],
-        rules_file=params['rules_file'],
-        persist=params['persist'],
-    )
-    finish(module, plan, build_diff(plan), devices=plan['devices'])
+    def plan_now():
+        return plan_block_queue(
+            requests,
+            sys_root=params['sys_root'],
+            proc_root=params['proc_root'],
+            rules_dirs=params['udev_rules_dirs'],
+            db_dir=params['udev_db_dir'],
+            rules_file=params['rules_file'],
+            persist=params['persist'],
+        )
+
+    plan = plan_now()
+
+    def apply(journal):
+        for change in plan['changes']:
+            if change['kind'] == 'sysfs':
+                apply_sysfs(journal, change)
+            else:
+                apply_file(journal, change['target'], change['after'])
+
+    finish(module, plan, build_diff(plan), apply=apply, replan=plan_now, devices=plan['devices'])
 
 
 if __name__ == '__main__':

@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r'''
 ---
 module: cache_limits
-short_description: Audit page-cache and writeback limits and the memory cap of bulk jobs
+short_description: Ensure page-cache and writeback limits and the memory cap of bulk jobs
 version_added: 0.1.0
 description:
   - Compares C(vm.*) writeback sysctls with a policy, live (C(/proc/sys/vm)) and persistently (the value the next
@@ -21,13 +21,16 @@ description:
     the message says when a later file would override the managed one.
   - With O(bulk_slice), checks that a systemd slice caps the memory (page cache included) of bulk jobs such as backups
     and copies with C(MemoryHigh=), in its unit file and live. Where systemd does not run the check is C(not_applicable).
-  - This version audits only; it must run in check mode. The planned file and live changes are returned in
-    RV(changes) so that the apply side acts on the same decision.
+  - Outside check mode, writes O(sysctl_file) atomically (other lines kept), then each drifting value to
+    C(/proc/sys) and reads it back. Of a bytes/ratio pair, the journal keeps both values, so that a rollback
+    restores the one that was in force. With O(bulk_slice), writes the slice unit and runs C(systemctl daemon-reload).
+  - Each change is journalled before it is made (see O(run_id)); C(io_rollback) undoes a run.
+  - Check mode returns the same decision in RV(changes) and changes nothing.
 author:
   - iotune.storage maintainers (@iotune)
 extends_documentation_fragment:
   - iotune.storage.attributes
-  - iotune.storage.attributes.concern_audit
+  - iotune.storage.attributes.concern
   - iotune.storage.journal
 attributes:
   diff_mode:
@@ -205,6 +208,23 @@ msg:
   returned: always
   type: str
   sample: "3 checks: 1 compliant, 1 not_persistent, 1 not_applicable"
+run_id:
+  description: The run whose journal holds the changes (the O(run_id) given, or one made up). Pass it to C(io_rollback).
+  returned: when changes were applied
+  type: str
+  sample: 20261122T101500Z-4242
+journal:
+  description: Path of the run's journal file.
+  returned: when changes were applied
+  type: str
+  sample: /var/lib/iotune/journal/20261122T101500Z-4242.jsonl
+checks_before:
+  description:
+    - The checks as they were before the changes; RV(checks) then holds the state after them, each with C(changed)
+      (true when the change moved the check's status).
+  returned: when changes were applied
+  type: list
+  elements: dict
 '''
 
 from ansible.module_utils.basic import AnsibleModule
@@ -220,6 +240,7 @@ from ansible_collections.iotune.storage.plugins.module_utils._cache_plan import 
 from ansible_collections.iotune.storage.plugins.module_utils._iofacts import read_memory_bytes
 from ansible_collections.iotune.storage.plugins.module_utils._policy import validate_bulk_slice
 from ansible_collections.iotune.storage.plugins.module_utils._sysctl import CONF_DIRS, SYSCTL_CONF
+from ansible_collections.iotune.storage.plugins.module_utils._apply import ApplyError, apply_file, apply_sysctl
 from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS, file_diffs, finish, live_diff
 
 
@@ -266,19 +287,36 @@ def main():
             return 127, '', 'systemctl not found'
         return module.run_command(argv, check_rc=False, expand_user_and_vars=False)
 
-    plan = plan_cache(
-        sysctl=params['sysctl'],
-        bulk_slice=params['bulk_slice'],
-        sysctl_file=params['sysctl_file'],
-        proc_root=params['proc_root'],
-        conf_dirs=params['sysctl_conf_dirs'],
-        sysctl_conf=params['sysctl_conf'],
-        systemd_run_dir=params['systemd_run_dir'],
-        run_command=run_command,
-        systemctl=systemctl or 'systemctl',
-        memory_bytes=read_memory_bytes(params['proc_root']),
-    )
-    finish(module, plan, build_diff(plan), sysctl=plan['sysctl'], bulk_slice=plan['bulk_slice'])
+    def plan_now():
+        return plan_cache(
+            sysctl=params['sysctl'],
+            bulk_slice=params['bulk_slice'],
+            sysctl_file=params['sysctl_file'],
+            proc_root=params['proc_root'],
+            conf_dirs=params['sysctl_conf_dirs'],
+            sysctl_conf=params['sysctl_conf'],
+            systemd_run_dir=params['systemd_run_dir'],
+            run_command=run_command,
+            systemctl=systemctl or 'systemctl',
+            memory_bytes=read_memory_bytes(params['proc_root']),
+        )
+
+    plan = plan_now()
+
+    def apply(journal):
+        for change in plan['changes']:
+            if change['kind'] == 'file':
+                apply_file(journal, change['path'], change['after'])
+            elif change['kind'] == 'sysctl':
+                apply_sysctl(journal, change, params['proc_root'])
+            else:
+                journal.record('unit', change['target'], None, change['action'], systemctl=systemctl)
+                rc, out, err = run_command([systemctl or 'systemctl', 'daemon-reload'])
+                if rc != 0:
+                    raise ApplyError('systemctl daemon-reload failed (rc=%s): %s' % (rc, (err or out).strip()))
+
+    finish(module, plan, build_diff(plan), apply=apply, replan=plan_now,
+           sysctl=plan['sysctl'], bulk_slice=plan['bulk_slice'])
 
 
 if __name__ == '__main__':

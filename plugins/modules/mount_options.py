@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r'''
 ---
 module: mount_options
-short_description: Audit mount options live and in fstab
+short_description: Ensure mount options live and in fstab
 version_added: 0.1.0
 description:
   - Compares options of mount points with a policy of options to ensure (O(present)) and options to forbid (O(absent)),
@@ -25,19 +25,23 @@ description:
   - Options only mount(8) reads (C(nofail), C(_netdev), C(noauto), C(x-*)) are checked in fstab only.
   - Returns one check per mount point and option. A mount point that is mounted but not in fstab is
     C(not_persistent) at best, since it does not come back at boot.
-  - This version audits only; it must run in check mode. The planned fstab and remount changes are returned in
-    RV(changes) so that the apply side acts on the same decision.
+  - Outside check mode, writes the fstab change (atomically, owner and mode kept, every other byte of the file
+    unchanged), then remounts (C(mount --options-source=disable -o remount,...)) and verifies the requested options
+    in C(/proc/self/mountinfo). When a remount fails or does not give the requested options, the live options and
+    that mount's fstab line are put back and the module fails, naming the error.
+  - Each change is journalled before it is made (see O(run_id)); C(io_rollback) undoes a run.
+  - Check mode returns the same decision in RV(changes) and changes nothing.
 author:
   - iotune.storage maintainers (@iotune)
 extends_documentation_fragment:
   - iotune.storage.attributes
-  - iotune.storage.attributes.concern_audit
+  - iotune.storage.attributes.concern
   - iotune.storage.journal
 attributes:
   diff_mode:
     support: full
     details:
-      - Shows the fstab text and the live options the planned changes would produce.
+      - Shows the fstab text and the live options before and after the (planned) change.
 options:
   path:
     description:
@@ -219,14 +223,64 @@ msg:
   returned: always
   type: str
   sample: "2 checks: 1 compliant, 1 drift"
+run_id:
+  description: The run whose journal holds the changes (the O(run_id) given, or one made up). Pass it to C(io_rollback).
+  returned: when changes were applied
+  type: str
+  sample: 20261122T101500Z-4242
+journal:
+  description: Path of the run's journal file.
+  returned: when changes were applied
+  type: str
+  sample: /var/lib/iotune/journal/20261122T101500Z-4242.jsonl
+checks_before:
+  description:
+    - The checks as they were before the changes; RV(checks) then holds the state after them, each with C(changed)
+      (true when the change moved the check's status).
+  returned: when changes were applied
+  type: list
+  elements: dict
 '''
 
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils._fstab import normalize_mount_point
 from ansible_collections.iotune.storage.plugins.module_utils._mount_plan import plan_mounts
-from ansible_collections.iotune.storage.plugins.module_utils._policy import validate_mount_entry
+from ansible_collections.iotune.storage.plugins.module_utils._policy import is_userspace_option, validate_mount_entry
+from ansible_collections.iotune.storage.plugins.module_utils._apply import ApplyError, apply_file, apply_mount
 from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS, finish, live_diff
+
+
+def revert_line(text, change):
+    """``text`` with the fstab line of ``change`` as it was before."""
+    lines = text.split('\n')
+    lines[change['line'] - 1] = change['before_line'].rstrip('\n')
+    return '\n'.join(lines)
+
+
+def apply_mount_plan(journal, plan, requests, run_command, mount_bin, proc_root):
+    """fstab first, then one remount per mount point; a failed remount puts its
+    fstab line back (journalled too) before the error is raised."""
+    fstab = plan['fstab']
+    if fstab['changed']:
+        apply_file(journal, fstab['path'], fstab['after'])
+    wanted = dict((normalize_mount_point(r['path']), r) for r in requests)
+    text = fstab['after']
+    for change in plan['changes']:
+        if change['kind'] != 'mount':
+            continue
+        request = wanted[change['target']]
+        try:
+            apply_mount(journal, change, run_command, mount_bin, proc_root,
+                        [o for o in request['present'] if not is_userspace_option(o)],
+                        [o for o in request['absent'] if not is_userspace_option(o)])
+        except ApplyError as exc:
+            edits = [c for c in plan['changes'] if c['kind'] == 'fstab' and c['target'] == change['target']]
+            if edits:
+                text = revert_line(text, edits[0])
+                apply_file(journal, fstab['path'], text)
+                raise ApplyError('%s; line %d of %s was put back' % (exc, edits[0]['line'], fstab['path']))
+            raise
 
 
 def build_diff(plan):
@@ -278,9 +332,20 @@ def main():
     if errors:
         module.fail_json(msg='invalid mount options request: ' + '; '.join(errors), errors=errors)
 
-    plan = plan_mounts(requests, fstab_path=params['fstab'], proc_root=params['proc_root'], remount=params['remount'])
-    finish(module, plan, build_diff(plan), mounts=plan['mounts'])
+    mount_bin = module.get_bin_path('mount', required=False) or 'mount'
 
+    def run_command(argv):
+        return module.run_command(argv, check_rc=False, expand_user_and_vars=False)
+
+    def plan_now():
+        return plan_mounts(requests, fstab_path=params['fstab'], proc_root=params['proc_root'], remount=params['remount'])
+
+    plan = plan_now()
+
+    def apply(journal):
+        apply_mount_plan(journal, plan, requests, run_command, mount_bin, params['proc_root'])
+
+    finish(module, plan, build_diff(plan), apply=apply, replan=plan_now, mounts=plan['mounts'])
 
 if __name__ == '__main__':
     main()

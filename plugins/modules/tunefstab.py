@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r'''
 ---
 module: tunefstab
-short_description: Audit VxFS tunables, live with vxtunefs and persistent in /etc/vx/tunefstab
+short_description: Ensure VxFS tunables, live with vxtunefs and persistent in /etc/vx/tunefstab
 version_added: 0.1.0
 description:
   - Compares VxFS file system tunables (C(read_pref_io), C(discovered_direct_iosz) ...) with a policy, on both
@@ -20,14 +20,15 @@ description:
     mount, as in the upgrade that silently changed C(discovered_direct_iosz) (seed 001).
   - Returns one check per device and tunable, and the plan of changes that would make them compliant (the new
     tunefstab text, every other line and comment kept byte for byte, and with O(apply) the C(vxtunefs -o) calls).
-    Nothing is written.
-  - This version only audits. It must run in check mode; without check mode it fails. Applying the plan comes
-    with a later version, which will reuse the same decision.
+  - Outside check mode, with O(apply) sets each drifting live value with C(vxtunefs -o name=value mount_point) and
+    reads it back with C(vxtunefs -p), then writes the tunefstab file atomically (other lines and comments kept).
+  - Each change is journalled before it is made (see O(run_id)); C(io_rollback) undoes a run.
+  - Check mode returns the same decision in RV(changes) and changes nothing.
 author:
   - iotune.storage maintainers (@iotune)
 extends_documentation_fragment:
   - iotune.storage.attributes
-  - iotune.storage.attributes.concern_audit
+  - iotune.storage.attributes.concern
   - iotune.storage.journal
 attributes:
   diff_mode:
@@ -201,13 +202,31 @@ vxtunefs:
   description: The C(vxtunefs) used, or V(null) when the host has none.
   type: str
   returned: always
+run_id:
+  description: The run whose journal holds the changes (the O(run_id) given, or one made up). Pass it to C(io_rollback).
+  returned: when changes were applied
+  type: str
+  sample: 20261122T101500Z-4242
+journal:
+  description: Path of the run's journal file.
+  returned: when changes were applied
+  type: str
+  sample: /var/lib/iotune/journal/20261122T101500Z-4242.jsonl
+checks_before:
+  description:
+    - The checks as they were before the changes; RV(checks) then holds the state after them, each with C(changed)
+      (true when the change moved the check's status).
+  returned: when changes were applied
+  type: list
+  elements: dict
 '''
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.iotune.storage.plugins.module_utils._apply import apply_file, apply_vxtunefs
 from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS, file_diffs, finish, live_diff
 from ansible_collections.iotune.storage.plugins.module_utils._tunefstab_plan import (
-    find_vxtunefs, plan_tunefstab, validate_entry)
+    find_vxtunefs, plan_tunefstab, read_live, validate_entry)
 
 
 C_LOCALE = {'LANG': 'C', 'LC_ALL': 'C', 'LC_MESSAGES': 'C'}
@@ -260,9 +279,23 @@ def main():
     def run_command(argv):
         return module.run_command(argv, check_rc=False, expand_user_and_vars=False)
 
-    plan = plan_tunefstab(entries, path=params['path'], vxtunefs=vxtunefs, run_command=run_command,
-                          proc_root=params['proc_root'], apply=params['apply'])
-    finish(module, plan, build_diff(plan), devices=plan['devices'], vxtunefs=vxtunefs)
+    def plan_now():
+        return plan_tunefstab(entries, path=params['path'], vxtunefs=vxtunefs, run_command=run_command,
+                              proc_root=params['proc_root'], apply=params['apply'])
+
+    def vxtunefs_values(binary, mount_point):
+        return read_live(binary, mount_point, run_command)
+
+    plan = plan_now()
+
+    def apply(journal):
+        for change in plan['changes']:
+            if change['kind'] == 'vxtunefs':
+                apply_vxtunefs(journal, change, run_command, vxtunefs_values)
+            else:
+                apply_file(journal, change['target'], change['after'])
+
+    finish(module, plan, build_diff(plan), apply=apply, replan=plan_now, devices=plan['devices'], vxtunefs=vxtunefs)
 
 
 if __name__ == '__main__':

@@ -1,0 +1,308 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Making changes, and undoing them: the write side of every concern.
+
+Each ``apply_*`` function journals the previous state (write-ahead) and then
+makes one change; each ``restore_*`` function puts a journal record's
+``before`` back and says whether anything had to change.  No AnsibleModule:
+commands run through a ``run_command(argv) -> (rc, out, err)`` callable."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import errno
+import hashlib
+import os
+import stat
+import tempfile
+
+from ansible_collections.iotune.storage.plugins.module_utils._journal import file_content, file_state
+from ansible_collections.iotune.storage.plugins.module_utils._mount_plan import in_effect, option_state, plan_remount
+from ansible_collections.iotune.storage.plugins.module_utils._mountinfo import read_mountinfo, visible_mounts
+from ansible_collections.iotune.storage.plugins.module_utils._sysfs import parse_scheduler
+
+
+class ApplyError(Exception):
+    pass
+
+
+def _as_bytes(data):
+    return data.encode('utf-8', 'surrogateescape') if not isinstance(data, bytes) else data
+
+
+def atomic_write(path, data, mode=None, uid=None, gid=None, keep_existing=True):
+    """Write ``data`` to ``path`` through a temporary file and a rename.
+
+    With ``keep_existing`` an existing file keeps its mode and owner; a new
+    one (or any, without it) gets ``mode`` (default 0644) and ``uid``/``gid``
+    (default the caller)."""
+    data = _as_bytes(data)
+    try:
+        st = os.stat(path)
+        if keep_existing:
+            mode, uid, gid = stat.S_IMODE(st.st_mode), st.st_uid, st.st_gid
+    except OSError as exc:
+        if exc.errno != errno.ENOENT:
+            raise
+    mode = 0o644 if mode is None else mode
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, temp = tempfile.mkstemp(prefix='.%s.' % os.path.basename(path), suffix='.iotune', dir=directory)
+    try:
+        with os.fdopen(fd, 'wb') as handle:
+            handle.write(data)
+            handle.flush()
+            os.fchmod(handle.fileno(), mode)
+            if uid is not None or gid is not None:
+                os.fchown(handle.fileno(), -1 if uid is None else uid, -1 if gid is None else gid)
+            os.fsync(handle.fileno())
+        os.rename(temp, path)
+    except BaseException:
+        if os.path.exists(temp):
+            os.unlink(temp)
+        raise
+    dir_fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def apply_file(journal, path, data, **extra):
+    """Journal ``path`` as it is, then write ``data``; False when it already holds it."""
+    data = _as_bytes(data)
+    before = file_state(path)
+    if file_content(before) == data:
+        return False
+    after = {'state': 'present', 'sha256': hashlib.sha256(data).hexdigest(), 'size': len(data)}
+    journal.record('file', path, before, after, **extra)
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise ApplyError('cannot write %s: directory %s does not exist' % (path, directory))
+    atomic_write(path, data)
+    return True
+
+
+def restore_file(path, before, check=False):
+    """Put a file back as a journal record's ``before`` has it (content, mode,
+    owner; or absent).  True when something changed (or, with ``check``,
+    would change)."""
+    current = file_state(path)
+    if before.get('state') != 'present':
+        if current['state'] == 'absent':
+            return False
+        if not check:
+            os.unlink(path)
+        return True
+    if current == before or check:
+        return current != before
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        os.makedirs(directory, 0o755)
+    atomic_write(path, file_content(before), int(before['mode'], 8), before['uid'], before['gid'], keep_existing=False)
+    return True
+
+
+# ---------------------------------------------------------------- sysfs and /proc/sys values
+
+def read_value(path):
+    with open(path) as handle:
+        return handle.read().strip()
+
+
+def write_value(path, value):
+    """Write one sysfs or /proc/sys value; ApplyError with the kernel's reason."""
+    try:
+        with open(path, 'w') as handle:
+            handle.write('%s' % value)
+    except (IOError, OSError) as exc:
+        raise ApplyError('cannot write %s to %s: %s' % (value, path, exc.strerror or exc))
+
+
+def sysfs_value(path):
+    """A queue attribute as the planners compare it: int, or the active scheduler."""
+    text = read_value(path)
+    if os.path.basename(path) == 'scheduler':
+        return parse_scheduler(text)[0]
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+def apply_sysfs(journal, change):
+    """One queue attribute: journal, write, read back."""
+    path = change['path']
+    before = sysfs_value(path)
+    if before == change['after']:
+        return False
+    journal.record('sysfs', path, before, change['after'], device=change['target'], setting=change['setting'])
+    write_value(path, change['after'])
+    now = sysfs_value(path)
+    if now != change['after']:
+        raise ApplyError('%s reads %s after writing %s' % (path, now, change['after']))
+    return True
+
+
+def restore_sysfs(record, check=False):
+    path = record['target']
+    if sysfs_value(path) == record['before'] or check:
+        return sysfs_value(path) != record['before']
+    write_value(path, record['before'])
+    return True
+
+
+def _sysctl_path(proc_root, key):
+    return os.path.join(proc_root, 'sys', *key.split('.'))
+
+
+def apply_sysctl(journal, change, proc_root='/proc'):
+    """One vm.* value.  Writing dirty_bytes zeroes dirty_ratio (and so on for
+    each bytes/ratio pair), so the record keeps both values of the pair."""
+    key, expected = change['target'], change['after']
+    before = {key: int(read_value(_sysctl_path(proc_root, key)))}
+    if change.get('pair'):
+        before[change['pair']] = int(read_value(_sysctl_path(proc_root, change['pair'])))
+    if before[key] == expected:
+        return False
+    journal.record('sysctl', key, before, {key: expected}, proc_root=proc_root)
+    write_value(_sysctl_path(proc_root, key), expected)
+    now = int(read_value(_sysctl_path(proc_root, key)))
+    if now != expected:
+        raise ApplyError('%s reads %s after writing %s' % (key, now, expected))
+    return True
+
+
+def restore_sysctl(record, check=False):
+    """Restore the values of a sysctl record.  Of a bytes/ratio pair only the
+    one that was in force (non-zero) is written: that sets the other to 0,
+    as it was."""
+    proc_root = record.get('proc_root', '/proc')
+    before = record['before']
+    current = dict((key, int(read_value(_sysctl_path(proc_root, key)))) for key in before)
+    if current == before or check:
+        return current != before
+    in_force = [key for key, value in sorted(before.items()) if value != 0] or sorted(before)[:1]
+    for key in in_force:
+        write_value(_sysctl_path(proc_root, key), before[key])
+    return True
+
+
+# ---------------------------------------------------------------- mounts
+
+def live_options_of(proc_root, path):
+    """Live option list of the mount at ``path`` (None when not mounted)."""
+    errors = []
+    entry = visible_mounts(read_mountinfo(proc_root, errors)).get(path)
+    if errors and entry is None:
+        raise ApplyError('; '.join(errors))
+    return None if entry is None else list(entry['options'])
+
+
+def remount_argv(mount_bin, path, words):
+    # --options-source=disable: fstab must not add options to a remount
+    return [mount_bin, '--options-source=disable', '-o', ','.join(['remount'] + list(words)), path]
+
+
+def remount(run_command, mount_bin, path, words):
+    rc, out, err = run_command(remount_argv(mount_bin, path, words))
+    if rc != 0:
+        raise ApplyError('mount -o %s %s failed (rc=%s): %s' % (
+            ','.join(['remount'] + list(words)), path, rc, (err or out).strip() or 'no output'))
+
+
+def missing_options(live, present, absent):
+    """Requested options the live list does not honour (semantically)."""
+    state = option_state(live, 'live')
+    return [o for o in present if in_effect(o, state) is False] + [o for o in absent if in_effect(o, state)]
+
+
+def apply_mount(journal, change, run_command, mount_bin='mount', proc_root='/proc', present=(), absent=()):
+    """Remount ``change['target']`` with ``change['options']`` and verify the
+    requested options in mountinfo."""
+    path = change['target']
+    before = live_options_of(proc_root, path)
+    if before is None:
+        raise ApplyError('%s is no longer mounted' % path)
+    words = change['options'].split(',')[1:]
+    journal.record('mount', path, before, change['after'], options=change['options'], mount_bin=mount_bin,
+                   proc_root=proc_root)
+    remount(run_command, mount_bin, path, words)
+    now = live_options_of(proc_root, path) or []
+    wrong = missing_options(now, present, absent)
+    if wrong:
+        message = ('after mount -o %s %s the live options are %s: %s not as requested'
+                   % (change['options'], path, ','.join(now), ', '.join(wrong)))
+        try:
+            restore_mount({'target': path, 'before': before, 'proc_root': proc_root, 'mount_bin': mount_bin},
+                          run_command)
+        except ApplyError as exc:
+            message += '; putting the options back failed too: %s' % exc
+        raise ApplyError(message)
+    return True
+
+
+def reverse_remount_words(current, before):
+    """Remount words that take the live options ``current`` back to ``before``."""
+    present = [word for word in before if word not in current]
+    absent = [word for word in current if word not in before]
+    words, dummy, dummy = plan_remount(current, present, absent)
+    return words
+
+
+def restore_mount(record, run_command, check=False):
+    path = record['target']
+    proc_root = record.get('proc_root', '/proc')
+    current = live_options_of(proc_root, path)
+    if current is None:
+        raise ApplyError('%s is not mounted: cannot restore its options %s' % (path, ','.join(record['before'])))
+    if sorted(current) == sorted(record['before']):
+        return False
+    words = reverse_remount_words(current, record['before'])
+    if not words or check:
+        return bool(words)
+    remount(run_command, record.get('mount_bin', 'mount'), path, words)
+    now = live_options_of(proc_root, path) or []
+    if sorted(now) != sorted(record['before']):
+        raise ApplyError('after mount -o remount,%s %s the live options are %s, not %s'
+                         % (','.join(words), path, ','.join(now), ','.join(record['before'])))
+    return True
+
+
+# ---------------------------------------------------------------- vxtunefs
+
+def apply_vxtunefs(journal, change, run_command, read_live):
+    """``vxtunefs -o name=value mount_point``, then ``vxtunefs -p`` to read it back.
+    ``read_live(vxtunefs, mount_point)`` -> (values, error)."""
+    vxtunefs, mount_point, name = change['argv'][0], change['target'], change['setting']
+    values, error = read_live(vxtunefs, mount_point)
+    if error:
+        raise ApplyError(error)
+    if values.get(name) == change['after']:
+        return False
+    journal.record('vxtunefs', mount_point, values.get(name), change['after'], setting=name,
+                   device=change.get('device'), vxtunefs=vxtunefs)
+    set_vxtunefs(run_command, vxtunefs, mount_point, name, change['after'])
+    values, error = read_live(vxtunefs, mount_point)
+    if error or values.get(name) != change['after']:
+        raise ApplyError('%s -p %s: %s reads %s after setting %s' % (
+            vxtunefs, mount_point, name, error or values.get(name), change['after']))
+    return True
+
+
+def set_vxtunefs(run_command, vxtunefs, mount_point, name, value):
+    argv = [vxtunefs, '-o', '%s=%s' % (name, value), mount_point]
+    rc, out, err = run_command(argv)
+    if rc != 0:
+        raise ApplyError('%s failed (rc=%s): %s' % (' '.join(argv), rc, (err or out).strip() or 'no output'))
+
+
+def restore_vxtunefs(record, run_command, read_live, check=False):
+    values, error = read_live(record['vxtunefs'], record['target'])
+    if error:
+        raise ApplyError(error)
+    if values.get(record['setting']) == record['before'] or record['before'] is None or check:
+        return record['before'] is not None and values.get(record['setting']) != record['before']
+    set_vxtunefs(run_command, record['vxtunefs'], record['target'], record['setting'], record['before'])
+    return True

@@ -1,0 +1,237 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The write-ahead journal of an enforcement run.
+
+``<journal_dir>/<run_id>.jsonl`` (directory mode 0700) holds one JSON record per
+change: ``{seq, time, run_id, module, kind, target, before, after, ...}``.  A
+record is appended and fsynced *before* its change is made, so a run killed at
+any point leaves a journal that covers everything it changed: replaying the
+records in reverse restores the state before the run.  A record whose change
+never happened restores a value that is already there.
+
+``<run_id>.rolled-back.json`` marks a run that was rolled back.
+
+Fault injection for tests: when the file named by FAILPOINT_FILE exists and
+holds ``kill-after <seq>``, the process kills itself with SIGKILL right after
+record ``<seq>`` is on disk (before its change), and the file is removed first
+so it fires once.  Tests use it to prove rollback after a run killed half-way."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import base64
+import datetime
+import errno
+import json
+import os
+import re
+import signal
+import stat
+
+KINDS = ('file', 'sysfs', 'sysctl', 'mount', 'vxtunefs', 'unit')
+RUN_ID_RE = re.compile(r'^[A-Za-z0-9][A-Za-z0-9._:+-]{0,127}$')
+SUFFIX = '.jsonl'
+MARK_SUFFIX = '.rolled-back.json'
+FAILPOINT_FILE = '/run/iotune/failpoint'
+
+
+class JournalError(Exception):
+    pass
+
+
+def now_utc():
+    return datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%S.%fZ')
+
+
+def new_run_id():
+    """A run id that sorts by time: 20261122T101500Z-1234."""
+    return '%s-%d' % (datetime.datetime.now(datetime.timezone.utc).strftime('%Y%m%dT%H%M%SZ'), os.getpid())
+
+
+def validate_run_id(run_id):
+    """None when ``run_id`` is usable as a file name, else the reason."""
+    if not isinstance(run_id, str) or not RUN_ID_RE.match(run_id):
+        return ('run_id must be 1-128 characters of letters, digits and . _ : + - (not starting with a '
+                'punctuation mark), got %r' % (run_id,))
+    return None
+
+
+def journal_path(journal_dir, run_id):
+    return os.path.join(journal_dir, run_id + SUFFIX)
+
+
+def mark_path(journal_dir, run_id):
+    return os.path.join(journal_dir, run_id + MARK_SUFFIX)
+
+
+def _fsync_dir(path):
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def ensure_dir(journal_dir):
+    """Create the journal directory (0700) with its parents."""
+    if not os.path.isdir(journal_dir):
+        os.makedirs(journal_dir, 0o700)
+        _fsync_dir(os.path.dirname(os.path.abspath(journal_dir)))
+    os.chmod(journal_dir, 0o700)
+
+
+def file_state(path):
+    """The state of ``path`` as a journal records it: full content (base64),
+    mode and owner, or ``{'state': 'absent'}``."""
+    try:
+        st = os.lstat(path)
+    except OSError as exc:
+        if exc.errno == errno.ENOENT:
+            return {'state': 'absent'}
+        raise
+    if not stat.S_ISREG(st.st_mode):
+        raise JournalError('%s is not a regular file' % path)
+    with open(path, 'rb') as handle:
+        content = handle.read()
+    return {'state': 'present', 'content_b64': base64.b64encode(content).decode('ascii'),
+            'mode': '%04o' % stat.S_IMODE(st.st_mode), 'uid': st.st_uid, 'gid': st.st_gid}
+
+
+def file_content(state):
+    """The bytes of a file_state() record (None for an absent file)."""
+    if state.get('state') != 'present':
+        return None
+    return base64.b64decode(state['content_b64'])
+
+
+class Journal(object):
+    """Appends the records of one run; one instance per module invocation."""
+
+    def __init__(self, journal_dir, run_id, module, failpoint_file=FAILPOINT_FILE):
+        problem = validate_run_id(run_id)
+        if problem:
+            raise JournalError(problem)
+        self.journal_dir = journal_dir
+        self.run_id = run_id
+        self.module = module
+        self.path = journal_path(journal_dir, run_id)
+        self.failpoint_file = failpoint_file
+        self.written = 0
+        self._seq = None
+
+    def _next_seq(self):
+        if self._seq is None:
+            self._seq = len(read_records(self.path)[0])
+        self._seq += 1
+        return self._seq
+
+    def record(self, kind, target, before, after, **extra):
+        """Append one record and fsync it; returns the record."""
+        if kind not in KINDS:
+            raise JournalError('unknown journal record kind %r' % kind)
+        ensure_dir(self.journal_dir)
+        if os.path.exists(mark_path(self.journal_dir, self.run_id)):
+            raise JournalError('run %s was rolled back; start a new run_id to change the host again' % self.run_id)
+        entry = dict(extra, seq=self._next_seq(), time=now_utc(), run_id=self.run_id, module=self.module,
+                     kind=kind, target=target, before=before, after=after)
+        line = (json.dumps(entry, sort_keys=True) + '\n').encode('utf-8')
+        created = not os.path.exists(self.path)
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, line)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        if created:
+            _fsync_dir(self.journal_dir)
+        self.written += 1
+        self._failpoint(entry['seq'])
+        return entry
+
+    def _failpoint(self, seq):
+        try:
+            with open(self.failpoint_file) as handle:
+                words = handle.read().split()
+        except (IOError, OSError):
+            return
+        if len(words) == 2 and words[0] == 'kill-after' and words[1] == str(seq):
+            os.unlink(self.failpoint_file)
+            os.kill(os.getpid(), signal.SIGKILL)
+
+
+def read_records(path):
+    """(records, problems) of a journal file.  A torn last line (a run killed
+    while writing it) is dropped with a problem: its change never started."""
+    try:
+        with open(path, 'rb') as handle:
+            data = handle.read()
+    except (IOError, OSError) as exc:
+        if exc.errno == errno.ENOENT:
+            return [], []
+        raise
+    records, problems = [], []
+    lines = data.split(b'\n')
+    for index, raw in enumerate(lines):
+        if not raw.strip():
+            continue
+        try:
+            records.append(json.loads(raw.decode('utf-8')))
+        except ValueError:
+            last = index == len(lines) - 1 or all(not rest.strip() for rest in lines[index + 1:])
+            if not last:
+                raise JournalError('%s line %d is not a journal record' % (path, index + 1))
+            problems.append('%s: the last record is incomplete (the run was killed while writing it); '
+                            'its change was never made' % path)
+    return records, problems
+
+
+def list_runs(journal_dir):
+    """Runs in the journal directory, oldest first:
+    [{run_id, path, records, started, rolled_back}]."""
+    try:
+        names = os.listdir(journal_dir)
+    except OSError as exc:
+        if exc.errno == errno.ENOENT:
+            return []
+        raise
+    runs = []
+    for name in names:
+        if not name.endswith(SUFFIX):
+            continue
+        run_id = name[:-len(SUFFIX)]
+        path = os.path.join(journal_dir, name)
+        records, dummy = read_records(path)
+        started = records[0]['time'] if records else now_utc()
+        runs.append({'run_id': run_id, 'path': path, 'records': len(records), 'started': started,
+                     'rolled_back': os.path.exists(mark_path(journal_dir, run_id))})
+    return sorted(runs, key=lambda run: (run['started'], run['run_id']))
+
+
+def latest_open_run(journal_dir):
+    """The newest run not rolled back, or None."""
+    runs = [run for run in list_runs(journal_dir) if not run['rolled_back'] and run['records']]
+    return runs[-1] if runs else None
+
+
+def read_mark(journal_dir, run_id):
+    try:
+        with open(mark_path(journal_dir, run_id)) as handle:
+            return json.load(handle)
+    except (IOError, OSError, ValueError):
+        return None
+
+
+def write_mark(journal_dir, run_id, summary):
+    """Mark ``run_id`` rolled back (atomically)."""
+    path = mark_path(journal_dir, run_id)
+    temp = path + '.tmp'
+    with open(temp, 'w') as handle:
+        json.dump(dict(summary, run_id=run_id, time=now_utc()), handle, sort_keys=True)
+        handle.write('\n')
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.chmod(temp, 0o600)
+    os.rename(temp, path)
+    _fsync_dir(journal_dir)

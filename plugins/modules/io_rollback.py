@@ -1,0 +1,222 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: io_rollback
+short_description: Undo an enforcement run from its write-ahead journal
+version_added: 0.1.0
+description:
+  - Replays the journal of a run (C(<journal_dir>/<run_id>.jsonl), written by C(mount_options), C(block_queue),
+    C(cache_limits) and C(tunefstab)) in reverse order and puts back what each record says was there before
+    the change. Files come back byte for byte with their mode and owner (or are removed when the run created them),
+    sysfs and C(/proc/sys) values are written back (of a bytes/ratio sysctl pair, the one that was in force),
+    mount options are restored by remount, VxFS tunables through C(vxtunefs -o).
+  - Works after a run that was killed half-way, since every record is on disk before its change is made; a record
+    whose change never happened finds its previous state already in place.
+  - Marks the run rolled back (C(<run_id>.rolled-back.json)). Rolling back a marked run again changes nothing.
+  - When something cannot be restored the module goes on with the other records, then fails naming each failure,
+    and the run is not marked.
+author:
+  - iotune.storage maintainers (@iotune)
+extends_documentation_fragment:
+  - iotune.storage.attributes
+attributes:
+  check_mode:
+    support: full
+    details:
+      - Reports what would be restored and changes nothing.
+  diff_mode:
+    support: full
+    details:
+      - Shows the files and values before and after the restore.
+  idempotent:
+    support: full
+    details:
+      - A rolled-back run is marked; rolling it back again reports C(changed=false).
+options:
+  run_id:
+    description:
+      - The run to undo. Default is the latest run (by the time of its first record) that has records and is not
+        rolled back yet.
+    type: str
+  journal_dir:
+    description: Directory of the run journals.
+    type: path
+    default: /var/lib/iotune/journal
+'''
+
+EXAMPLES = r'''
+- name: Undo the latest hardening run
+  iotune.storage.io_rollback:
+
+- name: Undo one run
+  iotune.storage.io_rollback:
+    run_id: 20261122T101500Z
+'''
+
+RETURN = r'''
+run_id:
+  description: The run rolled back (null when there was none to roll back).
+  returned: always
+  type: str
+  sample: 20261122T101500Z
+records:
+  description: The journal records replayed, in the order they were replayed (the reverse of the run), each with
+    C(seq), C(module), C(kind), C(target) and C(restored) (true when the previous state had to be put back).
+  returned: always
+  type: list
+  elements: dict
+already_rolled_back:
+  description: True when the run was marked rolled back before this call.
+  returned: always
+  type: bool
+errors:
+  description: Records that could not be restored, as sentences.
+  returned: always
+  type: list
+  elements: str
+msg:
+  description: What was done.
+  returned: always
+  type: str
+  sample: "run 20261122T101500Z: 5 of 7 records restored"
+'''
+
+import base64
+import os
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.iotune.storage.plugins.module_utils._apply import (
+    ApplyError, restore_file, restore_mount, restore_sysctl, restore_sysfs, restore_vxtunefs, sysfs_value)
+from ansible_collections.iotune.storage.plugins.module_utils._journal import (
+    JournalError, file_state, journal_path, latest_open_run, list_runs, read_mark, read_records, validate_run_id,
+    write_mark)
+from ansible_collections.iotune.storage.plugins.module_utils._tunefstab_plan import read_live
+
+
+def _text(state):
+    if not state or state.get('state') != 'present':
+        return ''
+    return base64.b64decode(state['content_b64']).decode('utf-8', 'replace')
+
+
+def record_diff(record):
+    """One diff per restored record: the file, or the value, now and as it will be."""
+    if record['kind'] == 'file':
+        return {'before_header': record['target'], 'after_header': '%s (restored)' % record['target'],
+                'before': _text(file_state(record['target'])), 'after': _text(record['before'])}
+    if record['kind'] == 'sysfs':
+        now = sysfs_value(record['target'])
+    else:
+        now = record['after']
+    return {'before_header': '%s %s' % (record['kind'], record['target']),
+            'after_header': '%s %s (restored)' % (record['kind'], record['target']),
+            'before': '%s\n' % (now,), 'after': '%s\n' % (record['before'],)}
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            run_id=dict(type='str'),
+            journal_dir=dict(type='path', default='/var/lib/iotune/journal'),
+        ),
+        supports_check_mode=True,
+    )
+    module.run_command_environ_update = {'LANG': 'C', 'LC_ALL': 'C', 'LC_MESSAGES': 'C'}
+    journal_dir = module.params['journal_dir']
+    run_id = module.params['run_id']
+    result = dict(changed=False, run_id=run_id, records=[], already_rolled_back=False, errors=[])
+
+    if run_id is None:
+        latest = latest_open_run(journal_dir)
+        if latest is None:
+            result['msg'] = 'no run to roll back in %s' % journal_dir
+            module.exit_json(**result)
+        run_id = result['run_id'] = latest['run_id']
+    else:
+        problem = validate_run_id(run_id)
+        if problem:
+            module.fail_json(msg='run_id: %s' % problem, **result)
+        if not os.path.exists(journal_path(journal_dir, run_id)):
+            known = [run['run_id'] for run in list_runs(journal_dir)]
+            module.fail_json(msg='run_id: no journal %s (runs in %s: %s)' % (
+                journal_path(journal_dir, run_id), journal_dir, ', '.join(known) or 'none'), **result)
+
+    try:
+        records, problems = read_records(journal_path(journal_dir, run_id))
+    except (JournalError, ValueError) as exc:
+        module.fail_json(msg='cannot read the journal of run %s: %s' % (run_id, exc), **result)
+    for problem in problems:
+        module.warn(problem)
+    mark = read_mark(journal_dir, run_id)
+    result['already_rolled_back'] = mark is not None
+    # a marked run is only checked: nothing of it should be left to restore
+    check = module.check_mode or mark is not None
+
+    def run_command(argv):
+        return module.run_command(argv, check_rc=False, expand_user_and_vars=False)
+
+    def vxtunefs_values(binary, mount_point):
+        return read_live(binary, mount_point, run_command)
+
+    restorers = {
+        'file': lambda record: restore_file(record['target'], record['before'], check),
+        'sysfs': lambda record: restore_sysfs(record, check),
+        'sysctl': lambda record: restore_sysctl(record, check),
+        'mount': lambda record: restore_mount(record, run_command, check),
+        'vxtunefs': lambda record: restore_vxtunefs(record, run_command, vxtunefs_values, check),
+        'unit': lambda record: False,  # daemon-reload once, after the unit files are back
+    }
+    diffs = []
+    for record in reversed(records):
+        entry = dict((key, record.get(key)) for key in ('seq', 'module', 'kind', 'target'))
+        try:
+            if module._diff and record['kind'] in ('file', 'sysfs', 'sysctl', 'vxtunefs'):
+                diff = record_diff(record)
+            entry['restored'] = restorers[record['kind']](record)
+        except (ApplyError, JournalError, KeyError, IOError, OSError) as exc:
+            entry['restored'] = False
+            result['errors'].append('record %s (%s %s): %s' % (record.get('seq'), record.get('kind'),
+                                                              record.get('target'), exc))
+        else:
+            if entry['restored'] and module._diff and record['kind'] in ('file', 'sysfs', 'sysctl', 'vxtunefs'):
+                diffs.append(diff)
+        result['records'].append(entry)
+
+    restored = [entry for entry in result['records'] if entry['restored']]
+    units = [record for record in records if record['kind'] == 'unit']
+    if units and restored and not check:
+        systemctl = units[-1].get('systemctl') or module.get_bin_path('systemctl') or 'systemctl'
+        rc, out, err = run_command([systemctl, 'daemon-reload'])
+        if rc != 0:
+            result['errors'].append('systemctl daemon-reload failed (rc=%s): %s' % (rc, (err or out).strip()))
+    if module._diff:
+        result['diff'] = diffs
+
+    if mark is not None:
+        result['msg'] = 'run %s was rolled back at %s; nothing to do' % (run_id, mark.get('time'))
+        if restored:
+            module.warn('run %s was rolled back, but %d record(s) no longer match the state before it: %s' % (
+                run_id, len(restored), ', '.join('%s %s' % (e['kind'], e['target']) for e in restored)))
+        module.exit_json(**result)
+
+    result['changed'] = bool(restored)
+    result['msg'] = 'run %s: %d of %d records restored' % (run_id, len(restored), len(records))
+    if result['errors']:
+        result['msg'] += '; %d could not be restored: %s' % (len(result['errors']), '; '.join(result['errors']))
+        module.fail_json(**result)
+    if not module.check_mode:
+        write_mark(journal_dir, run_id, {'records': len(records), 'restored': len(restored)})
+    module.exit_json(**result)
+
+
+if __name__ == '__main__':
+    main()
