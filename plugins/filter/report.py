@@ -13,11 +13,32 @@ from ansible_collections.iotune.storage.plugins.module_utils._checks import summ
 
 
 def check_summary(checks):
-    """Count of checks per status, every status present."""
+    """Count of checks per status, every status present; with ``changed``
+    when the checks come from an enforcement run."""
     try:
-        return summarize(checks)
+        summary = summarize(checks)
     except (KeyError, TypeError) as exc:
         raise AnsibleFilterError('check_summary expects a list of checks with a status: %s' % exc)
+    if any('changed' in check for check in checks):
+        summary['changed'] = sum(1 for check in checks if check.get('changed'))
+    return summary
+
+
+def with_changes(checks, enforced, checks_before=()):
+    """The checks of the audit after enforcement, each with ``changed`` (an
+    enforcing module changed it: the ``checks`` of the registered ``enforced``
+    results) and ``status_before`` (from ``checks_before``, the audit before)."""
+    if not isinstance(enforced, (list, tuple)):
+        raise AnsibleFilterError('with_changes expects a list of registered module results, got %s'
+                                 % type(enforced).__name__)
+    changed = set()
+    for result in enforced:
+        for check in (result or {}).get('checks') or []:
+            if check.get('changed'):
+                changed.add(check['id'])
+    before = dict((check['id'], check['status']) for check in checks_before or [])
+    return [dict(check, changed=check['id'] in changed, status_before=before.get(check['id'], check['status']))
+            for check in checks]
 
 
 def host_checks(report):
@@ -27,4 +48,4 @@ def host_checks(report):
 
 class FilterModule(object):
     def filters(self):
-        return {'check_summary': check_summary, 'host_checks': host_checks}
+        return {'check_summary': check_summary, 'host_checks': host_checks, 'with_changes': with_changes}
