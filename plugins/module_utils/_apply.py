@@ -249,6 +249,10 @@ def reverse_remount_words(current, before):
     """Remount words that take the live options ``current`` back to ``before``."""
     present = [word for word in before if word not in current]
     absent = [word for word in current if word not in before]
+    # the kernel never prints strictatime: the atime mode is what the lists leave out
+    atime = option_state(before, 'live')['atime']
+    if option_state(current, 'live')['atime'] != atime and atime not in present:
+        present.append(atime)
     words, dummy, dummy = plan_remount(current, present, absent)
     return words
 

@@ -1,0 +1,160 @@
+"""Enforce and roll back on the VM (runs after test_audit.py: "x" sorts last).
+
+- The four-run pattern per concern module: check, apply, apply, check ->
+  changed, changed, not changed, not changed; check mode alters nothing.
+- harden_io.yml, then rollback_io.yml: the state digest (files under /etc and
+  /usr/local, every /sys/block/*/queue value, every vm.* value, every mount's
+  live options) is the one prepare.yml recorded; a second harden reports
+  changed=0.
+- The same after a harden run killed with SIGKILL in the middle of
+  enforcement, at several journal records (the journal's failpoint file).
+Every step ends with the VM back in the prepared state, so a failure here
+does not leak into the other tests."""
+import json
+import os
+import re
+import subprocess
+
+import pytest
+
+JOURNAL = "/var/lib/iotune/journal"
+FAILPOINT = "/run/iotune/failpoint"
+MODULES = ("mount_options", "tunefstab", "block_queue", "cache_limits")
+
+
+def digest(host):
+    return json.loads(host.check_output("python3 /root/state_digest.py"))
+
+
+def differences(before, after):
+    return sorted(key for key in set(before) | set(after) if before.get(key) != after.get(key))
+
+
+@pytest.fixture(scope="module")
+def prepared(host):
+    """The digest prepare.yml recorded; the VM must be in that state now."""
+    recorded = json.loads(host.file("/root/state-before.json").content_string)
+    assert differences(recorded, digest(host)) == []
+    return recorded
+
+
+@pytest.fixture(scope="module")
+def policy(host):
+    return host.ansible.get_variables()
+
+
+def module_args(name, policy, run_id):
+    args = {"run_id": run_id}
+    if name == "mount_options":
+        args["mounts"] = policy["iotune_mounts"]
+    elif name == "tunefstab":
+        args["entries"] = policy["iotune_tunefstab"]
+    elif name == "block_queue":
+        args["devices"] = policy["iotune_block_devices"]
+    else:
+        cache = dict(policy["iotune_cache"])
+        args["bulk_slice"] = cache.pop("bulk_slice")
+        args["sysctl"] = dict(("vm." + key, value) for key, value in cache.items())
+    return args
+
+
+def rollback_module(host, run_id):
+    return host.ansible("iotune.storage.io_rollback", "run_id=%s" % run_id, check=False)
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_four_runs(host, prepared, policy, name):
+    run_id = "vm-four-runs-" + name
+    args = json.dumps(module_args(name, policy, run_id))
+    changed = []
+    for check in (True, False, False, True):
+        result = host.ansible("iotune.storage." + name, args, check=check)
+        assert not result.get("failed"), result
+        changed.append(result["changed"])
+        if check and len(changed) == 1:
+            assert differences(prepared, digest(host)) == [], "check mode changed the host"
+    try:
+        assert changed == [True, True, False, False], changed
+    finally:
+        result = rollback_module(host, run_id)
+    assert result["changed"] and not result.get("failed"), result
+    assert differences(prepared, digest(host)) == []
+    assert rollback_module(host, run_id)["changed"] is False
+
+
+def playbook(name, *extra):
+    """Run a playbook of the collection against the VM; (rc, output)."""
+    env = dict(os.environ, ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0")
+    inventory = os.path.dirname(os.environ["MOLECULE_INVENTORY_FILE"])
+    reports = os.path.join(os.environ["MOLECULE_EPHEMERAL_DIRECTORY"], "harden-reports")
+    argv = ["ansible-playbook", "-i", inventory, "iotune.storage." + name, "-e", "iotune_report_dir=" + reports]
+    done = subprocess.run(argv + list(extra), env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True, timeout=900)
+    return done.returncode, done.stdout
+
+
+def recap(output):
+    found = re.search(r"iotune-vm\s*:\s*ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)", output)
+    assert found, output[-3000:]
+    return dict(zip(("ok", "changed", "unreachable", "failed"), map(int, found.groups())))
+
+
+def records(host, run_id):
+    text = host.file("%s/%s.jsonl" % (JOURNAL, run_id)).content_string
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def harden_runs(host, prepared):
+    """harden_io.yml twice, each run's report, then rollback_io.yml."""
+    runs = []
+    for run_id in ("vm-harden-1", "vm-harden-2"):
+        rc, output = playbook("harden_io", "-e", "iotune_run_id=" + run_id)
+        report = json.loads(host.file("/var/lib/iotune/reports/harden-%s.json" % run_id).content_string)
+        runs.append({"rc": rc, "output": output, "recap": recap(output), "report": report})
+    rc, output = playbook("rollback_io", "-e", "iotune_run_id=vm-harden-1")
+    return {"runs": runs, "rollback": {"rc": rc, "output": output, "digest": digest(host)}}
+
+
+def test_harden_changes_and_reports_the_changes(harden_runs):
+    first = harden_runs["runs"][0]
+    assert first["rc"] == 0, first["output"][-3000:]
+    assert first["recap"]["changed"] > 0
+    changed = [c for c in first["report"]["checks"] if c["changed"]]
+    assert first["report"]["mode"] == "harden" and first["report"]["summary"]["changed"] == len(changed)
+    ids = {c["id"] for c in changed}
+    # one check per concern the policy drifts on (see test_audit.py)
+    assert "mount_options:/data/ext4:present:noatime" in ids, ids
+    assert "block_queue:vdb:read_ahead_kb" in ids and "block_queue:vdb:scheduler" in ids, ids
+    assert "cache_limits:sysctl:vm.dirty_ratio" in ids, ids
+    assert "tunefstab:/dev/vx/dsk/labdg/vol01:discovered_direct_iosz" in ids, ids
+    assert all(c["status"] == "compliant" and c["status_before"] != "compliant" for c in changed), changed
+
+
+def test_second_harden_changes_nothing(harden_runs):
+    second = harden_runs["runs"][1]
+    assert second["rc"] == 0, second["output"][-3000:]
+    assert second["recap"]["changed"] == 0, second["output"][-3000:]
+    assert not [c for c in second["report"]["checks"] if c["changed"]]
+
+
+def test_rollback_restores_the_prepared_state(harden_runs, prepared):
+    rollback = harden_runs["rollback"]
+    assert rollback["rc"] == 0, rollback["output"][-3000:]
+    assert differences(prepared, rollback["digest"]) == []
+
+
+@pytest.mark.parametrize("kill_after", [1, 2, 6])
+def test_rollback_after_a_killed_harden(host, prepared, kill_after):
+    run_id = "vm-killed-%d" % kill_after
+    host.run_expect([0], "mkdir -p %s && echo 'kill-after %d' > %s" % (os.path.dirname(FAILPOINT), kill_after,
+                                                                       FAILPOINT))
+    rc, output = playbook("harden_io", "-e", "iotune_run_id=" + run_id)
+    assert rc != 0, output[-3000:]
+    assert not host.file(FAILPOINT).exists, "the failpoint did not fire"
+    written = records(host, run_id)
+    assert [r["seq"] for r in written] == list(range(1, kill_after + 1))
+    assert differences(prepared, digest(host)) != [] or kill_after == 1
+    rc, output = playbook("rollback_io", "-e", "iotune_run_id=" + run_id)
+    assert rc == 0, output[-3000:]
+    assert differences(prepared, digest(host)) == []
