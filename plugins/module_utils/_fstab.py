@@ -16,7 +16,7 @@ __metaclass__ = type
 import os
 import re
 
-from ansible_collections.iotune.storage.plugins.module_utils._mountinfo import escape, split_options, unescape
+from ansible_collections.iotune.storage.plugins.module_utils._mountinfo import escape, unescape
 from ansible_collections.iotune.storage.plugins.module_utils._files import read_text
 
 _WS_SPLIT_RE = re.compile(r'([ \t\f\v\r]+)')
@@ -65,17 +65,26 @@ class FstabLine(object):
             fields = self.fields
             if len(fields) < 3:
                 self.error = 'expected at least 3 fields (spec, file, vfstype), got %d' % len(fields)
+            elif any(not field.isdigit() for field in fields[4:6]):
+                self.error = 'dump and pass fields must be integers'
+                if any(field.startswith('#') for field in fields[4:6]):
+                    self.error += ' (a "#" comment can only follow the pass field)'
             elif len(fields) > 6:
                 self.error = 'expected at most 6 fields, got %d' % len(fields)
-            elif any(not field.isdigit() for field in fields[4:]):
-                self.error = 'dump and pass fields must be integers'
             if self.error:
                 self.kind = 'invalid'
 
     @property
     def fields(self):
-        """The whitespace-separated fields, as written (still escaped)."""
-        return [part for part in self._parts[0::2] if part]
+        """The whitespace-separated fields, as written (still escaped).
+
+        Like libmount, which stops reading a line after the pass number, a
+        ``#`` word after the sixth field starts a trailing comment: it is not
+        a field (it stays in ``raw``).  Elsewhere ``#`` is part of a field."""
+        fields = [part for part in self._parts[0::2] if part]
+        if len(fields) > 6 and fields[6].startswith('#'):
+            del fields[6:]
+        return fields
 
     def _field_index(self, index):
         """Position in _parts of field ``index``."""
@@ -97,6 +106,8 @@ class FstabLine(object):
         if not text or _WS_SPLIT_RE.search(text) or '\n' in text:
             raise ValueError('an fstab field must be non-empty and free of whitespace: %r' % text)
         fields = self.fields
+        if index > 5:
+            raise ValueError('an fstab line has 6 fields, there is no field %d' % index)
         if index < len(fields):
             self._parts[self._field_index(index)] = text
         elif index == len(fields):
@@ -131,6 +142,24 @@ class FstabLine(object):
             'passno': int(fields[5]) if fields[5] is not None else 0,
             'line': self.lineno,
         }
+
+
+def split_options(text):
+    """Split an fstab option field on commas, except commas inside double
+    quotes, which belong to the value as for libmount
+    (``context="system_u:object_r:tmp_t:s0,c1"`` is one option); empty items
+    are dropped."""
+    items = []
+    start = 0
+    quoted = False
+    for pos, char in enumerate(text):
+        if char == '"':
+            quoted = not quoted
+        elif char == ',' and not quoted:
+            items.append(text[start:pos])
+            start = pos + 1
+    items.append(text[start:])
+    return [item for item in items if item]
 
 
 def split_lines(text):

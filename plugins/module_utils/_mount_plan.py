@@ -302,8 +302,9 @@ def plan_mounts_from(mounts, mountinfo_entries, fstab_records, fstab_present=Tru
         present = list(request.get('present') or [])
         absent = list(request.get('absent') or [])
         live_entry = live_by_path.get(path)
-        matches = [record for record in entry_records
-                   if record.to_dict()['file'].startswith('/') and normalize_mount_point(record.to_dict()['file']) == path]
+        # swap entries are not mounts: their second field is no mount point
+        matches = [record for record in entry_records if record.to_dict()['vfstype'] != 'swap'
+                   and record.to_dict()['file'].startswith('/') and normalize_mount_point(record.to_dict()['file']) == path]
         record = matches[-1] if matches else None
         fstab_entry = record.to_dict() if record is not None else None
         info = {
@@ -340,8 +341,14 @@ def plan_mounts_from(mounts, mountinfo_entries, fstab_records, fstab_present=Tru
 
         if live_entry is None and fstab_entry is None:
             where = fstab_path if fstab_present else '%s (no such file)' % fstab_path
-            checks.append(make_check(CONCERN, path, 'mount_point', 'mounted', None, None, NOT_APPLICABLE,
-                                     '%s is neither mounted nor listed in %s; its options were not checked' % (path, where)))
+            swaps = [str(other.lineno) for other in entry_records if other.to_dict()['vfstype'] == 'swap'
+                     and path in (other.to_dict()['spec'], normalize_mount_point(other.to_dict()['file']))]
+            if swaps:
+                message = '%s is swap (%s line %s), not a mounted file system; its options were not checked' % (
+                    path, fstab_path, ', '.join(swaps))
+            else:
+                message = '%s is neither mounted nor listed in %s; its options were not checked' % (path, where)
+            checks.append(make_check(CONCERN, path, 'mount_point', 'mounted', None, None, NOT_APPLICABLE, message))
             continue
 
         live_state = option_state(info['live_options'], 'live') if live_entry else None
