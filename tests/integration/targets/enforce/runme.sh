@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Enforcement end to end on this machine's kernel: mount_options, block_queue,
+# cache_limits and tunefstab each run check, apply, apply, check on real loop
+# devices (ext4, and xfs under a path with a space) and the VxFS simulator;
+# check mode must change nothing, io_rollback must bring back the state before
+# the apply. Files are alternate ones in a temp dir (never /etc/fstab, /etc/udev,
+# /etc/sysctl.d). cache_limits writes the REAL /proc/sys/vm values: the trap
+# writes the saved ones back, whatever happens.
+set -eu
+cd "$(dirname "$0")"
+
+vm_keys="dirty_expire_centisecs dirty_writeback_centisecs dirty_background_bytes dirty_background_ratio dirty_bytes dirty_ratio"
+declare -A vm_saved
+for key in $vm_keys; do vm_saved[$key]=$(cat "/proc/sys/vm/$key"); done
+
+work=$(mktemp -d /tmp/iotune-enforce.XXXXXX)
+loops=()
+mounts=()
+
+restore_vm() {
+  local key
+  for key in dirty_expire_centisecs dirty_writeback_centisecs; do
+    echo "${vm_saved[$key]}" >"/proc/sys/vm/$key" || true
+  done
+  # of a bytes/ratio pair, write the one that was in force: the kernel zeroes the other
+  for key in dirty_background dirty; do
+    if [ "${vm_saved[${key}_bytes]}" != 0 ]; then
+      echo "${vm_saved[${key}_bytes]}" >"/proc/sys/vm/${key}_bytes" || true
+    else
+      echo "${vm_saved[${key}_ratio]}" >"/proc/sys/vm/${key}_ratio" || true
+    fi
+  done
+  for key in $vm_keys; do
+    [ "$(cat "/proc/sys/vm/$key")" = "${vm_saved[$key]}" ] ||
+      echo "WARNING: vm.$key is $(cat "/proc/sys/vm/$key"), was ${vm_saved[$key]} before the test" >&2
+  done
+}
+
+cleanup() {
+  local rc=$? mount_point loop
+  set +e
+  restore_vm
+  for mount_point in "${mounts[@]}"; do
+    mountpoint -q "$mount_point" && { umount "$mount_point" || umount -l "$mount_point"; }
+  done
+  for loop in "${loops[@]}"; do losetup -d "$loop"; done
+  rm -rf --one-file-system "$work"
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+# the simulator is not part of the target's copy: find it in the collection under test
+sim=
+IFS=: read -ra roots <<<"${ANSIBLE_COLLECTIONS_PATH:-}"
+for root in "${roots[@]}"; do
+  [ -x "$root/ansible_collections/iotune/storage/tests/vxfs-sim/vxtunefs" ] &&
+    { sim=$root/ansible_collections/iotune/storage/tests/vxfs-sim/vxtunefs; break; }
+done
+[ -n "$sim" ] || { echo "FAIL: tests/vxfs-sim/vxtunefs not found under ANSIBLE_COLLECTIONS_PATH" >&2; exit 1; }
+
+# two loop devices: ext4, and xfs mounted under a path with a space
+mkdir -p "$work/img" "$work/mnt/ext4" "$work/mnt/xfs data" "$work/udev/rules.d" "$work/sysctl.d" \
+  "$work/vx" "$work/vxfs" "$work/proc/self"
+truncate -s 64M "$work/img/ext4.img"
+truncate -s 320M "$work/img/xfs.img"
+loop_ext4=$(losetup -f --show "$work/img/ext4.img"); loops+=("$loop_ext4")
+loop_xfs=$(losetup -f --show "$work/img/xfs.img"); loops+=("$loop_xfs")
+mkfs.ext4 -q -F "$loop_ext4"
+mkfs.xfs -q -f "$loop_xfs"
+mounts=("$work/mnt/ext4" "$work/mnt/xfs data")
+mount -t ext4 "$loop_ext4" "$work/mnt/ext4"
+mount -t xfs "$loop_xfs" "$work/mnt/xfs data"
+printf '%s\n' "${loop_ext4#/dev/}" "${loop_xfs#/dev/}" >"$work/loops"
+printf '%s\n' "${mounts[@]}" >"$work/mountpoints"
+
+# alternate files; the others (udev rules file, sysctl.conf) start absent
+cat >"$work/fstab" <<EOF
+# alternate fstab of the enforce integration test
+$loop_ext4	$work/mnt/ext4	ext4	defaults	0 2
+$loop_xfs  $work/mnt/xfs\\040data  xfs  defaults,inode64  0  0
+tmpfs /srv/unrelated tmpfs size=64m,mode=1777 0 0   # not managed
+EOF
+printf '# managed by the enforce integration test\nvm.swappiness = %s\n' "$(cat /proc/sys/vm/swappiness)" \
+  >"$work/sysctl.d/60-iotune.conf"
+printf '# VxFS tunables (simulated)\n/dev/vx/dsk/otherdg/vol09 read_pref_io=131072\n' >"$work/vx/tunefstab"
+
+# the simulated VxFS mount, and a procfs stand-in whose mountinfo shows it as vxfs
+vx_device=/dev/vx/dsk/testdg/vol01
+export VXFS_SIM_STATE=$work/vxfs/state.json VXTUNEFSTAB=$work/vx/tunefstab
+"$sim" --sim-mount "$vx_device" "$work/mnt/vx"
+echo "900 1 199:1000 / $work/mnt/vx rw,relatime shared:90 - vxfs $vx_device rw,delaylog,largefiles" \
+  >"$work/proc/self/mountinfo"
+
+# values that differ from the current ones, so that every module has something to change
+expire=$(( vm_saved[dirty_expire_centisecs] == 1500 ? 1600 : 1500 ))
+background=$(( vm_saved[dirty_background_bytes] == 67108864 ? 33554432 : 67108864 ))
+
+python3 - "$work/vars.json" <<PY
+import json, sys
+json.dump({
+    "enforce_work": "$work",
+    "enforce_run_id": "enforce-$$",
+    "enforce_loop_ext4": "$loop_ext4",
+    "enforce_loop_xfs": "$loop_xfs",
+    "enforce_max_hw_sectors_kb": int(open("/sys/block/${loop_ext4#/dev/}/queue/max_hw_sectors_kb").read()),
+    "enforce_vxtunefs": "$sim",
+    "enforce_vx_device": "$vx_device",
+    "enforce_expire_centisecs": $expire,
+    "enforce_background_bytes": $background,
+}, open(sys.argv[1], "w"))
+PY
+echo "localhost ansible_connection=local ansible_python_interpreter=$(command -v python3)" >"$work/inventory"
+
+ANSIBLE_LOCALHOST_WARNING=false ANSIBLE_NOCOLOR=true \
+  ansible-playbook -i "$work/inventory" enforce.yml -e "@$work/vars.json" "$@"
