@@ -15,7 +15,7 @@ options:
   run_id:
     description:
       - Identifier of the run whose journal records the changes, so that C(io_rollback) can undo them.
-        Letters, digits and C(. _ : + -), at most 128 characters.
+        Letters, digits and the characters C(.), C(_), C(:), C(+) and C(-); at most 128 characters.
       - Used when changes are applied; not used in check mode. Without it, a run id is made from the time and process
         id and returned as RV(run_id).
       - The journal records the previous state of each change before the change is made (write-ahead),

@@ -189,6 +189,15 @@ EXAMPLES = r'''
 - name: List the settings that would not survive a reboot
   ansible.builtin.debug:
     msg: "{{ queues.checks | selectattr('status', 'equalto', 'not_persistent') | map(attribute='message') }}"
+
+- name: Apply - write sysfs and the udev rule file, journalled as run chg-4711
+  iotune.storage.block_queue:
+    match:
+      mountpoint: /srv/data
+    read_ahead_kb: 4096
+    scheduler: mq-deadline
+    run_id: chg-4711
+  register: data_queue
 '''
 
 RETURN = r'''
@@ -364,6 +373,7 @@ def main():
         errors.extend(validate_request(request, label))
     if errors:
         module.fail_json(msg='invalid block_queue policy: %s' % '; '.join(errors), errors=errors)
+
     def plan_now():
         return plan_block_queue(
             requests,

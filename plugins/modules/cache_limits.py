@@ -120,6 +120,14 @@ EXAMPLES = r'''
 - name: Show what is not persistent
   ansible.builtin.debug:
     msg: "{{ cache_audit.checks | selectattr('status', 'eq', 'not_persistent') | map(attribute='message') | list }}"
+
+- name: Apply - write the sysctl file and the live values, journalled as run chg-4711
+  iotune.storage.cache_limits:
+    sysctl:
+      vm.dirty_bytes: 256m
+      vm.dirty_background_bytes: 64m
+    run_id: chg-4711
+  register: cache_applied
 '''
 
 RETURN = r'''

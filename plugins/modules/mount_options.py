@@ -126,6 +126,17 @@ EXAMPLES = r'''
   ansible.builtin.assert:
     that: mount_audit.checks | selectattr('status', 'eq', 'drift') | list | length == 0
     fail_msg: "{{ mount_audit.checks | selectattr('status', 'eq', 'drift') | map(attribute='message') | list }}"
+
+- name: Apply - edit fstab and remount, journalled as run chg-4711 (io_rollback run_id=chg-4711 undoes it)
+  iotune.storage.mount_options:
+    path: /backup
+    present:
+      - noatime
+    absent:
+      - mincache=direct
+      - convosync=direct
+    run_id: chg-4711
+  register: backup_mount
 '''
 
 RETURN = r'''
@@ -346,6 +357,7 @@ def main():
         apply_mount_plan(journal, plan, requests, run_command, mount_bin, params['proc_root'])
 
     finish(module, plan, build_diff(plan), apply=apply, replan=plan_now, mounts=plan['mounts'])
+
 
 if __name__ == '__main__':
     main()

@@ -125,6 +125,15 @@ EXAMPLES = r'''
           write_pref_io: 1m
   check_mode: true
   register: vxfs
+
+- name: Apply - set the value live with vxtunefs -o and in tunefstab, journalled as run chg-4711
+  iotune.storage.tunefstab:
+    device: /dev/vx/dsk/datadg/u08
+    tunables:
+      discovered_direct_iosz: 10m
+    apply: true
+    run_id: chg-4711
+  register: u08_applied
 '''
 
 RETURN = r'''

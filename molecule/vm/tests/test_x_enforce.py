@@ -89,7 +89,7 @@ def playbook(name, *extra):
     reports = os.path.join(os.environ["MOLECULE_EPHEMERAL_DIRECTORY"], "harden-reports")
     argv = ["ansible-playbook", "-i", inventory, "iotune.storage." + name, "-e", "iotune_report_dir=" + reports]
     done = subprocess.run(argv + list(extra), env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          universal_newlines=True, timeout=900)
+                          universal_newlines=True, timeout=900, check=False)
     return done.returncode, done.stdout
 
 
