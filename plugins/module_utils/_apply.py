@@ -266,8 +266,12 @@ def restore_mount(record, run_command, check=False):
     if sorted(current) == sorted(record['before']):
         return False
     words = reverse_remount_words(current, record['before'])
-    if not words or check:
-        return bool(words)
+    if not words:
+        # e.g. a key=value option the run added: a remount cannot drop it
+        raise ApplyError('%s has the live options %s, not %s, and a remount cannot put them back (unmount and mount it)'
+                         % (path, ','.join(current), ','.join(record['before'])))
+    if check:
+        return True
     remount(run_command, record.get('mount_bin', 'mount'), path, words)
     now = live_options_of(proc_root, path) or []
     if sorted(now) != sorted(record['before']):

@@ -31,7 +31,7 @@ import signal
 import stat
 
 KINDS = ('file', 'sysfs', 'sysctl', 'mount', 'vxtunefs', 'unit')
-RUN_ID_RE = re.compile(r'^[A-Za-z0-9][A-Za-z0-9._:+-]{0,127}$')
+RUN_ID_RE = re.compile(r'^[A-Za-z0-9][A-Za-z0-9._:+-]{0,127}\Z')
 SUFFIX = '.jsonl'
 MARK_SUFFIX = '.rolled-back.json'
 FAILPOINT_FILE = '/run/iotune/failpoint'
@@ -106,6 +106,22 @@ def file_content(state):
     return base64.b64decode(state['content_b64'])
 
 
+def _drop_torn_tail(fd):
+    """Cut a torn last record (no newline: the run was killed while writing it,
+    so its change never started) before appending after it."""
+    pos = os.fstat(fd).st_size
+    if not pos or os.pread(fd, 1, pos - 1) == b'\n':
+        return
+    while pos > 0:
+        start = max(0, pos - 4096)
+        newline = os.pread(fd, pos - start, start).rfind(b'\n')
+        if newline >= 0:
+            os.ftruncate(fd, start + newline + 1)
+            return
+        pos = start
+    os.ftruncate(fd, 0)
+
+
 class Journal(object):
     """Appends the records of one run; one instance per module invocation."""
 
@@ -138,9 +154,11 @@ class Journal(object):
                      kind=kind, target=target, before=before, after=after)
         line = (json.dumps(entry, sort_keys=True) + '\n').encode('utf-8')
         created = not os.path.exists(self.path)
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
         try:
-            os.write(fd, line)
+            _drop_torn_tail(fd)
+            while line:
+                line = line[os.write(fd, line):]
             os.fsync(fd)
         finally:
             os.close(fd)

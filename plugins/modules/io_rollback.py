@@ -136,7 +136,11 @@ def main():
     result = dict(changed=False, run_id=run_id, records=[], already_rolled_back=False, errors=[])
 
     if run_id is None:
-        latest = latest_open_run(journal_dir)
+        try:
+            latest = latest_open_run(journal_dir)
+        except JournalError as exc:
+            # a run that cannot be read may be the latest one: do not pick an older run instead
+            module.fail_json(msg='cannot tell which run is the latest: %s; name the run with run_id' % exc, **result)
         if latest is None:
             result['msg'] = 'no run to roll back in %s' % journal_dir
             module.exit_json(**result)
@@ -146,9 +150,12 @@ def main():
         if problem:
             module.fail_json(msg='run_id: %s' % problem, **result)
         if not os.path.exists(journal_path(journal_dir, run_id)):
-            known = [run['run_id'] for run in list_runs(journal_dir)]
+            try:
+                known = ', '.join(run['run_id'] for run in list_runs(journal_dir)) or 'none'
+            except JournalError as exc:
+                known = 'cannot list them: %s' % exc
             module.fail_json(msg='run_id: no journal %s (runs in %s: %s)' % (
-                journal_path(journal_dir, run_id), journal_dir, ', '.join(known) or 'none'), **result)
+                journal_path(journal_dir, run_id), journal_dir, known), **result)
 
     try:
         records, problems = read_records(journal_path(journal_dir, run_id))
@@ -185,7 +192,7 @@ def main():
         except (ApplyError, JournalError, KeyError, IOError, OSError) as exc:
             entry['restored'] = False
             result['errors'].append('record %s (%s %s): %s' % (record.get('seq'), record.get('kind'),
-                                                              record.get('target'), exc))
+                                                               record.get('target'), exc))
         else:
             if entry['restored'] and module._diff and record['kind'] in ('file', 'sysfs', 'sysctl', 'vxtunefs'):
                 diffs.append(diff)

@@ -531,7 +531,7 @@ def test_module_sysctl_and_slice(monkeypatch, tmp_path, tree, fixture_path):
                     bulk_slice={'memory_high': '25%', 'unit_dir': unit_dir}, systemd_run_dir=run_dir),
         diff=True, systemctl_out=LOADED_25)
     assert kind == 'exit'
-    assert result['changed'] is False
+    assert result['changed'] is True          # check mode: changes are planned
     assert [(c['target'], c['setting'], c['status']) for c in result['checks']] == [
         ('sysctl', 'vm.dirty_background_ratio', 'drift'),
         ('sysctl', 'vm.vfs_cache_pressure', 'compliant'),
@@ -547,11 +547,15 @@ def test_module_sysctl_and_slice(monkeypatch, tmp_path, tree, fixture_path):
     assert result['bulk_slice']['load_state'] == 'loaded'
 
 
-def test_module_apply_is_not_implemented(monkeypatch, tree, fixture_path):
-    kind, result, calls = _run_module(monkeypatch, _cache_args(tree, fixture_path, sysctl={'vm.dirty_ratio': 20}),
-                                      check_mode=False)
-    assert kind == 'fail'
-    assert result['msg'] == 'apply is not implemented yet; run with check_mode'
+def test_module_compliant_is_not_changed(monkeypatch, tree, fixture_path):
+    # apply and rollback: tests/unit/plugins/modules/test_io_rollback.py
+    managed = os.path.join(tree, 'etc/sysctl.d/90-iotune.conf')
+    with open(managed, 'w') as handle:
+        handle.write('vm.vfs_cache_pressure = 100\n')
+    kind, result, calls = _run_module(monkeypatch, _cache_args(tree, fixture_path, sysctl={'vm.vfs_cache_pressure': 100},
+                                                               sysctl_file=managed))
+    assert (kind, result['changed'], result['changes']) == ('exit', False, [])
+    assert result['checks'][0]['status'] == 'compliant'
 
 
 @pytest.mark.parametrize('args, message', [

@@ -436,7 +436,7 @@ def test_module_single_path(monkeypatch, fixture_path):
     kind, result = _run_module(monkeypatch, _module_args(fixture_path, path='/data/', present=['noatime'],
                                                          absent=['sync']), diff=True)
     assert kind == 'exit'
-    assert result['changed'] is False
+    assert result['changed'] is True          # check mode: a remount is planned
     assert [(c['setting'], c['status']) for c in result['checks']] == [
         ('present:noatime', 'drift'), ('absent:sync', 'compliant')]
     assert result['msg'] == '2 checks: 1 compliant, 1 drift'
@@ -458,12 +458,11 @@ def test_module_batch_and_fstab_diff(monkeypatch, fixture_path, read_fixture):
     assert [m['path'] for m in result['mounts']] == ['/backup', '/db']
 
 
-def test_module_apply_is_not_implemented(monkeypatch, fixture_path):
-    kind, result = _run_module(monkeypatch, _module_args(fixture_path, path='/data', present=['noatime']),
-                               check_mode=False)
-    assert kind == 'fail'
-    assert result['msg'] == 'apply is not implemented yet; run with check_mode'
-    assert result['checks'][0]['status'] == 'drift'
+def test_module_compliant_is_not_changed(monkeypatch, fixture_path):
+    # apply and rollback: tests/unit/plugins/modules/test_io_rollback.py
+    kind, result = _run_module(monkeypatch, _module_args(fixture_path, path='/db', present=['noatime']))
+    assert (kind, result['changed'], result['changes']) == ('exit', False, [])
+    assert result['checks'][0]['status'] == 'compliant'
 
 
 @pytest.mark.parametrize('args, message', [

@@ -10,7 +10,9 @@ import os
 
 import pytest
 
-from ansible_collections.iotune.storage.plugins.modules import block_queue
+from ansible_collections.iotune.storage.plugins.module_utils._apply import sysfs_value
+from ansible_collections.iotune.storage.plugins.module_utils._journal import read_records
+from ansible_collections.iotune.storage.plugins.modules import block_queue, io_rollback
 from ansible_collections.iotune.storage.tests.unit.module_harness import run_main
 
 DIRS = ('etc/udev/rules.d', 'run/udev/rules.d', 'usr/local/lib/udev/rules.d', 'usr/lib/udev/rules.d', 'lib/udev/rules.d')
@@ -42,7 +44,7 @@ def test_batch_audit_in_check_mode(run, args):
     ]
     kind, result = run(args)
     assert kind == 'exit'
-    assert result['changed'] is False
+    assert result['changed'] is True          # the rules file would change
     assert [(c['target'], c['setting'], c['status']) for c in result['checks']] == [
         ('name=sdq', 'device', 'not_applicable'),
         ('vda', 'nr_requests', 'not_persistent'),
@@ -71,11 +73,73 @@ def test_warnings_are_issued(run, args):
     assert result['warnings'] and all('udev' in w or 'rule' in w for w in result['warnings'])
 
 
-def test_apply_is_not_implemented(run, args):
-    args.update(match={'name': 'vda'}, read_ahead_kb=4096, _ansible_check_mode=False)
+def test_check_mode_writes_nothing(run, args, build_tree, tmp_path):
+    args['sys_root'] = build_tree(tmp_path / 'sys', 'sysfs/vm-loop-partitions.json')
+    args['journal_dir'] = str(tmp_path / 'journal')
+    args.update(match={'name': 'loop2'}, nr_requests=64)
+    rules = _read(args['rules_file'])
     kind, result = run(args)
-    assert kind == 'fail'
-    assert result['msg'] == 'apply is not implemented yet; run with check_mode'
+    assert (kind, result['changed']) == ('exit', True)
+    assert [c['kind'] for c in result['changes']] == ['sysfs', 'file']
+    assert _read(os.path.join(args['sys_root'], 'block/loop2/queue/nr_requests')) == b'128\n'
+    assert _read(args['rules_file']) == rules
+    assert not os.path.exists(args['journal_dir'])
+
+
+def _read(path):
+    with open(path, 'rb') as handle:
+        return handle.read()
+
+
+def test_apply_then_rollback(run, args, build_tree, tmp_path, monkeypatch):
+    sys_root = build_tree(tmp_path / 'sys', 'sysfs/vm-loop-partitions.json', 'sysfs/constructed-dm-md.json',
+                          'sysfs/constructed-partial.json')
+    queue = os.path.join(sys_root, 'block', 'loop2', 'queue')
+    journal_dir = str(tmp_path / 'journal')
+    args.update(sys_root=sys_root, journal_dir=journal_dir, run_id='bq-1', _ansible_check_mode=False,
+                _ansible_module_name='iotune.storage.block_queue', match={'name': 'loop2'}, nr_requests=64, read_ahead_kb=4096)
+    rules = _read(args['rules_file'])
+    live = dict((name, sysfs_value(os.path.join(queue, name))) for name in ('nr_requests', 'read_ahead_kb'))
+    assert live == {'nr_requests': 128, 'read_ahead_kb': 128}
+
+    kind, result = run(args)
+    assert kind == 'exit', result
+    assert result['changed'] is True
+    assert [(c['setting'], c['status'], c['changed']) for c in result['checks']] == [
+        ('read_ahead_kb', 'compliant', True), ('nr_requests', 'compliant', True)]
+    assert [c['status'] for c in result['checks_before']] == ['drift', 'drift']
+    assert sysfs_value(os.path.join(queue, 'nr_requests')) == 64
+    assert sysfs_value(os.path.join(queue, 'read_ahead_kb')) == 4096
+    assert b'KERNEL=="loop2"' in _read(args['rules_file'])
+    records, problems = read_records(result['journal'])
+    assert [(r['kind'], r['module'], r.get('setting')) for r in records] == [
+        ('sysfs', 'block_queue', 'nr_requests'), ('sysfs', 'block_queue', 'read_ahead_kb'),
+        ('file', 'block_queue', None)]
+    assert result['journal'] == os.path.join(journal_dir, 'bq-1.jsonl')
+
+    kind, result = run(dict(args, run_id='bq-2'))
+    assert (kind, result['changed']) == ('exit', False)
+    assert not os.path.exists(os.path.join(journal_dir, 'bq-2.jsonl'))
+
+    kind, result = run_main(monkeypatch, io_rollback, {'journal_dir': journal_dir})
+    assert (kind, result['run_id'], result['changed']) == ('exit', 'bq-1', True)
+    assert _read(args['rules_file']) == rules
+    assert dict((name, sysfs_value(os.path.join(queue, name))) for name in live) == live
+
+
+def test_error_check_fails_before_anything(run, args, build_tree, tmp_path):
+    args['sys_root'] = build_tree(tmp_path / 'sys', 'sysfs/vm-loop-partitions.json')
+    args.update(_ansible_check_mode=False, journal_dir=str(tmp_path / 'journal'),
+                devices=[{'match': {'name': 'loop2'}, 'nr_requests': 64},
+                         {'match': {'name': 'loop2'}, 'max_sectors_kb': 1 << 30}])
+    rules = _read(args['rules_file'])
+    kind, result = run(args)
+    assert kind == 'fail', result
+    assert result['changed'] is False
+    assert result['msg'].startswith('nothing changed: ')
+    assert _read(os.path.join(args['sys_root'], 'block/loop2/queue/nr_requests')) == b'128\n'
+    assert _read(args['rules_file']) == rules
+    assert not os.path.exists(str(tmp_path / 'journal'))
 
 
 @pytest.mark.parametrize('extra, message', [

@@ -9,11 +9,13 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import os
+import shutil
 import subprocess
 
 import pytest
 
-from ansible_collections.iotune.storage.plugins.modules import tunefstab
+from ansible_collections.iotune.storage.plugins.module_utils._journal import read_records
+from ansible_collections.iotune.storage.plugins.modules import io_rollback, tunefstab
 from ansible_collections.iotune.storage.tests.unit.module_harness import run_main
 
 SIM = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))),
@@ -60,7 +62,7 @@ def test_live_values_from_the_simulator(run, simulator, args):
     ]
     kind, result = run(args)
     assert kind == 'exit', result
-    assert result['changed'] is False
+    assert result['changed'] is True          # the tunefstab file would change
     assert [(c['target'], c['setting'], c['live'], c['persistent'], c['status']) for c in result['checks']] == [
         (VOL01, 'read_pref_io', 262144, 262144, 'compliant'),
         (VOL01, 'read_nstream', 8, 8, 'compliant'),
@@ -109,11 +111,84 @@ def test_no_vxtunefs(run, args, tmp_path):
     assert result['warnings'][0] == 'vxtunefs %s is not an executable file' % (tmp_path / 'missing')
 
 
-def test_apply_is_not_implemented(run, args):
-    args.update(device=VOL01, tunables={'read_pref_io': 262144}, _ansible_check_mode=False)
+def _read(path):
+    with open(str(path), 'rb') as handle:
+        return handle.read()
+
+
+def test_apply_then_rollback(run, simulator, args, tmp_path, monkeypatch):
+    tunefstab_file = tmp_path / 'tunefstab'
+    shutil.copyfile(args['path'], str(tunefstab_file))
+    os.chmod(str(tunefstab_file), 0o600)
+    journal_dir = str(tmp_path / 'journal')
+    args.update(path=str(tunefstab_file), apply=True, journal_dir=journal_dir, run_id='vx-1', _ansible_check_mode=False,
+                _ansible_module_name='iotune.storage.tunefstab',
+                entries=[{'device': U08, 'tunables': {'discovered_direct_iosz': '10m', 'read_ahead': 2}},
+                         {'device': VOL01, 'tunables': {'read_nstream': 4}}])
+    original = (_read(tunefstab_file), simulator('-p', '/u08'), simulator('-p', '/data'))
+
     kind, result = run(args)
-    assert kind == 'fail'
-    assert result['msg'] == 'apply is not implemented yet; run with check_mode'
+    assert kind == 'exit', result
+    assert result['changed'] is True
+    assert [(c['setting'], c['status'], c['changed']) for c in result['checks']] == [
+        ('discovered_direct_iosz', 'compliant', True), ('read_ahead', 'compliant', True),
+        ('read_nstream', 'compliant', True)]
+    records, problems = read_records(result['journal'])
+    assert [(r['kind'], r['module'], r['target'], r.get('setting'), r['before']) for r in records[:3]] == [
+        ('vxtunefs', 'tunefstab', '/u08', 'discovered_direct_iosz', 262144),
+        ('vxtunefs', 'tunefstab', '/u08', 'read_ahead', 1),
+        ('vxtunefs', 'tunefstab', '/data', 'read_nstream', 8)]
+    assert [(r['kind'], r['target']) for r in records[3:]] == [('file', str(tunefstab_file))]
+    assert 'discovered_direct_iosz = 10485760' in simulator('-p', '/u08').splitlines()
+    assert 'read_nstream = 4' in simulator('-p', '/data').splitlines()
+    assert b'read_ahead=2' in _read(tunefstab_file)
+    assert oct(os.stat(str(tunefstab_file)).st_mode & 0o777) == '0o600'
+
+    kind, result = run(dict(args, run_id='vx-2'))
+    assert (kind, result['changed']) == ('exit', False), result
+    assert not os.path.exists(os.path.join(journal_dir, 'vx-2.jsonl'))
+
+    kind, result = run_main(monkeypatch, io_rollback, {'journal_dir': journal_dir, 'run_id': 'vx-1'})
+    assert (kind, result['changed']) == ('exit', True), result
+    assert [r['restored'] for r in result['records']] == [True] * 4
+    assert (_read(tunefstab_file), simulator('-p', '/u08'), simulator('-p', '/data')) == original
+
+
+def test_apply_without_live_changes_only_the_file(run, simulator, args, tmp_path):
+    tunefstab_file = tmp_path / 'tunefstab'
+    shutil.copyfile(args['path'], str(tunefstab_file))
+    before = simulator('-p', '/u08')
+    args.update(path=str(tunefstab_file), journal_dir=str(tmp_path / 'journal'), _ansible_check_mode=False,
+                device=U08, tunables={'read_ahead': 2})
+    kind, result = run(args)
+    assert (kind, result['changed']) == ('exit', True)
+    assert [r['kind'] for r in read_records(result['journal'])[0]] == ['file']
+    assert result['checks'][0]['status'] == 'drift'        # live is left alone without apply
+    assert simulator('-p', '/u08') == before
+
+
+def test_refused_value_fails_with_the_journal(run, simulator, args, tmp_path):
+    tunefstab_file = tmp_path / 'tunefstab'
+    shutil.copyfile(args['path'], str(tunefstab_file))
+    original = _read(tunefstab_file)
+    # a vxtunefs that refuses max_buf_data_size (busy): the run stops after that record, with two changes made
+    args.update(path=str(tunefstab_file), apply=True, journal_dir=str(tmp_path / 'journal'), run_id='vx-1',
+                _ansible_check_mode=False, entries=[
+                    {'device': VOL01, 'tunables': {'read_nstream': 4}},
+                    {'device': U08, 'tunables': {'max_buf_data_size': 65536}}])
+    refuse = tmp_path / 'refuse'
+    refuse.write_text('#!/bin/sh\ncase "$*" in *max_buf_data_size=*) echo "UX:vxfs vxtunefs: ERROR: busy" >&2; exit 1;; esac\n'
+                      'exec "%s" "$@"\n' % SIM)
+    os.chmod(str(refuse), 0o755)
+    args['vxtunefs'] = str(refuse)
+    kind, result = run(args)
+    assert kind == 'fail', result
+    assert result['changed'] is True
+    assert result['msg'].startswith('%s -o max_buf_data_size=65536 /u08 failed (rc=1): UX:vxfs vxtunefs: ERROR: busy '
+                                    '(2 change(s) made before the failure are in ' % refuse)
+    assert result['msg'].endswith('io_rollback run_id=vx-1 undoes them)')
+    assert _read(tunefstab_file) == original
+    assert 'read_nstream = 4' in simulator('-p', '/data').splitlines()
 
 
 @pytest.mark.parametrize('extra, message', [
