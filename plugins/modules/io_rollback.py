@@ -213,7 +213,6 @@ def main():
     if module._diff:
         result['diff'] = diffs
 
-
     result['changed'] = bool(restored)
     result['msg'] = 'run %s: %d of %d records restored' % (run_id, len(restored), len(records))
     if result['errors']:
