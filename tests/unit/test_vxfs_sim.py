@@ -183,3 +183,16 @@ def test_it_is_an_executable(sim, tmp_path):
     subprocess.run([SIM, '--sim-mount', VOL01, '/data'], env=env, check=True)
     out = subprocess.run([SIM, '-p', '/data'], env=env, check=True, capture_output=True, text=True).stdout
     assert out.startswith('Filesystem i/o parameters for /data\nread_pref_io = 65536\n')
+
+
+def test_setting_a_default_back_leaves_the_state_of_a_fresh_mount(sim):
+    sim('--sim-mount', VOL01, '/data')
+    with open(str(sim.state)) as handle:
+        fresh = json.load(handle)
+    assert sim('-o', 'read_pref_io=131072,read_ahead=2', '/data')[0] == 0
+    with open(str(sim.state)) as handle:
+        assert json.load(handle)['tunables'] == {'/data': {'read_pref_io': 131072, 'read_ahead': 2}}
+    # 65536 and 1 are the defaults: a rollback setting them back restores the state exactly
+    assert sim('-o', 'read_pref_io=64k,read_ahead=1', '/data')[0] == 0
+    with open(str(sim.state)) as handle:
+        assert json.load(handle) == fresh
