@@ -22,6 +22,8 @@ description:
     whose change never happened finds its previous state already in place.
   - Marks the run rolled back (C(<run_id>.rolled-back.json)). Rolling back a marked run again changes nothing
     and does not replay it.
+  - A run without a journal on the host (it changed nothing there) has nothing to roll back: the module
+    succeeds with a warning that lists the runs the host has.
   - When something cannot be restored the module goes on with the other records, then fails naming each failure,
     and the run is not marked.
 author:
@@ -155,8 +157,11 @@ def main():
                 known = ', '.join(run['run_id'] for run in list_runs(journal_dir)) or 'none'
             except JournalError as exc:
                 known = 'cannot list them: %s' % exc
-            module.fail_json(msg='run_id: no journal %s (runs in %s: %s)' % (
-                journal_path(journal_dir, run_id), journal_dir, known), **result)
+            # across a fleet, a run changes some hosts and not others: no journal is not an error,
+            # but a mistyped run id must be visible
+            module.warn('run_id: no journal %s (runs in %s: %s)' % (journal_path(journal_dir, run_id), journal_dir, known))
+            result['msg'] = 'run %s changed nothing on this host (no journal): nothing to roll back' % run_id
+            module.exit_json(**result)
 
     try:
         records, problems = read_records(journal_path(journal_dir, run_id))

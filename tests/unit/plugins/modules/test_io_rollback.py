@@ -118,12 +118,16 @@ def test_default_run_is_the_latest_open_one(host, rollback):
 def test_unknown_run_id_lists_the_runs(host, rollback):
     _run(host, host.journal('run-1'))
     apply_file(host.journal('run-2'), str(host.fstab), b'x\n')
+    before = host.state()
     kind, result = rollback(run_id='run-9')
-    assert kind == 'fail'
-    assert result['msg'] == 'run_id: no journal %s (runs in %s: run-1, run-2)' % (
-        journal_path(host.journal_dir, 'run-9'), host.journal_dir)
+    # a run that changed nothing on this host: nothing to do, and a warning naming the runs there are
+    assert (kind, result['changed'], result['records']) == ('exit', False, [])
+    assert result['msg'] == 'run run-9 changed nothing on this host (no journal): nothing to roll back'
+    assert result['warnings'] == ['run_id: no journal %s (runs in %s: run-1, run-2)' % (
+        journal_path(host.journal_dir, 'run-9'), host.journal_dir)]
+    assert host.state() == before
     kind, result = rollback(run_id='run-9', journal_dir=str(host.fstab.parent / 'empty'))
-    assert result['msg'].endswith('(runs in %s: none)' % (host.fstab.parent / 'empty'))
+    assert result['warnings'][0].endswith('(runs in %s: none)' % (host.fstab.parent / 'empty'))
 
 
 @pytest.mark.parametrize('run_id', ['../etc/passwd', '-rf', 'a b'])
@@ -216,7 +220,7 @@ def test_a_corrupt_journal_fails(host, rollback):
     assert kind == 'fail'
     assert result['msg'].startswith('cannot tell which run is the latest: %s line 2 is not a journal record' % path)
     kind, result = rollback(run_id='run-9')
-    assert kind == 'fail' and 'cannot list them' in result['msg']
+    assert kind == 'exit' and 'cannot list them' in result['warnings'][0]
 
 
 def test_unit_records_reload_systemd_once(host, rollback, monkeypatch, tmp_path):
