@@ -106,14 +106,25 @@ def records(host, run_id):
 
 @pytest.fixture(scope="module")
 def harden_runs(host, prepared):
-    """harden_io.yml twice, each run's report, then rollback_io.yml."""
+    """harden_io.yml --check, harden_io.yml twice with each run's report, then rollback_io.yml."""
+    rc, output = playbook("harden_io", "--check", "--diff", "-e", "iotune_run_id=vm-harden-check")
+    check = {"rc": rc, "output": output, "recap": recap(output), "digest": digest(host),
+             "journal": host.file("%s/vm-harden-check.jsonl" % JOURNAL).exists}
     runs = []
     for run_id in ("vm-harden-1", "vm-harden-2"):
         rc, output = playbook("harden_io", "-e", "iotune_run_id=" + run_id)
         report = json.loads(host.file("/var/lib/iotune/reports/harden-%s.json" % run_id).content_string)
         runs.append({"rc": rc, "output": output, "recap": recap(output), "report": report})
     rc, output = playbook("rollback_io", "-e", "iotune_run_id=vm-harden-1")
-    return {"runs": runs, "rollback": {"rc": rc, "output": output, "digest": digest(host)}}
+    return {"check": check, "runs": runs, "rollback": {"rc": rc, "output": output, "digest": digest(host)}}
+
+
+def test_harden_in_check_mode_predicts_and_changes_nothing(harden_runs, prepared):
+    check = harden_runs["check"]
+    assert check["rc"] == 0, check["output"][-3000:]
+    assert check["recap"]["changed"] > 0
+    assert "+++ after: /etc/udev/rules.d/60-iotune.rules" in check["output"]
+    assert differences(prepared, check["digest"]) == [] and not check["journal"]
 
 
 def test_harden_changes_and_reports_the_changes(harden_runs):
