@@ -76,6 +76,14 @@ records:
   returned: always
   type: list
   elements: dict
+checks:
+  description:
+    - One check per replayed record, in replay order (concern C(io_rollback), setting C(<kind>[:<setting>]#<seq>),
+      C(expected) the state before the run). C(compliant) when the state is as before the run (restored or already
+      so), C(drift) in check mode when it would be restored, C(error) when it cannot be restored.
+  returned: always
+  type: list
+  elements: dict
 already_rolled_back:
   description: True when the run was marked rolled back before this call.
   returned: always
@@ -99,10 +107,13 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils._apply import (
     ApplyError, restore_file, restore_mount, restore_sysctl, restore_sysfs, restore_vxtunefs, sysfs_value)
+from ansible_collections.iotune.storage.plugins.module_utils._checks import COMPLIANT, DRIFT, ERROR, make_check
 from ansible_collections.iotune.storage.plugins.module_utils._journal import (
     JournalError, file_state, journal_path, latest_open_run, list_runs, read_mark, read_records, validate_run_id,
     write_mark)
 from ansible_collections.iotune.storage.plugins.module_utils._tunefstab_plan import read_live
+
+CONCERN = 'io_rollback'
 
 
 def _text(state):
@@ -125,6 +136,17 @@ def record_diff(record):
             'before': '%s\n' % (now,), 'after': '%s\n' % (record['before'],)}
 
 
+def record_check(record, status, message):
+    """One check per replayed record: the state the record says was there before the run."""
+    kind, before = record.get('kind'), record.get('before')
+    setting = kind if not record.get('setting') else '%s:%s' % (kind, record['setting'])
+    if kind == 'file':
+        before = 'absent' if before.get('state') != 'present' else 'mode %s owner %s:%s, %d bytes' % (
+            before['mode'], before['uid'], before['gid'], len(base64.b64decode(before['content_b64'])))
+    return make_check(CONCERN, record.get('target'), '%s#%s' % (setting, record.get('seq')), before, None, None, status,
+                      '%s %s %s' % (kind, record.get('target'), message))
+
+
 def main():
     module = AnsibleModule(
         argument_spec=dict(
@@ -136,7 +158,7 @@ def main():
     module.run_command_environ_update = {'LANG': 'C', 'LC_ALL': 'C', 'LC_MESSAGES': 'C'}
     journal_dir = module.params['journal_dir']
     run_id = module.params['run_id']
-    result = dict(changed=False, run_id=run_id, records=[], already_rolled_back=False, errors=[])
+    result = dict(changed=False, run_id=run_id, records=[], checks=[], already_rolled_back=False, errors=[])
 
     if run_id is None:
         try:
@@ -203,9 +225,16 @@ def main():
             entry['restored'] = False
             result['errors'].append('record %s (%s %s): %s' % (record.get('seq'), record.get('kind'),
                                                                record.get('target'), exc))
+            result['checks'].append(record_check(record, ERROR, 'cannot restore: %s' % exc))
         else:
             if entry['restored'] and module._diff and record['kind'] in ('file', 'sysfs', 'sysctl', 'vxtunefs'):
                 diffs.append(diff)
+            if not entry['restored']:
+                result['checks'].append(record_check(record, COMPLIANT, 'already as before run %s' % run_id))
+            elif check:
+                result['checks'].append(record_check(record, DRIFT, 'differs from before run %s: would be restored' % run_id))
+            else:
+                result['checks'].append(record_check(record, COMPLIANT, 'restored as before run %s' % run_id))
         result['records'].append(entry)
 
     restored = [entry for entry in result['records'] if entry['restored']]

@@ -396,3 +396,17 @@ def test_cache_limits_apply_and_rollback(monkeypatch, tmp_path, fixture_path):
     assert (kind, result['changed']) == ('exit', True), result
     assert (_read(sysctl_file), values()) == original
     assert oct(os.stat(str(sysctl_file)).st_mode & 0o777) == '0o600'
+
+
+def test_one_check_per_record(host, rollback):
+    _run(host, host.journal('run-1'))
+    host.attr.write_text('128\n')   # the sysfs value is already back: nothing to restore there
+    kind, result = rollback(run_id='run-1', _ansible_check_mode=True)
+    statuses = [(c['setting'], c['status']) for c in result['checks']]
+    assert statuses == [('sysctl#4', 'drift'), ('sysfs:read_ahead_kb#3', 'compliant'),
+                        ('file#2', 'drift'), ('file#1', 'drift')]
+    assert result['checks'][2]['expected'] == 'absent'
+    assert result['checks'][3]['expected'].startswith('mode 0600 owner ')
+    kind, result = rollback(run_id='run-1')
+    assert [c['status'] for c in result['checks']] == ['compliant'] * 4
+    assert result['checks'][0]['message'] == 'sysctl vm.swappiness restored as before run run-1'
