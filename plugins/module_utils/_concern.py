@@ -9,7 +9,7 @@ journal, and the result."""
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
-from ansible_collections.iotune.storage.plugins.module_utils._apply import ApplyError
+from ansible_collections.iotune.storage.plugins.module_utils._apply import ApplyError, apply_file
 from ansible_collections.iotune.storage.plugins.module_utils._checks import ERROR, STATUSES, summarize
 from ansible_collections.iotune.storage.plugins.module_utils._journal import Journal, JournalError, journal_path, new_run_id
 
@@ -55,6 +55,16 @@ def live_diff(changes, kind, header, line):
         'before': ''.join(line(change, 'before') + '\n' for change in live),
         'after': ''.join(line(change, 'after') + '\n' for change in live),
     }]
+
+
+def apply_changes(journal, changes, **appliers):
+    """Make a plan's ``changes`` in order: files with apply_file, every other
+    kind with ``appliers[kind](journal, change)``."""
+    for change in changes:
+        if change['kind'] == 'file':
+            apply_file(journal, change.get('path') or change['target'], change['after'])
+        else:
+            appliers[change['kind']](journal, change)
 
 
 def _mark_changed(before_checks, after_checks):

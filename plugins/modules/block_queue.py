@@ -312,8 +312,8 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.iotune.storage.plugins.module_utils._blockq_plan import (
     DEFAULT_RULES_FILE, MATCH_KEYS, SCHEDULERS, SETTINGS, plan_block_queue, validate_request)
 from ansible_collections.iotune.storage.plugins.module_utils._udev import DB_DIR, RULES_DIRS
-from ansible_collections.iotune.storage.plugins.module_utils._apply import apply_file, apply_sysfs
-from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS, file_diffs, finish, live_diff
+from ansible_collections.iotune.storage.plugins.module_utils._apply import apply_sysfs
+from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS, apply_changes, file_diffs, finish, live_diff
 
 
 MATCH_SPEC = dict(
@@ -388,11 +388,7 @@ def main():
     plan = plan_now()
 
     def apply(journal):
-        for change in plan['changes']:
-            if change['kind'] == 'sysfs':
-                apply_sysfs(journal, change)
-            else:
-                apply_file(journal, change['target'], change['after'])
+        apply_changes(journal, plan['changes'], sysfs=apply_sysfs)
 
     finish(module, plan, build_diff(plan), apply=apply, replan=plan_now, devices=plan['devices'])
 

@@ -248,8 +248,8 @@ from ansible_collections.iotune.storage.plugins.module_utils._cache_plan import 
 from ansible_collections.iotune.storage.plugins.module_utils._iofacts import read_memory_bytes
 from ansible_collections.iotune.storage.plugins.module_utils._policy import validate_bulk_slice
 from ansible_collections.iotune.storage.plugins.module_utils._sysctl import CONF_DIRS, SYSCTL_CONF
-from ansible_collections.iotune.storage.plugins.module_utils._apply import ApplyError, apply_file, apply_sysctl
-from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS, file_diffs, finish, live_diff
+from ansible_collections.iotune.storage.plugins.module_utils._apply import ApplyError, apply_sysctl
+from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS, apply_changes, file_diffs, finish, live_diff
 
 
 C_LOCALE = {'LANG': 'C', 'LC_ALL': 'C', 'LC_MESSAGES': 'C'}
@@ -311,17 +311,15 @@ def main():
 
     plan = plan_now()
 
+    def daemon_reload(journal, change):
+        journal.record('unit', change['target'], None, change['action'], systemctl=systemctl)
+        rc, out, err = run_command([systemctl or 'systemctl', 'daemon-reload'])
+        if rc != 0:
+            raise ApplyError('systemctl daemon-reload failed (rc=%s): %s' % (rc, (err or out).strip()))
+
     def apply(journal):
-        for change in plan['changes']:
-            if change['kind'] == 'file':
-                apply_file(journal, change['path'], change['after'])
-            elif change['kind'] == 'sysctl':
-                apply_sysctl(journal, change, params['proc_root'])
-            else:
-                journal.record('unit', change['target'], None, change['action'], systemctl=systemctl)
-                rc, out, err = run_command([systemctl or 'systemctl', 'daemon-reload'])
-                if rc != 0:
-                    raise ApplyError('systemctl daemon-reload failed (rc=%s): %s' % (rc, (err or out).strip()))
+        apply_changes(journal, plan['changes'], unit=daemon_reload,
+                      sysctl=lambda journal, change: apply_sysctl(journal, change, params['proc_root']))
 
     finish(module, plan, build_diff(plan), apply=apply, replan=plan_now,
            sysctl=plan['sysctl'], bulk_slice=plan['bulk_slice'])

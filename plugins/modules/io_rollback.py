@@ -22,8 +22,8 @@ description:
     whose change never happened finds its previous state already in place.
   - Marks the run rolled back (C(<run_id>.rolled-back.json)). Rolling back a marked run again changes nothing
     and does not replay it.
-  - A run without a journal on the host (it changed nothing there) has nothing to roll back: the module
-    succeeds with a warning that lists the runs the host has.
+  - A run without a journal on the host (it changed nothing there) has nothing to roll back. The module
+    then succeeds, with a warning that lists the runs the host has.
   - When something cannot be restored the module goes on with the other records, then fails naming each failure,
     and the run is not marked.
 author:

@@ -232,8 +232,8 @@ checks_before:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.iotune.storage.plugins.module_utils._apply import apply_file, apply_vxtunefs
-from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS, file_diffs, finish, live_diff
+from ansible_collections.iotune.storage.plugins.module_utils._apply import apply_vxtunefs
+from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS, apply_changes, file_diffs, finish, live_diff
 from ansible_collections.iotune.storage.plugins.module_utils._tunefstab_plan import (
     find_vxtunefs, plan_tunefstab, read_live, validate_entry)
 
@@ -298,11 +298,8 @@ def main():
     plan = plan_now()
 
     def apply(journal):
-        for change in plan['changes']:
-            if change['kind'] == 'vxtunefs':
-                apply_vxtunefs(journal, change, run_command, vxtunefs_values)
-            else:
-                apply_file(journal, change['target'], change['after'])
+        apply_changes(journal, plan['changes'],
+                      vxtunefs=lambda journal, change: apply_vxtunefs(journal, change, run_command, vxtunefs_values))
 
     finish(module, plan, build_diff(plan), apply=apply, replan=plan_now, devices=plan['devices'], vxtunefs=vxtunefs)
 
