@@ -1,0 +1,403 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""fio helpers for the ``iotune.storage.fio`` module (pure, no AnsibleModule).
+
+* :func:`parse_fio_json` turns ``fio --output-format=json`` output (fio 2.x and 3.x) into
+  one normalised shape: bytes/s, nanoseconds, bytes, milliseconds.
+* :func:`aggregate` summarises ``repeat`` runs of the same jobs (median and coefficient
+  of variation per metric).
+* :func:`build_argv` builds the fio argument list (never a shell string) for a preset.
+* :func:`cache_suspect` flags buffered runs whose working set fits in the page cache.
+"""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import json
+import math
+import re
+
+from ansible_collections.iotune.storage.plugins.module_utils._units import to_bytes
+
+DIRECTIONS = ('read', 'write')
+
+# Metrics of one direction, in output order. Units: bytes/s, IO/s, ns, bytes, ms.
+METRICS = (
+    'bw_bytes', 'iops', 'lat_mean_ns',
+    'clat_p50_ns', 'clat_p95_ns', 'clat_p99_ns', 'clat_p999_ns',
+    'io_bytes', 'runtime_ms',
+)
+
+_PERCENTILES = (
+    ('clat_p50_ns', '50.000000'),
+    ('clat_p95_ns', '95.000000'),
+    ('clat_p99_ns', '99.000000'),
+    ('clat_p999_ns', '99.900000'),
+)
+
+
+# --------------------------------------------------------------------------- parsing
+
+def _find_document(text):
+    """Return the first JSON object in ``text`` that has a ``jobs`` key.
+
+    fio prints warnings such as ``fio: ...`` (and with some options plain text) before the
+    JSON document, so every ``{`` is tried as a start until one decodes.
+    """
+    decoder = json.JSONDecoder()
+    pos = text.find('{')
+    while pos != -1:
+        try:
+            doc, dummy = decoder.raw_decode(text, pos)
+        except ValueError:
+            doc = None
+        if isinstance(doc, dict) and 'jobs' in doc:
+            return doc
+        pos = text.find('{', pos + 1)
+    raise ValueError('no fio JSON document (an object with a "jobs" list) found in the output; '
+                     'was fio run with --output-format=json?')
+
+
+def _number(section, key, where):
+    if key not in section:
+        raise ValueError('{0}: missing "{1}"'.format(where, key))
+    value = section[key]
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError('{0}: "{1}" is not a number: {2!r}'.format(where, key, value))
+    return value
+
+
+def _direction(data, where):
+    """Normalise one ``read``/``write`` section; None when it did no I/O."""
+    if not isinstance(data, dict):
+        raise ValueError('{0}: expected an object, got {1!r}'.format(where, data))
+    io_bytes = _number(data, 'io_bytes', where)
+    if 'io_kbytes' not in data:
+        # fio 2.x: "io_bytes" held KiB despite its name (io_kbytes came with the fix in 3.x).
+        io_bytes *= 1024
+    if io_bytes == 0:
+        return None
+    if 'bw_bytes' in data:
+        bw_bytes = _number(data, 'bw_bytes', where)
+    elif 'bw' in data:
+        # fio before bw_bytes existed reported only "bw" in KiB/s.
+        bw_bytes = _number(data, 'bw', where) * 1024
+    else:
+        raise ValueError('{0}: missing "bw_bytes" (fio >= 3) and "bw" (older fio, KiB/s)'.format(where))
+    result = {
+        'bw_bytes': bw_bytes,
+        'iops': _number(data, 'iops', where),
+        'io_bytes': io_bytes,
+        'runtime_ms': _number(data, 'runtime', where),
+        'lat_mean_ns': None,
+    }
+    # fio >= 3.0 reports nanoseconds in *_ns; fio 2.x reported microseconds without suffix.
+    if isinstance(data.get('lat_ns'), dict):
+        lat, lat_scale = data['lat_ns'], 1
+    elif isinstance(data.get('lat'), dict):
+        lat, lat_scale = data['lat'], 1000
+    else:
+        lat, lat_scale = None, 1
+    if lat is not None and 'mean' in lat:
+        result['lat_mean_ns'] = _number(lat, 'mean', where + '.lat') * lat_scale
+    if isinstance(data.get('clat_ns'), dict):
+        clat, clat_scale = data['clat_ns'], 1
+    elif isinstance(data.get('clat'), dict):
+        clat, clat_scale = data['clat'], 1000
+    else:
+        clat, clat_scale = {}, 1
+    # Percentiles are absent with clat_percentiles=0 or lat_percentiles=1: report None then.
+    percentiles = clat.get('percentile')
+    if not isinstance(percentiles, dict):
+        percentiles = {}
+    for name, key in _PERCENTILES:
+        if key in percentiles:
+            result[name] = _number(percentiles, key, where + '.clat.percentile') * clat_scale
+        else:
+            result[name] = None
+    return result
+
+
+def parse_fio_json(text):
+    """Parse fio JSON output into ``{fio_version, jobs: [{name, error, read, write}]}``.
+
+    ``read``/``write`` are None when that direction did no I/O (``io_bytes`` 0), otherwise
+    a dict with the keys in :data:`METRICS`: ``bw_bytes`` (bytes/s), ``iops``,
+    ``lat_mean_ns`` (total latency mean), ``clat_p50_ns`` ... ``clat_p999_ns``
+    (completion latency percentiles, None when fio did not report them), ``io_bytes`` and
+    ``runtime_ms``. Old fio units are converted: ``bw`` KiB/s, ``lat``/``clat`` in µs and,
+    before ``io_kbytes`` existed (fio 2.x), ``io_bytes`` in KiB.
+
+    Text before the JSON document (fio warnings) is skipped. Raises ValueError naming
+    what is missing or wrong.
+    """
+    if not isinstance(text, str):
+        if isinstance(text, bytes):
+            text = text.decode('utf-8', 'replace')
+        else:
+            raise ValueError('fio output must be text, got {0!r}'.format(type(text).__name__))
+    doc = _find_document(text)
+    jobs = doc['jobs']
+    if not isinstance(jobs, list):
+        raise ValueError('"jobs" is not a list')
+    parsed = []
+    for index, job in enumerate(jobs):
+        where = 'jobs[{0}]'.format(index)
+        if not isinstance(job, dict):
+            raise ValueError('{0}: expected an object'.format(where))
+        if 'jobname' not in job:
+            raise ValueError('{0}: missing "jobname"'.format(where))
+        where = '{0} ("{1}")'.format(where, job['jobname'])
+        entry = {'name': job['jobname'], 'error': job.get('error', 0)}
+        for direction in DIRECTIONS:
+            if direction not in job:
+                hint = ' (unified_rw_reporting is not supported)' if 'mixed' in job else ''
+                raise ValueError('{0}: missing "{1}"{2}'.format(where, direction, hint))
+            entry[direction] = _direction(job[direction], '{0}.{1}'.format(where, direction))
+        parsed.append(entry)
+    return {'fio_version': doc.get('fio version'), 'jobs': parsed}
+
+
+# --------------------------------------------------------------------------- aggregation
+
+def median(values):
+    """Median of a non-empty list of numbers (mean of the middle two for even counts)."""
+    ordered = sorted(values)
+    count = len(ordered)
+    if count == 0:
+        raise ValueError('median of no values')
+    middle = count // 2
+    if count % 2:
+        return ordered[middle]
+    return (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def coefficient_of_variation(values):
+    """Sample standard deviation (n - 1) divided by the mean.
+
+    The sample form is used because ``repeat`` runs are a small sample of possible runs;
+    it is the larger, more cautious estimate. 0.0 for a single value or a mean of 0.
+    """
+    count = len(values)
+    if count < 2:
+        return 0.0
+    mean = sum(values) / count
+    if mean == 0:
+        return 0.0
+    variance = sum((value - mean) ** 2 for value in values) / (count - 1)
+    return math.sqrt(variance) / abs(mean)
+
+
+def aggregate(runs):
+    """Summarise repeated runs (a list of :func:`parse_fio_json` results) of the same jobs.
+
+    Returns ``{runs, fio_version, jobs: [{name, errors, read, write}]}`` where each direction
+    is None when no run did I/O in it, else ``{metric: {median, cv, samples}}``; a metric
+    no run reported has ``median`` None. ``cv`` is the coefficient of variation from the
+    sample standard deviation (see :func:`coefficient_of_variation`).
+    """
+    if not runs:
+        raise ValueError('aggregate needs at least one run')
+    names = [job['name'] for job in runs[0]['jobs']]
+    for number, run in enumerate(runs[1:], 2):
+        other = [job['name'] for job in run['jobs']]
+        if other != names:
+            raise ValueError('run {0} has jobs {1}, run 1 has {2}: runs must repeat the same jobs'.format(
+                number, other, names))
+    jobs = []
+    for index, name in enumerate(names):
+        entry = {'name': name, 'errors': [run['jobs'][index]['error'] for run in runs]}
+        for direction in DIRECTIONS:
+            sections = [run['jobs'][index][direction] for run in runs]
+            sections = [section for section in sections if section is not None]
+            if not sections:
+                entry[direction] = None
+                continue
+            summary = {}
+            for metric in METRICS:
+                values = [section[metric] for section in sections if section.get(metric) is not None]
+                summary[metric] = {
+                    'median': median(values) if values else None,
+                    'cv': coefficient_of_variation(values) if values else None,
+                    'samples': len(values),
+                }
+            entry[direction] = summary
+        jobs.append(entry)
+    return {'runs': len(runs), 'fio_version': runs[0].get('fio_version'), 'jobs': jobs}
+
+
+# --------------------------------------------------------------------------- argv
+
+# Preset -> fio options. copy-like imitates a large-buffer copy tool (cp with an 8 MiB
+# buffer) on one file: sequential rw=rw alternates 8 MiB reads and writes (50/50),
+# synchronous (psync, iodepth 1) as cp is.
+PRESETS = {
+    'seq-read': (('rw', 'read'), ('bs', '1M')),
+    'seq-write': (('rw', 'write'), ('bs', '1M')),
+    'rand-read-4k': (('rw', 'randread'), ('bs', '4k')),
+    'rand-write-4k': (('rw', 'randwrite'), ('bs', '4k')),
+    'mixed-70-30': (('rw', 'randrw'), ('rwmixread', '70'), ('bs', '4k')),
+    'copy-like': (('rw', 'rw'), ('rwmixread', '50'), ('bs', '8M'), ('ioengine', 'psync'), ('iodepth', '1')),
+}
+
+_WRITE_PRESETS = ('seq-write', 'rand-write-4k', 'mixed-70-30', 'copy-like')
+
+# Options set through dedicated job keys (or always by build_argv): not allowed in extra.
+MANAGED_OPTIONS = frozenset((
+    'name', 'filename', 'rw', 'readwrite', 'bs', 'blocksize', 'direct', 'buffered', 'size',
+    'runtime', 'ramp_time', 'time_based', 'ioengine', 'iodepth', 'rwmixread', 'rwmixwrite',
+    'output', 'output_format',
+))
+# Options that run commands, write other files, change system state or break the JSON.
+FORBIDDEN_OPTIONS = frozenset((
+    'filename_format', 'directory', 'opendir', 'ioscheduler', 'status_interval',
+    'write_bw_log', 'write_lat_log', 'write_iops_log', 'write_hist_log', 'per_job_logs',
+    'trigger', 'trigger_file', 'trigger_timeout', 'trigger_cmd', 'client', 'server',
+    'cmdprio_bssplit', 'merge_blktrace_file', 'write_iolog', 'read_iolog', 'replay_redirect',
+))
+FORBIDDEN_PREFIXES = ('exec_', 'write_', 'log_', 'trigger')
+
+_KEY_RE = re.compile(r'^[a-z0-9_]+$')
+_DURATION_RE = re.compile(r'^\d+$')
+
+
+def _accepted_presets():
+    return ', '.join(sorted(PRESETS))
+
+
+def _check_value(key, value):
+    if isinstance(value, bool):
+        return '1' if value else '0'
+    if isinstance(value, (int, float)):
+        return str(value)
+    if not isinstance(value, str) or value == '':
+        raise ValueError('fio option "{0}": value must be a non-empty string or a number, got {1!r}'.format(key, value))
+    if any(char in value for char in '\n\r\0'):
+        raise ValueError('fio option "{0}": value must not contain newlines or NUL'.format(key))
+    return value
+
+
+def _parse_extra(extra):
+    """Normalise ``extra`` (dict, or list of ``--key=value``/``key=value``) to (key, value) pairs."""
+    if extra is None:
+        return []
+    if isinstance(extra, dict):
+        pairs = sorted(extra.items())
+    elif isinstance(extra, (list, tuple)):
+        pairs = []
+        for item in extra:
+            if not isinstance(item, str):
+                raise ValueError('extra fio option {0!r} is not a string of the form --name=value'.format(item))
+            text = item[2:] if item.startswith('--') else item
+            if '=' in text:
+                key, value = text.split('=', 1)
+            else:
+                key, value = text, True
+            pairs.append((key, value))
+    else:
+        raise ValueError('extra fio options must be a dict or a list of --name=value strings')
+    checked = []
+    for key, value in pairs:
+        if not isinstance(key, str) or not _KEY_RE.match(key):
+            raise ValueError('extra fio option {0!r}: names are lower-case letters, digits and "_" only'.format(key))
+        if key in MANAGED_OPTIONS:
+            raise ValueError('extra fio option "{0}" is set by the module; use the dedicated option instead'.format(key))
+        if key in FORBIDDEN_OPTIONS or key.startswith(FORBIDDEN_PREFIXES):
+            raise ValueError('extra fio option "{0}" is not allowed (runs commands, writes other files, '
+                             'changes system state or breaks the JSON output)'.format(key))
+        checked.append((key, _check_value(key, value)))
+    return checked
+
+
+def _seconds(job, key):
+    value = job.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not (isinstance(value, int) or (isinstance(value, str) and _DURATION_RE.match(value))):
+        raise ValueError('{0} must be a non-negative whole number of seconds, got {1!r}'.format(key, value))
+    value = int(value)
+    if value < 0:
+        raise ValueError('{0} must be a non-negative whole number of seconds, got {1!r}'.format(key, value))
+    return value
+
+
+def build_argv(fio_bin, job):
+    """Build the fio argument list for one job.
+
+    ``job`` keys: ``preset`` (required, see :data:`PRESETS`), ``filename`` (required),
+    ``name`` (default: the preset), ``size`` (bytes or "10G"), ``runtime`` and ``ramp_time``
+    (seconds; runtime makes the job time based), ``direct`` (default True), ``ioengine``,
+    ``bs``, ``iodepth`` (override the preset), ``extra`` (dict or list of ``--name=value``).
+    Buffered write presets get ``end_fsync=1`` so the flush is part of the result.
+    ``--output-format=json`` is always added. Raises ValueError for invalid input.
+    """
+    if not isinstance(fio_bin, str) or not fio_bin:
+        raise ValueError('fio_bin must be a non-empty path')
+    if not isinstance(job, dict):
+        raise ValueError('job must be a dict')
+    preset = job.get('preset')
+    if preset not in PRESETS:
+        raise ValueError('unknown fio preset {0!r}; accepted presets: {1}'.format(preset, _accepted_presets()))
+    filename = job.get('filename')
+    if not isinstance(filename, str) or not filename:
+        raise ValueError('filename is required (a file or block device to test)')
+    if ':' in filename or any(char in filename for char in '\n\r\0'):
+        raise ValueError('filename {0!r} must not contain ":" (fio reads it as a list separator) '
+                         'or control characters'.format(filename))
+    name = job.get('name') or preset
+    if not isinstance(name, str) or not _KEY_RE.match(name.replace('-', '_')):
+        raise ValueError('job name {0!r}: use letters, digits, "-" and "_" only'.format(name))
+
+    options = [('name', name), ('filename', filename)]
+    options.extend(PRESETS[preset])
+    overrides = {}
+    for key in ('ioengine', 'bs', 'iodepth'):
+        if job.get(key) is not None:
+            overrides[key] = _check_value(key, job[key])
+    options = [(key, overrides.pop(key, value)) for key, value in options]
+    options.extend(sorted(overrides.items()))
+
+    direct = job.get('direct', True)
+    if not isinstance(direct, bool):
+        raise ValueError('direct must be true or false, got {0!r}'.format(direct))
+    options.append(('direct', '1' if direct else '0'))
+    if not direct and preset in _WRITE_PRESETS:
+        options.append(('end_fsync', '1'))
+    if job.get('size') is not None:
+        options.append(('size', str(to_bytes(job['size']))))
+    runtime = _seconds(job, 'runtime')
+    if runtime:
+        options.append(('runtime', str(runtime)))
+        options.append(('time_based', '1'))
+    ramp_time = _seconds(job, 'ramp_time')
+    if ramp_time:
+        options.append(('ramp_time', str(ramp_time)))
+    extra = _parse_extra(job.get('extra'))
+    seen = set(key for key, dummy in options)
+    for key, value in extra:
+        if key in seen:
+            raise ValueError('extra fio option "{0}" is already set by the preset'.format(key))
+        seen.add(key)
+        options.append((key, value))
+    options.append(('output-format', 'json'))
+    return [fio_bin] + ['--{0}={1}'.format(key, value) for key, value in options]
+
+
+# --------------------------------------------------------------------------- cache check
+
+def cache_suspect(direct, working_set_bytes, mem_total_bytes):
+    """True when a buffered run (direct false) used a working set below 2x RAM.
+
+    Such a result largely measures the page cache, not the storage. An unknown RAM size
+    (None) with buffered I/O counts as suspect.
+    """
+    if direct:
+        return False
+    if mem_total_bytes is None:
+        return True
+    for label, value in (('working_set_bytes', working_set_bytes), ('mem_total_bytes', mem_total_bytes)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError('{0} must be a non-negative integer, got {1!r}'.format(label, value))
+    return working_set_bytes < 2 * mem_total_bytes
