@@ -244,6 +244,14 @@ PRESETS = {
 
 _WRITE_PRESETS = ('seq-write', 'rand-write-4k', 'mixed-70-30', 'copy-like')
 
+# rw modes of a job given as raw options instead of a preset (no trim modes: they discard data).
+RW_MODES = ('read', 'write', 'randread', 'randwrite', 'rw', 'readwrite', 'randrw')
+# Engines that do plain I/O on the target file; fio's others run commands (exec), talk to the
+# network (net, rdma), or address devices by other means (sg, nbd, mtd).
+IOENGINES = ('sync', 'psync', 'vsync', 'pvsync', 'pvsync2', 'libaio', 'io_uring', 'posixaio', 'mmap')
+# Keys a job may carry (the module's `jobs` elements).
+JOB_KEYS = ('preset', 'rw', 'name', 'bs', 'iodepth', 'ioengine', 'rwmixread', 'direct', 'options')
+
 # Options set through dedicated job keys (or always by build_argv): not allowed in extra.
 MANAGED_OPTIONS = frozenset((
     'name', 'filename', 'rw', 'readwrite', 'bs', 'blocksize', 'direct', 'buffered', 'size',
@@ -256,8 +264,9 @@ FORBIDDEN_OPTIONS = frozenset((
     'write_bw_log', 'write_lat_log', 'write_iops_log', 'write_hist_log', 'per_job_logs',
     'trigger', 'trigger_file', 'trigger_timeout', 'trigger_cmd', 'client', 'server',
     'cmdprio_bssplit', 'merge_blktrace_file', 'write_iolog', 'read_iolog', 'replay_redirect',
+    'allow_mounted_write', 'nrfiles', 'filesize',
 ))
-FORBIDDEN_PREFIXES = ('exec_', 'write_', 'log_', 'trigger')
+FORBIDDEN_PREFIXES = ('exec_', 'write_', 'log_', 'trigger', 'cgroup')
 
 _KEY_RE = re.compile(r'^[a-z0-9_]+$')
 _DURATION_RE = re.compile(r'^\d+$')
@@ -326,8 +335,9 @@ def _seconds(job, key):
 def build_argv(fio_bin, job):
     """Build the fio argument list for one job.
 
-    ``job`` keys: ``preset`` (required, see :data:`PRESETS`), ``filename`` (required),
-    ``name`` (default: the preset), ``size`` (bytes or "10G"), ``runtime`` and ``ramp_time``
+    ``job`` keys: ``preset`` (see :data:`PRESETS`) or ``rw`` (one of :data:`RW_MODES`, with
+    ``bs`` default 4k and optional ``rwmixread``), ``filename`` (required),
+    ``name`` (default: the preset or rw), ``size`` (bytes or "10G"), ``runtime`` and ``ramp_time``
     (seconds; runtime makes the job time based), ``direct`` (default True), ``ioengine``,
     ``bs``, ``iodepth`` (override the preset), ``extra`` (dict or list of ``--name=value``).
     Buffered write presets get ``end_fsync=1`` so the flush is part of the result.
@@ -338,22 +348,39 @@ def build_argv(fio_bin, job):
     if not isinstance(job, dict):
         raise ValueError('job must be a dict')
     preset = job.get('preset')
-    if preset not in PRESETS:
+    raw_rw = job.get('rw')
+    if preset is not None and raw_rw is not None:
+        raise ValueError('a job has either a preset or rw (raw fio options), not both')
+    if preset is None and raw_rw is not None:
+        if raw_rw not in RW_MODES:
+            raise ValueError('unknown rw {0!r}; accepted: {1}'.format(raw_rw, ', '.join(RW_MODES)))
+        base = [('rw', raw_rw), ('bs', '4k')]
+        if job.get('rwmixread') is not None:
+            if raw_rw not in ('rw', 'readwrite', 'randrw'):
+                raise ValueError('rwmixread applies only to rw, readwrite and randrw')
+            base.append(('rwmixread', _check_value('rwmixread', job['rwmixread'])))
+        writes = 'write' in raw_rw or raw_rw in ('rw', 'randrw')
+    elif preset not in PRESETS:
         raise ValueError('unknown fio preset {0!r}; accepted presets: {1}'.format(preset, _accepted_presets()))
+    else:
+        base = list(PRESETS[preset])
+        writes = preset in _WRITE_PRESETS
+    if job.get('ioengine') is not None and job['ioengine'] not in IOENGINES:
+        raise ValueError('unknown ioengine {0!r}; accepted: {1}'.format(job['ioengine'], ', '.join(IOENGINES)))
     filename = job.get('filename')
     if not isinstance(filename, str) or not filename:
         raise ValueError('filename is required (a file or block device to test)')
     if ':' in filename or any(char in filename for char in '\n\r\0'):
         raise ValueError('filename {0!r} must not contain ":" (fio reads it as a list separator) '
                          'or control characters'.format(filename))
-    name = job.get('name') or preset
+    name = job.get('name') or preset or raw_rw
     if not isinstance(name, str) or not _KEY_RE.match(name.replace('-', '_')):
         raise ValueError('job name {0!r}: use letters, digits, "-" and "_" only'.format(name))
 
     options = [('name', name), ('filename', filename)]
-    options.extend(PRESETS[preset])
+    options.extend(base)
     overrides = {}
-    for key in ('ioengine', 'bs', 'iodepth'):
+    for key in ('ioengine', 'bs', 'iodepth', 'rwmixread'):
         if job.get(key) is not None:
             overrides[key] = _check_value(key, job[key])
     options = [(key, overrides.pop(key, value)) for key, value in options]
@@ -363,7 +390,7 @@ def build_argv(fio_bin, job):
     if not isinstance(direct, bool):
         raise ValueError('direct must be true or false, got {0!r}'.format(direct))
     options.append(('direct', '1' if direct else '0'))
-    if not direct and preset in _WRITE_PRESETS:
+    if not direct and writes:
         options.append(('end_fsync', '1'))
     if job.get('size') is not None:
         options.append(('size', str(to_bytes(job['size']))))
@@ -401,3 +428,93 @@ def cache_suspect(direct, working_set_bytes, mem_total_bytes):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise ValueError('{0} must be a non-negative integer, got {1!r}'.format(label, value))
     return working_set_bytes < 2 * mem_total_bytes
+
+
+# --------------------------------------------------------------------------- module helpers
+
+# Metrics a result reports per direction (the median of the repeats) and their cov.
+RESULT_METRICS = ('bw_bytes', 'iops', 'lat_mean_ns', 'clat_p50_ns', 'clat_p95_ns', 'clat_p99_ns', 'clat_p999_ns')
+
+
+def normalize_jobs(jobs):
+    """The module's ``jobs`` (preset names or dicts) as a list of job dicts.
+
+    A string is a preset name. A dict has a ``preset`` or an ``rw`` and the keys of
+    :data:`JOB_KEYS`; ``options`` holds further raw fio options. Names must be unique
+    (they key the results). Raises ValueError naming ``jobs[i]`` and the accepted values.
+    """
+    if not isinstance(jobs, list) or not jobs:
+        raise ValueError('jobs must be a non-empty list of preset names or job dicts')
+    normalized = []
+    for index, spec in enumerate(jobs):
+        where = 'jobs[{0}]'.format(index)
+        if isinstance(spec, str):
+            spec = {'preset': spec}
+        if not isinstance(spec, dict):
+            raise ValueError('{0}: expected a preset name or a dict, got {1!r}'.format(where, spec))
+        unknown = sorted(set(spec) - set(JOB_KEYS))
+        if unknown:
+            raise ValueError('{0}: unknown key(s) {1}; accepted: {2}'.format(where, ', '.join(unknown), ', '.join(JOB_KEYS)))
+        if spec.get('preset') is None and spec.get('rw') is None:
+            raise ValueError('{0}: needs a preset ({1}) or an rw ({2})'.format(where, _accepted_presets(), ', '.join(RW_MODES)))
+        if spec.get('preset') is not None and spec['preset'] not in PRESETS:
+            raise ValueError('{0}: unknown preset {1!r}; accepted presets: {2}'.format(where, spec['preset'], _accepted_presets()))
+        job = dict((key, value) for key, value in spec.items() if value is not None and key != 'options')
+        if spec.get('options') is not None:
+            job['extra'] = spec['options']
+        job['name'] = spec.get('name') or spec.get('preset') or spec.get('rw')
+        normalized.append(job)
+    names = [job['name'] for job in normalized]
+    duplicates = sorted(set(name for name in names if names.count(name) > 1))
+    if duplicates:
+        raise ValueError('jobs: duplicate job name(s) {0}; give each job a distinct name'.format(', '.join(duplicates)))
+    return normalized
+
+
+def preset_sets(job, option):
+    """True when the job's preset fixes ``option`` itself (copy-like fixes ioengine)."""
+    return any(key == option for key, dummy in PRESETS.get(job.get('preset'), ()))
+
+
+def job_result(aggregated, job, suspect):
+    """One entry of the module's ``results``: medians per direction and their cov."""
+    result = {
+        'name': aggregated['name'],
+        'preset': job.get('preset'),
+        'rw': job.get('rw') or dict(PRESETS[job['preset']])['rw'],
+        'direct': job.get('direct', True),
+        'cache_suspect': suspect,
+        'cov': {},
+    }
+    for direction in DIRECTIONS:
+        summary = aggregated[direction]
+        if summary is None:
+            result[direction] = None
+            result['cov'][direction] = None
+            continue
+        result[direction] = dict((metric, summary[metric]['median']) for metric in RESULT_METRICS + ('io_bytes',))
+        result['cov'][direction] = dict((metric, summary[metric]['cv']) for metric in RESULT_METRICS)
+    return result
+
+
+def human_bytes(value):
+    """1536 -> '1.5 KiB' (binary units, for messages)."""
+    value = float(value)
+    for unit in ('B', 'KiB', 'MiB', 'GiB', 'TiB'):
+        if abs(value) < 1024 or unit == 'TiB':
+            return ('{0:.0f} {1}' if unit == 'B' else '{0:.1f} {1}').format(value, unit)
+        value /= 1024
+    return None  # not reached
+
+
+def cache_warning(name, working_set_bytes, mem_total_bytes):
+    """The warning a cache-suspect job gets: what it measured and how to measure the storage."""
+    if mem_total_bytes is None:
+        memory = 'an unknown amount of RAM'
+        needed = 'at least twice the RAM'
+    else:
+        memory = '{0} of RAM'.format(human_bytes(mem_total_bytes))
+        needed = 'at least {0}'.format(human_bytes(2 * mem_total_bytes))
+    return ('fio job {0}: buffered I/O on a {1} working set with {2} (under 2x RAM): the result measures '
+            'the page cache (memory), not the storage. Use direct: true, a size of {3}, or allow_cached: true '
+            'to accept it.'.format(name, human_bytes(working_set_bytes), memory, needed))

@@ -1,0 +1,503 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: fio
+short_description: Measure storage I/O with fio, safely, and return parsed results
+version_added: 0.2.0
+description:
+  - Runs fio jobs (named presets or raw fio options) O(repeat) times and returns, per job and direction, the median
+    bandwidth (bytes/s), IOPS, mean latency and completion-latency percentiles (ns), with the coefficient of
+    variation of each metric over the repeats.
+  - By default fio works on a scratch file in O(directory) that the module creates and removes, also when fio fails.
+    Free space for it is checked first.
+  - A raw block device is measured only when named in O(filename) with O(allow_destructive=true), and never when it
+    carries a file-system, RAID or partition-table signature (C(blkid -p)) or is held by another device.
+  - B(Cache guard.) A buffered job (O(direct=false)) whose working set is under twice the RAM measures the page cache,
+    not the storage. Such a job returns C(cache_suspect=true) and a warning, unless O(allow_cached=true).
+  - fio always runs with an argument list, never through a shell. Options that run commands, write other files or
+    change system state are refused.
+author:
+  - iotune.storage maintainers (@iotune)
+extends_documentation_fragment:
+  - iotune.storage.attributes
+attributes:
+  check_mode:
+    support: full
+    details:
+      - Check mode validates the request and returns the fio command lines in RV(argv); fio does not run and no file
+        is created.
+  diff_mode:
+    support: none
+  idempotent:
+    support: full
+    details:
+      - Measuring leaves no state behind (the scratch file is removed); on a raw device, write jobs overwrite its data.
+options:
+  directory:
+    description:
+      - Existing directory on the file system to measure. The scratch file C(.iotune-fio-<pid>-<random>) is created there
+        and removed when the module ends.
+      - Exactly one of O(directory) and O(filename) is required.
+    type: path
+  filename:
+    description:
+      - A raw block device to measure instead of a scratch file. Requires O(allow_destructive=true); write jobs destroy
+        its data. Refused when it carries any signature or has holders (dm, md, LVM on top).
+    type: path
+  allow_destructive:
+    description: Allow measuring the raw device in O(filename).
+    type: bool
+    default: false
+  jobs:
+    description:
+      - The jobs, run one after another. An element is a preset name or a dict.
+      - Presets are V(seq-read) and V(seq-write) (1 MiB blocks), V(rand-read-4k), V(rand-write-4k), V(mixed-70-30)
+        (random 4 KiB, 70 % reads) and V(copy-like) (sequential 8 MiB reads and writes, synchronous, as a large-buffer
+        copy tool does).
+      - "A dict has C(preset) or C(rw) (V(read), V(write), V(randread), V(randwrite), V(rw), V(readwrite), V(randrw)),
+        and optionally C(name) (default: the preset or rw; names must be unique), C(bs), C(iodepth), C(ioengine),
+        C(rwmixread), C(direct) (overrides O(direct)) and C(options) (further fio options, a dict)."
+    type: list
+    elements: raw
+    default: [seq-read]
+  size:
+    description:
+      - Working set of each job (the scratch file's size, or the region of the device), for example V(1g) or V(268435456).
+    type: str
+    default: 256m
+  runtime:
+    description: Seconds each job runs (time based, looping over the working set); V(0) runs until O(size) is done once.
+    type: int
+    default: 10
+  ramp_time:
+    description: Seconds each job runs before measuring starts.
+    type: int
+    default: 0
+  direct:
+    description: Use O_DIRECT (bypass the page cache). Jobs may override it.
+    type: bool
+    default: true
+  ioengine:
+    description:
+      - fio I/O engine of jobs that do not set one. Default V(libaio) where this fio has it, else V(psync).
+      - One of V(sync), V(psync), V(vsync), V(pvsync), V(pvsync2), V(libaio), V(io_uring), V(posixaio), V(mmap).
+    type: str
+  repeat:
+    description: Runs of each job; the results are the median, with the coefficient of variation as the noise.
+    type: int
+    default: 3
+  allow_cached:
+    description: Accept buffered results on a working set under twice the RAM without a warning.
+    type: bool
+    default: false
+  output_dir:
+    description: Keep fio's raw JSON of every run there, as C(<job>-<run>.json) (created when missing).
+    type: path
+  fio_path:
+    description: The fio program. Default C(fio) on the PATH.
+    type: path
+  min_free:
+    description: Free space to leave in O(directory) beyond the scratch file.
+    type: str
+    default: 64m
+  proc_root:
+    description: Mount point of procfs (C(meminfo) for the cache guard). Only changed for tests.
+    type: path
+    default: /proc
+notes:
+  - Each job runs in its own fio process, the jobs in turn for each repeat, so slow drift spreads over all jobs.
+  - When the module is killed (an async timeout sends SIGKILL), the scratch file can remain; its name starts
+    with C(.iotune-fio-).
+seealso:
+  - name: fio documentation
+    description: The fio HOWTO, every job option.
+    link: https://fio.readthedocs.io/en/latest/fio_doc.html
+  - module: iotune.storage.io_facts
+'''
+
+EXAMPLES = r'''
+- name: Sequential and random reads on /data, direct I/O, 3 repeats
+  iotune.storage.fio:
+    directory: /data
+    jobs: [seq-read, rand-read-4k]
+    size: 1g
+    runtime: 20
+  register: bench
+
+- name: A buffered large-block write as a backup restore does, keeping the raw JSON
+  iotune.storage.fio:
+    directory: /restore
+    jobs:
+      - {preset: seq-write, name: restore-write, bs: 8m, direct: false}
+    size: 64g
+    output_dir: /var/lib/iotune/fio
+
+- name: Raw options - 64 KiB random mixed I/O, queue depth 16
+  iotune.storage.fio:
+    directory: /data
+    jobs:
+      - {rw: randrw, rwmixread: 80, bs: 64k, iodepth: 16, name: oltp, options: {numjobs: 2, group_reporting: 1}}
+
+- name: Show the bandwidth of each job
+  ansible.builtin.debug:
+    msg: "{{ item.name }}: {{ ((item.read or item.write).bw_bytes / 1048576) | round(1) }} MiB/s"
+  loop: "{{ bench.results }}"
+'''
+
+RETURN = r'''
+results:
+  description: One entry per job, in order.
+  returned: always (empty in check mode)
+  type: list
+  elements: dict
+  contains:
+    name:
+      description: The job name.
+      type: str
+      returned: always
+    preset:
+      description: The preset, or V(null) for a job given with C(rw).
+      type: str
+      returned: always
+    rw:
+      description: fio's C(rw) of the job.
+      type: str
+      returned: always
+    direct:
+      description: Whether the job used O_DIRECT.
+      type: bool
+      returned: always
+    cache_suspect:
+      description: A buffered job with a working set under twice the RAM; its result measures memory.
+      type: bool
+      returned: always
+    read:
+      description:
+        - Medians over the repeats of C(bw_bytes) (bytes/s), C(iops), C(lat_mean_ns), C(clat_p50_ns), C(clat_p95_ns),
+          C(clat_p99_ns), C(clat_p999_ns) (ns) and C(io_bytes); V(null) when the job did not read.
+        - A percentile is V(null) when fio did not report it.
+      type: dict
+      returned: always
+    write:
+      description: As RV(results[].read), for writes.
+      type: dict
+      returned: always
+    cov:
+      description:
+        - Per direction (C(read), C(write); V(null) without I/O in it), the coefficient of variation (sample standard
+          deviation / mean) of each metric over the repeats. V(0.05) means 5 % noise.
+      type: dict
+      returned: always
+  sample:
+    - name: seq-read
+      preset: seq-read
+      rw: read
+      direct: true
+      cache_suspect: false
+      read: {bw_bytes: 1038090240, iops: 990.0, lat_mean_ns: 1008763.2, clat_p50_ns: 978944, clat_p95_ns: 1187840,
+             clat_p99_ns: 1531904, clat_p999_ns: 2179072, io_bytes: 10380902400}
+      write: null
+      cov:
+        read: {bw_bytes: 0.012, iops: 0.012, lat_mean_ns: 0.013, clat_p50_ns: 0.02, clat_p95_ns: 0.03, clat_p99_ns: 0.05,
+               clat_p999_ns: 0.08}
+        write: null
+fio_version:
+  description: fio's version, from its JSON output.
+  returned: when fio ran
+  type: str
+  sample: "fio-3.33"
+wall_s:
+  description: Seconds the module spent, fio runs and preparation included.
+  returned: always
+  type: float
+  sample: 92.4
+repeat:
+  description: Runs of each job.
+  returned: always
+  type: int
+target:
+  description: The scratch file or device measured (the scratch file no longer exists).
+  returned: always
+  type: str
+ioengine:
+  description: The engine used for jobs that did not set one.
+  returned: always
+  type: str
+working_set_bytes:
+  description: The working set of each job, in bytes.
+  returned: always
+  type: int
+memory_bytes:
+  description: RAM of the host (C(MemTotal)), the reference of the cache guard.
+  returned: always
+  type: int
+cache_suspect:
+  description: True when any job is cache suspect.
+  returned: always
+  type: bool
+argv:
+  description: The fio command line of each job (as run for each repeat).
+  returned: always
+  type: list
+  elements: list
+raw_files:
+  description: The raw JSON files written to O(output_dir).
+  returned: when O(output_dir) is set
+  type: list
+  elements: str
+'''
+
+import os
+import stat
+import time
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.iotune.storage.plugins.module_utils._fio import (
+    IOENGINES,
+    aggregate,
+    build_argv,
+    cache_suspect,
+    cache_warning,
+    human_bytes,
+    job_result,
+    normalize_jobs,
+    parse_fio_json,
+    preset_sets,
+)
+from ansible_collections.iotune.storage.plugins.module_utils._iofacts import read_memory_bytes
+from ansible_collections.iotune.storage.plugins.module_utils._units import to_bytes
+
+C_LOCALE = {'LANG': 'C', 'LC_ALL': 'C', 'LC_MESSAGES': 'C'}
+SCRATCH_PREFIX = '.iotune-fio-'
+
+
+class MeasureError(Exception):
+    """A request that cannot be measured; the message names the cause."""
+
+
+def fail(module, msg, **extra):
+    module.fail_json(msg=msg, **extra)
+
+
+def default_ioengine(module, fio):
+    """libaio where this fio has it (fio --enghelp lists the engines built in), else psync."""
+    rc, out, dummy = module.run_command([fio, '--enghelp'], check_rc=False)
+    engines = set(line.strip() for line in out.splitlines()[1:]) if rc == 0 else set()
+    return 'libaio' if 'libaio' in engines else 'psync'
+
+
+def check_device(module, path):
+    """Refuse a device that is not a bare block device: a signature or holders mean data."""
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        raise MeasureError('filename {0}: {1}'.format(path, exc.strerror))
+    if not stat.S_ISBLK(info.st_mode):
+        raise MeasureError('filename {0} is not a block device; to measure a file system use directory'.format(path))
+    blkid = module.get_bin_path('blkid')
+    if blkid is None:
+        raise MeasureError('blkid (util-linux) is needed to check {0} for a signature before writing to it'.format(path))
+    rc, out, err = module.run_command([blkid, '-p', '-o', 'export', '--', path], check_rc=False)
+    if rc == 0:
+        found = dict(line.split('=', 1) for line in out.splitlines() if '=' in line)
+        kind = found.get('TYPE') or found.get('PTTYPE') or 'unknown'
+        raise MeasureError('filename {0} carries a {1} signature (blkid -p): refusing to measure a device that '
+                           'holds data; wipe it first if it is really scratch'.format(path, kind))
+    if rc != 2:
+        raise MeasureError('cannot check {0} for a signature (blkid -p rc={1}): {2}'.format(path, rc, (err or out).strip()))
+    holders = '/sys/dev/block/{0}:{1}/holders'.format(os.major(info.st_rdev), os.minor(info.st_rdev))
+    if os.path.isdir(holders) and os.listdir(holders):
+        raise MeasureError('filename {0} is held by {1}: refusing to measure it'.format(path, ', '.join(sorted(os.listdir(holders)))))
+    return info
+
+
+def device_bytes(path):
+    with open(path, 'rb') as handle:
+        return handle.seek(0, os.SEEK_END)
+
+
+def create_scratch(directory, size, min_free):
+    """Create the scratch file (0600, exclusive) after checking the directory and its free space."""
+    if not os.path.isdir(directory):
+        raise MeasureError('directory {0} does not exist or is not a directory'.format(directory))
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise MeasureError('directory {0} is not writable'.format(directory))
+    fs = os.statvfs(directory)
+    free = fs.f_bavail * fs.f_frsize
+    if free < size + min_free:
+        raise MeasureError('not enough free space in {0} for a {1} scratch file: {2} free, {3} needed '
+                           '(size + min_free)'.format(directory, human_bytes(size), human_bytes(free), human_bytes(size + min_free)))
+    name = os.path.join(directory, '{0}{1}-{2}'.format(SCRATCH_PREFIX, os.getpid(), os.urandom(4).hex()))
+    try:
+        os.close(os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except OSError as exc:
+        raise MeasureError('cannot create the scratch file in {0}: {1}'.format(directory, exc.strerror))
+    return name
+
+
+def run_fio(module, argv):
+    """Run one fio process; the parsed result, or MeasureError with fio's own words."""
+    rc, out, err = module.run_command(argv, check_rc=False, expand_user_and_vars=False)
+    if rc != 0:
+        lines = [line for line in (err or out).strip().splitlines() if line.strip()]
+        raise MeasureError('fio failed (rc={0}): {1}'.format(rc, ' / '.join(lines[-5:]) or 'no message'))
+    try:
+        parsed = parse_fio_json(out)
+    except ValueError as exc:
+        raise MeasureError('cannot read the fio output: {0}'.format(exc))
+    for job in parsed['jobs']:
+        if job['error']:
+            raise MeasureError('fio job {0} ended with error {1} ({2}): {3}'.format(
+                job['name'], job['error'], os.strerror(job['error']), (err or '').strip()))
+    return out, parsed
+
+
+def write_raw(output_dir, name, text):
+    path = os.path.join(output_dir, name)
+    tmp = path + '.tmp'
+    with open(tmp, 'w') as handle:
+        handle.write(text)
+    os.rename(tmp, path)
+    return path
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            directory=dict(type='path'),
+            filename=dict(type='path'),
+            allow_destructive=dict(type='bool', default=False),
+            jobs=dict(type='list', elements='raw', default=['seq-read']),
+            size=dict(type='str', default='256m'),
+            runtime=dict(type='int', default=10),
+            ramp_time=dict(type='int', default=0),
+            direct=dict(type='bool', default=True),
+            ioengine=dict(type='str', choices=list(IOENGINES)),
+            repeat=dict(type='int', default=3),
+            allow_cached=dict(type='bool', default=False),
+            output_dir=dict(type='path'),
+            fio_path=dict(type='path'),
+            min_free=dict(type='str', default='64m'),
+            proc_root=dict(type='path', default='/proc'),
+        ),
+        mutually_exclusive=[('directory', 'filename')],
+        required_one_of=[('directory', 'filename')],
+        supports_check_mode=True,
+    )
+    module.run_command_environ_update = C_LOCALE
+    params = module.params
+    started = time.monotonic()
+
+    for key in ('runtime', 'ramp_time'):
+        if params[key] < 0:
+            fail(module, '{0} must be 0 or more seconds, got {1}'.format(key, params[key]))
+    if params['repeat'] < 1:
+        fail(module, 'repeat must be at least 1, got {0}'.format(params['repeat']))
+    try:
+        size = to_bytes(params['size'])
+        min_free = to_bytes(params['min_free'])
+    except ValueError as exc:
+        fail(module, 'size/min_free: {0}'.format(exc))
+    if size <= 0:
+        fail(module, 'size must be more than 0 bytes')
+    try:
+        jobs = normalize_jobs(params['jobs'])
+    except ValueError as exc:
+        fail(module, str(exc))
+    if params['filename'] and not params['allow_destructive']:
+        fail(module, 'filename {0} is a raw device measurement that destroys its data; set allow_destructive: true '
+                     'to allow it, or use directory to measure a file system'.format(params['filename']))
+
+    fio = params['fio_path'] or module.get_bin_path('fio')
+    if fio is None or not os.access(fio, os.X_OK):
+        fail(module, 'fio not found{0}: install the fio package on the host'.format(
+            ' at ' + params['fio_path'] if params['fio_path'] else ' on the PATH'))
+    ioengine = params['ioengine'] or default_ioengine(module, fio)
+    memory = read_memory_bytes(params['proc_root'])
+
+    for job in jobs:
+        job.setdefault('direct', params['direct'])
+        if 'ioengine' not in job and not preset_sets(job, 'ioengine'):
+            job['ioengine'] = ioengine
+        job['size'] = size
+        job['runtime'] = params['runtime']
+        job['ramp_time'] = params['ramp_time']
+
+    def plan(target):
+        try:
+            return [build_argv(fio, dict(job, filename=target)) for job in jobs]
+        except ValueError as exc:
+            raise MeasureError('jobs: {0}'.format(exc))
+
+    result = dict(changed=False, results=[], repeat=params['repeat'], ioengine=ioengine, working_set_bytes=size,
+                  memory_bytes=memory, cache_suspect=False)
+    scratch = None
+    try:
+        if params['filename']:
+            check_device(module, params['filename'])
+            result['working_set_bytes'] = size = min(size, device_bytes(params['filename']))
+            target = params['filename']
+            argvs = plan(target)
+        else:
+            # validated before anything is created
+            argvs = plan(os.path.join(params['directory'], SCRATCH_PREFIX + 'check'))
+            target = None
+        if module.check_mode:
+            result.update(argv=argvs, target=target or params['directory'], wall_s=round(time.monotonic() - started, 3),
+                          msg='check mode: {0} fio run(s) planned, nothing measured'.format(len(jobs) * params['repeat']))
+            module.exit_json(**result)
+        if target is None:
+            target = scratch = create_scratch(params['directory'], size, min_free)
+            argvs = plan(target)
+        if params['output_dir']:
+            if not os.path.isdir(params['output_dir']):
+                os.makedirs(params['output_dir'], 0o755)
+            result['raw_files'] = []
+        runs = []
+        for number in range(1, params['repeat'] + 1):
+            run = {'fio_version': None, 'jobs': []}
+            for job, argv in zip(jobs, argvs):
+                text, parsed = run_fio(module, argv)
+                run['fio_version'] = parsed['fio_version']
+                run['jobs'].extend(parsed['jobs'])
+                if params['output_dir']:
+                    result['raw_files'].append(write_raw(params['output_dir'], '{0}-{1}.json'.format(job['name'], number), text))
+            runs.append(run)
+    except (MeasureError, OSError) as exc:
+        result['wall_s'] = round(time.monotonic() - started, 3)
+        fail(module, str(exc), **result)
+    finally:
+        if scratch is not None and os.path.exists(scratch):
+            os.unlink(scratch)
+
+    summary = aggregate(runs)
+    warnings = []
+    for aggregated, job in zip(summary['jobs'], jobs):
+        suspect = cache_suspect(job['direct'], size, memory)
+        result['results'].append(job_result(aggregated, job, suspect))
+        if suspect and not params['allow_cached']:
+            warnings.append(cache_warning(job['name'], size, memory))
+    for warning in warnings:
+        module.warn(warning)
+    result.update(
+        fio_version=summary['fio_version'],
+        target=target,
+        argv=argvs,
+        cache_suspect=any(entry['cache_suspect'] for entry in result['results']),
+        changed=bool(params['filename']) and any(entry['write'] is not None for entry in result['results']),
+        wall_s=round(time.monotonic() - started, 3),
+    )
+    module.exit_json(**result)
+
+
+if __name__ == '__main__':
+    main()
