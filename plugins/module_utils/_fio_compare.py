@@ -1,0 +1,212 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Compare two ``iotune.storage.fio`` measurements (pure, no Ansible imports).
+
+:func:`compare` pairs the jobs of a measurement before a change with those of one after
+it and returns one row per (job, direction, metric): the relative change, whether it is
+worse, the run-to-run noise (from the coefficients of variation of the ``repeat`` runs)
+and whether the change is significant, a regression or an improvement.
+"""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import math
+
+DIRECTIONS = ('read', 'write')
+
+# Metrics that can be compared, in output order, and which way is better.
+BETTER = (
+    ('bw_bytes', 'higher'),
+    ('iops', 'higher'),
+    ('lat_mean_ns', 'lower'),
+    ('clat_p50_ns', 'lower'),
+    ('clat_p95_ns', 'lower'),
+    ('clat_p99_ns', 'lower'),
+    ('clat_p999_ns', 'lower'),
+)
+COMPARABLE_METRICS = tuple(name for name, dummy in BETTER)
+DEFAULT_METRICS = ('bw_bytes', 'iops', 'lat_mean_ns', 'clat_p99_ns')
+DEFAULT_THRESHOLD_PCT = 10.0
+DEFAULT_NOISE_FACTOR = 2.0
+
+_BETTER = dict(BETTER)
+
+
+def _is_number(value):
+    return not isinstance(value, bool) and isinstance(value, (int, float))
+
+
+def _non_negative(name, value):
+    """Return ``value`` when it is a number >= 0 (not NaN, not a bool), else raise ValueError."""
+    if not _is_number(value) or not value >= 0:
+        raise ValueError('{0} must be a number >= 0, got {1!r}'.format(name, value))
+    return value
+
+
+def _metrics(metrics):
+    if metrics is None:
+        return list(DEFAULT_METRICS)
+    accepted = ', '.join(COMPARABLE_METRICS)
+    if not isinstance(metrics, (list, tuple)):
+        raise ValueError('metrics must be a list of metric names, got {0!r}; accepted: {1}'.format(metrics, accepted))
+    if not metrics:
+        raise ValueError('metrics must not be empty; accepted: {0}'.format(accepted))
+    checked = []
+    for metric in metrics:
+        if not isinstance(metric, str) or metric not in _BETTER:
+            raise ValueError('unknown metric {0!r} in metrics; accepted: {1}'.format(metric, accepted))
+        if metric in checked:
+            raise ValueError('metric {0!r} is listed twice in metrics'.format(metric))
+        checked.append(metric)
+    return checked
+
+
+def _results(side, value):
+    """The results list of one side: the fio module's return value or its ``results``."""
+    if isinstance(value, dict):
+        if 'results' not in value:
+            raise ValueError('{0} must be the result of iotune.storage.fio (a dict with "results") or its results list; '
+                             'got a dict without "results" (keys: {1})'.format(side, ', '.join(sorted(str(k) for k in value))))
+        results = value['results']
+        where = '{0}.results'.format(side)
+    else:
+        results = value
+        where = side
+    if not isinstance(results, (list, tuple)):
+        raise ValueError('{0} must be the result of iotune.storage.fio (a dict with "results") or its results list, '
+                         'got {1}'.format(where, type(results).__name__))
+    jobs = []
+    seen = set()
+    for index, result in enumerate(results):
+        label = '{0}[{1}]'.format(where, index)
+        if not isinstance(result, dict):
+            raise ValueError('{0}: expected a fio job result (a dict), got {1}'.format(label, type(result).__name__))
+        name = result.get('name')
+        if not isinstance(name, str) or not name:
+            raise ValueError('{0}: missing job "name"'.format(label))
+        if name in seen:
+            raise ValueError('{0}: job name {1!r} appears twice in {2}; job names must be unique'.format(label, name, side))
+        seen.add(name)
+        jobs.append((label, result))
+    return jobs
+
+
+def _section(label, container, direction):
+    """``container[direction]`` as a dict of metrics, or None when absent or null."""
+    section = container.get(direction)
+    if section is None:
+        return None
+    if not isinstance(section, dict):
+        raise ValueError('{0}.{1}: expected a dict of metrics or null, got {2!r}'.format(label, direction, section))
+    return section
+
+
+def _cov(label, result, direction):
+    """The coefficients of variation of one direction, or None when absent or null."""
+    cov = result.get('cov')
+    if cov is None:
+        return None
+    if not isinstance(cov, dict):
+        raise ValueError('{0}.cov: expected a dict with "read" and "write", got {1!r}'.format(label, cov))
+    return _section(label + '.cov', cov, direction)
+
+
+def _value(label, section, metric):
+    """A metric value from a section: None when absent or null, else a number >= 0."""
+    if section is None:
+        return None
+    value = section.get(metric)
+    if value is None:
+        return None
+    if not _is_number(value) or not value >= 0:
+        raise ValueError('{0}.{1}: must be a number >= 0 or null, got {2!r}'.format(label, metric, value))
+    return value
+
+
+def _clean(number):
+    """Round to 2 decimals, without a negative zero."""
+    return round(number, 2) + 0.0
+
+
+def _row(job, direction, metric, before, after, cv_before, cv_after, threshold_pct, noise_factor, cache_suspect):
+    better = _BETTER[metric]
+    if before is None or after is None or before == 0:
+        change_pct = None
+        worse_pct = None
+    else:
+        change_pct = _clean(100.0 * (after - before) / before)
+        worse_pct = change_pct if better == 'lower' else -change_pct
+        worse_pct += 0.0
+    noise_pct = _clean(noise_factor * 100.0 * math.sqrt((cv_before or 0.0) ** 2 + (cv_after or 0.0) ** 2))
+    significant = change_pct is not None and abs(change_pct) > threshold_pct and abs(change_pct) > noise_pct
+    return {
+        'job': job,
+        'direction': direction,
+        'metric': metric,
+        'better': better,
+        'before': before,
+        'after': after,
+        'change_pct': change_pct,
+        'worse_pct': worse_pct,
+        'noise_pct': noise_pct,
+        'threshold_pct': threshold_pct,
+        'significant': significant,
+        'regression': significant and worse_pct > 0,
+        'improvement': significant and worse_pct < 0,
+        'cache_suspect': cache_suspect,
+    }
+
+
+def compare(before, after, threshold_pct=DEFAULT_THRESHOLD_PCT, metrics=None, noise_factor=DEFAULT_NOISE_FACTOR):
+    """Compare two fio measurements; a list of rows, one per job, direction and metric.
+
+    ``before`` and ``after`` are each the return value of the ``iotune.storage.fio`` module
+    (a dict with ``results``) or its ``results`` list. Jobs are paired by ``name``; a job on
+    one side only, or a direction that is null (no I/O) on either side, gives no row. Rows
+    come in the job order of ``before``, read before write, then in ``metrics`` order
+    (default :data:`DEFAULT_METRICS`; accepted :data:`COMPARABLE_METRICS`).
+
+    Per row: ``change_pct`` = 100 * (after - before) / before (None when before is 0 or
+    null, or after is null); ``worse_pct`` = the change signed so that positive is worse
+    (``better`` says whether higher or lower values are better); ``noise_pct`` =
+    noise_factor * 100 * sqrt(cv_before^2 + cv_after^2) from the ``cov`` of each side (a
+    null cv counts as 0). All three are rounded to 2 decimals, and ``significant`` is
+    computed from the rounded values: abs(change_pct) > threshold_pct and > noise_pct.
+    ``regression``/``improvement`` are significant changes for the worse/better;
+    ``cache_suspect`` is true when either side's job was flagged cache suspect.
+
+    Raises ValueError naming the bad argument or field.
+    """
+    threshold_pct = _non_negative('threshold_pct', threshold_pct)
+    noise_factor = _non_negative('noise_factor', noise_factor)
+    metrics = _metrics(metrics)
+    before_jobs = _results('before', before)
+    after_jobs = dict((result['name'], (label, result)) for label, result in _results('after', after))
+
+    rows = []
+    for before_label, before_result in before_jobs:
+        name = before_result['name']
+        if name not in after_jobs:
+            continue
+        after_label, after_result = after_jobs[name]
+        cache_suspect = bool(before_result.get('cache_suspect')) or bool(after_result.get('cache_suspect'))
+        for direction in DIRECTIONS:
+            before_section = _section(before_label, before_result, direction)
+            after_section = _section(after_label, after_result, direction)
+            if before_section is None or after_section is None:
+                continue
+            before_cov = _cov(before_label, before_result, direction)
+            after_cov = _cov(after_label, after_result, direction)
+            for metric in metrics:
+                rows.append(_row(
+                    name, direction, metric,
+                    _value('{0}.{1}'.format(before_label, direction), before_section, metric),
+                    _value('{0}.{1}'.format(after_label, direction), after_section, metric),
+                    _value('{0}.cov.{1}'.format(before_label, direction), before_cov, metric),
+                    _value('{0}.cov.{1}'.format(after_label, direction), after_cov, metric),
+                    threshold_pct, noise_factor, cache_suspect,
+                ))
+    return rows
