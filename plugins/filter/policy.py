@@ -9,6 +9,8 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
+from ansible_collections.iotune.storage.plugins.module_utils._benchmark import benchmark_settings as _benchmark_settings
+from ansible_collections.iotune.storage.plugins.module_utils._benchmark import validate_benchmark
 from ansible_collections.iotune.storage.plugins.module_utils._policy import cache_sysctl as _cache_sysctl
 from ansible_collections.iotune.storage.plugins.module_utils._policy import validate_policy
 from ansible_collections.iotune.storage.plugins.module_utils._profiles import PolicyError
@@ -35,10 +37,26 @@ def cache_sysctl(cache):
     return _cache_sysctl(cache)
 
 
+def benchmark_errors(benchmark, measuring=None):
+    """Every problem of iotune_benchmark, [] when it is valid; ``measuring`` true when a
+    measurement will run whether or not it is enabled (benchmark_io.yml)."""
+    return validate_benchmark(benchmark, measuring)
+
+
+def benchmark_settings(benchmark):
+    """iotune_benchmark with its defaults and the computed timeout (validate it first)."""
+    errors = validate_benchmark(benchmark)
+    if errors:
+        raise AnsibleFilterError('invalid iotune_benchmark: %s' % '; '.join(errors))
+    return _benchmark_settings(benchmark)
+
+
 class FilterModule(object):
     def filters(self):
         return {
             'policy_errors': policy_errors,
             'effective_policy': effective_policy,
             'cache_sysctl': cache_sysctl,
+            'benchmark_errors': benchmark_errors,
+            'benchmark_settings': benchmark_settings,
         }

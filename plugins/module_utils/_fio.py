@@ -518,3 +518,49 @@ def cache_warning(name, working_set_bytes, mem_total_bytes):
     return ('fio job {0}: buffered I/O on a {1} working set with {2} (under 2x RAM): the result measures '
             'the page cache (memory), not the storage. Use direct: true, a size of {3}, or allow_cached: true '
             'to accept it.'.format(name, human_bytes(working_set_bytes), memory, needed))
+
+
+def format_metric(metric, value):
+    """A metric for people: bytes/s as MiB/s, IOPS as is, nanoseconds as µs or ms."""
+    if value is None:
+        return '-'
+    if metric == 'bw_bytes':
+        return human_bytes(value) + '/s'
+    if metric == 'iops':
+        return '{0:.0f} IOPS'.format(value)
+    if value >= 1000000:
+        return '{0:.1f} ms'.format(value / 1000000.0)
+    return '{0:.0f} µs'.format(value / 1000.0)
+
+
+def measurement_lines(results, label):
+    """One line per job and direction of a fio module result, for the play output."""
+    lines = []
+    for entry in results:
+        for direction in DIRECTIONS:
+            values = entry.get(direction)
+            if values is None:
+                continue
+            cov = (entry.get('cov') or {}).get(direction) or {}
+            lines.append('{0} {1} {2}: {3}, {4}, mean {5}, p99 {6} (noise {7:.1f} %){8}'.format(
+                label, entry['name'], direction, format_metric('bw_bytes', values['bw_bytes']),
+                format_metric('iops', values['iops']), format_metric('lat_mean_ns', values['lat_mean_ns']),
+                format_metric('clat_p99_ns', values['clat_p99_ns']), 100 * (cov.get('bw_bytes') or 0),
+                ', CACHE SUSPECT: measures memory' if entry.get('cache_suspect') else ''))
+    return lines
+
+
+def change_lines(rows):
+    """The significant rows of a comparison (fio_compare), one line each; one line when none is."""
+    lines = []
+    for row in rows:
+        if not row['significant']:
+            continue
+        lines.append('{0}: {1} {2} {3} {4} -> {5} ({6:+.1f} %, threshold {7:g} %, noise {8:.1f} %)'.format(
+            'REGRESSION' if row['regression'] else 'improvement', row['job'], row['direction'], row['metric'],
+            format_metric(row['metric'], row['before']), format_metric(row['metric'], row['after']),
+            row['change_pct'], row['threshold_pct'], row['noise_pct']))
+    if not lines:
+        threshold = rows[0]['threshold_pct'] if rows else None
+        lines.append('no significant change' + (' (threshold {0:g} % and the noise)'.format(threshold) if rows else ''))
+    return lines
