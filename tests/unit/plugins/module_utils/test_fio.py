@@ -15,12 +15,20 @@ import pytest
 from ansible_collections.iotune.storage.plugins.module_utils._fio import (
     METRICS,
     PRESETS,
+    RESULT_METRICS,
     aggregate,
     build_argv,
     cache_suspect,
+    cache_warning,
+    change_lines,
     coefficient_of_variation,
+    format_metric,
+    job_result,
+    measurement_lines,
     median,
+    normalize_jobs,
     parse_fio_json,
+    preset_sets,
 )
 FIXTURE_DIR = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'fio')
 
@@ -352,3 +360,76 @@ def test_cache_suspect(direct, working_set, mem, expected):
 def test_cache_suspect_rejects_bad_sizes(working_set, mem):
     with pytest.raises(ValueError):
         cache_suspect(False, working_set, mem)
+
+
+# --------------------------------------------------------------------------- module helpers
+
+def test_raw_rw_job():
+    opts = _opts(build_argv('fio', {'rw': 'randrw', 'rwmixread': 80, 'filename': '/f', 'direct': False}))
+    assert opts['rw'] == 'randrw' and opts['bs'] == '4k' and opts['rwmixread'] == '80'
+    assert opts['name'] == 'randrw' and opts['end_fsync'] == '1', 'a buffered job that writes includes its flush'
+    opts = _opts(build_argv('fio', {'rw': 'read', 'filename': '/f', 'direct': False}))
+    assert 'end_fsync' not in opts
+
+
+@pytest.mark.parametrize('job, message', [
+    ({'rw': 'trim', 'filename': '/f'}, "unknown rw 'trim'"),
+    ({'rw': 'read', 'preset': 'seq-read', 'filename': '/f'}, 'either a preset or rw'),
+    ({'rw': 'read', 'rwmixread': 50, 'filename': '/f'}, 'rwmixread applies only'),
+    ({'preset': 'seq-read', 'ioengine': 'exec', 'filename': '/f'}, "unknown ioengine 'exec'"),
+    ({'preset': 'seq-read', 'filename': '/f', 'extra': {'allow_mounted_write': 1}}, 'not allowed'),
+    ({'preset': 'seq-read', 'filename': '/f', 'extra': {'cgroup': 'x'}}, 'not allowed'),
+])
+def test_raw_job_validation(job, message):
+    with pytest.raises(ValueError, match=message):
+        build_argv('fio', job)
+
+
+def test_normalize_jobs():
+    jobs = normalize_jobs(['seq-read', {'rw': 'write', 'bs': '8k', 'options': {'numjobs': 2}}, {'preset': 'copy-like', 'name': 'cp8m'}])
+    assert jobs == [
+        {'preset': 'seq-read', 'name': 'seq-read'},
+        {'rw': 'write', 'bs': '8k', 'extra': {'numjobs': 2}, 'name': 'write'},
+        {'preset': 'copy-like', 'name': 'cp8m'},
+    ]
+    assert preset_sets(jobs[2], 'ioengine') and not preset_sets(jobs[0], 'ioengine') and not preset_sets(jobs[1], 'ioengine')
+
+
+def test_job_result_takes_medians_and_cov():
+    runs = [parse_fio_json(_fixture('fio-3.33-randrw-70-30.json'))] * 3
+    job = {'preset': 'mixed-70-30', 'name': runs[0]['jobs'][0]['name'], 'direct': True}
+    result = job_result(aggregate(runs)['jobs'][0], job, False)
+    assert result['rw'] == 'randrw' and result['cache_suspect'] is False
+    assert result['read']['bw_bytes'] == runs[0]['jobs'][0]['read']['bw_bytes']
+    assert result['cov']['read']['bw_bytes'] == 0.0 and set(result['cov']['write']) == set(RESULT_METRICS)
+
+
+@pytest.mark.parametrize('metric, value, text', [
+    ('bw_bytes', 104857600, '100.0 MiB/s'),
+    ('bw_bytes', 1536, '1.5 KiB/s'),
+    ('iops', 1234.4, '1234 IOPS'),
+    ('clat_p99_ns', 850000, '850 µs'),
+    ('lat_mean_ns', 12300000, '12.3 ms'),
+    ('clat_p99_ns', None, '-'),
+])
+def test_format_metric(metric, value, text):
+    assert format_metric(metric, value) == text
+
+
+def test_cache_warning_says_what_to_do():
+    text = cache_warning('r', 268435456, 8 * 1073741824)
+    assert '256.0 MiB working set with 8.0 GiB of RAM' in text and 'at least 16.0 GiB' in text and 'direct: true' in text
+    assert 'unknown amount of RAM' in cache_warning('r', 1, None)
+
+
+def test_measurement_and_change_lines():
+    result = {'name': 'w', 'cache_suspect': True, 'read': None, 'cov': {'write': {'bw_bytes': 0.05}},
+              'write': {'bw_bytes': 10485760, 'iops': 10, 'lat_mean_ns': 2000000, 'clat_p99_ns': 5000000}}
+    assert measurement_lines([result], 'before') == [
+        'before w write: 10.0 MiB/s, 10 IOPS, mean 2.0 ms, p99 5.0 ms (noise 5.0 %), CACHE SUSPECT: measures memory']
+    rows = [{'job': 'w', 'direction': 'write', 'metric': 'bw_bytes', 'before': 10485760, 'after': 1048576,
+             'change_pct': -90.0, 'threshold_pct': 10, 'noise_pct': 4.2, 'significant': True, 'regression': True},
+            {'job': 'w', 'direction': 'write', 'metric': 'iops', 'before': 10, 'after': 9,
+             'change_pct': -10.0, 'threshold_pct': 10, 'noise_pct': 4.2, 'significant': False, 'regression': False}]
+    assert change_lines(rows) == ['REGRESSION: w write bw_bytes 10.0 MiB/s -> 1.0 MiB/s (-90.0 %, threshold 10 %, noise 4.2 %)']
+    assert change_lines(rows[1:]) == ['no significant change (threshold 10 % and the noise)']
