@@ -9,6 +9,7 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
+from ansible_collections.iotune.storage.plugins.module_utils._bench_chart import fleet_view, host_charts
 from ansible_collections.iotune.storage.plugins.module_utils._checks import summarize
 
 
@@ -46,6 +47,30 @@ def host_checks(report):
     return [dict(check, host=report['host']) for check in report.get('checks', [])]
 
 
+def bench_charts(benchmark):
+    """Bar chart geometry of one host report's ``benchmark`` (None: no charts): one chart
+    per job x direction with I/O x metric, one bar per measured phase."""
+    if benchmark is not None and not isinstance(benchmark, dict):
+        raise AnsibleFilterError('bench_charts expects the benchmark of a host report (a dict), got %s'
+                                 % type(benchmark).__name__)
+    try:
+        return host_charts(benchmark)
+    except (AttributeError, KeyError, TypeError, ValueError) as exc:
+        raise AnsibleFilterError('bench_charts: malformed benchmark: %s' % exc)
+
+
+def bench_fleet(reports):
+    """Fleet view of the benchmarks of host reports: per host with a benchmark, per job,
+    the change of the job's headline bandwidth between the first two phases."""
+    if not isinstance(reports, (list, tuple)):
+        raise AnsibleFilterError('bench_fleet expects a list of host reports, got %s' % type(reports).__name__)
+    try:
+        return fleet_view(reports)
+    except (AttributeError, KeyError, TypeError, ValueError) as exc:
+        raise AnsibleFilterError('bench_fleet: malformed benchmark: %s' % exc)
+
+
 class FilterModule(object):
     def filters(self):
-        return {'check_summary': check_summary, 'host_checks': host_checks, 'with_changes': with_changes}
+        return {'bench_charts': bench_charts, 'bench_fleet': bench_fleet, 'check_summary': check_summary,
+                'host_checks': host_checks, 'with_changes': with_changes}

@@ -6,6 +6,7 @@
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import os
 import re
 
 import pytest
@@ -32,7 +33,9 @@ AFTER = {'changed': False, 'results': [
 
 
 def test_filters_are_registered():
-    assert FilterModule().filters() == {'fio_compare': fio_compare, 'fio_regressions': fio_regressions}
+    filters = FilterModule().filters()
+    assert (filters['fio_compare'], filters['fio_regressions']) == (fio_compare, fio_regressions)
+    assert sorted(filters) == ['bench_report', 'fio_change_lines', 'fio_compare', 'fio_lines', 'fio_regressions']
 
 
 def test_fio_compare_rows():
@@ -118,3 +121,19 @@ def test_fio_regressions_keeps_regression_true(rows, expected):
 def test_fio_regressions_rejects_other_input(rows, message):
     with pytest.raises(AnsibleFilterError, match='^' + re.escape(message) + '$'):
         fio_regressions(rows)
+
+
+@pytest.mark.parametrize('name', sorted(FilterModule().filters()))
+def test_every_filter_has_a_doc_file(name):
+
+    assert os.path.isfile(os.path.join(os.path.dirname(os.path.abspath(fio_compare.__code__.co_filename)), name + '.yml'))
+
+
+@pytest.mark.parametrize('name, args', [
+    ('fio_lines', ([{'name': 'x', 'read': {}}],)),
+    ('fio_change_lines', ([{'job': 'x'}],)),
+    ('bench_report', ({'before': {}}, {}, {})),
+])
+def test_display_filters_explain_bad_input(name, args):
+    with pytest.raises(AnsibleFilterError, match=name + ' expects'):
+        FilterModule().filters()[name](*args)

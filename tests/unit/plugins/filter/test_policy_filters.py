@@ -32,7 +32,7 @@ BAD = {
 
 
 def test_filters_are_registered():
-    assert sorted(FilterModule().filters()) == ['cache_sysctl', 'effective_policy', 'policy_errors']
+    assert sorted(FilterModule().filters()) == ['benchmark_errors', 'benchmark_settings', 'cache_sysctl', 'effective_policy', 'policy_errors']
 
 
 @pytest.mark.parametrize('name', sorted(FilterModule().filters()))

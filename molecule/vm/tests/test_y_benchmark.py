@@ -1,0 +1,117 @@
+"""Measure, and undo what hurts (runs after test_x_enforce.py: "y" sorts after "x").
+
+harden_io.yml with iotune_benchmark enabled, on the prepared VM:
+- a policy that adds `sync` to the xfs data mount (a data-integrity "hardening" like the
+  seed's direct-I/O mount) makes a buffered 4 KiB write job regress far beyond the
+  threshold: the run is rolled back, measured again, the mount is back to its original
+  options, and the report holds before/after/after-rollback figures and the metric that
+  triggered the rollback;
+- a policy that helps (4 MiB read-ahead instead of 8 KiB on vdb for a buffered
+  sequential 4 KiB read) is kept.
+Each test ends with the VM back in the prepared state (the second through rollback_io.yml).
+"""
+import json
+import os
+import subprocess
+
+import pytest
+import yaml
+
+from test_x_enforce import differences, digest, playbook, prepared, recap  # noqa: F401 (prepared: a fixture)
+
+REPORTS = os.path.join(os.environ.get("MOLECULE_EPHEMERAL_DIRECTORY", "/nonexistent"), "bench-reports")
+# Only the part of the policy under test: the other concerns are emptied.
+EMPTY_POLICY = {"iotune_profile": None, "iotune_mounts": [], "iotune_block_devices": [], "iotune_cache": {},
+                "iotune_tunefstab": []}
+
+
+def harden_with(tmp_path, run_id, policy, benchmark):
+    extra = dict(EMPTY_POLICY, iotune_report_dir=REPORTS, iotune_run_id=run_id,
+                 iotune_benchmark=dict({"enabled": True, "repeat": 3, "allow_cached": True,
+                                        "rollback_on_regression": True, "regression_threshold_pct": 25}, **benchmark),
+                 io_benchmark_poll_delay=3, **policy)
+    path = tmp_path / ("%s.yml" % run_id)
+    path.write_text(yaml.safe_dump(extra))
+    rc, output = playbook("harden_io", "-e", "@%s" % path)
+    return rc, output
+
+
+def host_report(host, run_id):
+    return json.loads(host.file("/var/lib/iotune/reports/harden-%s.json" % run_id).content_string)
+
+
+def live_options(host, path):
+    return host.check_output("findmnt -n -o OPTIONS --target %s" % path).split(",")
+
+
+def row(rows, job, direction, metric):
+    found = [r for r in rows if (r["job"], r["direction"], r["metric"]) == (job, direction, metric)]
+    assert len(found) == 1, rows
+    return found[0]
+
+
+@pytest.fixture(scope="module")
+def sync_run(host, tmp_path_factory):
+    fstab = host.file("/etc/fstab").content_string
+    rc, output = harden_with(
+        tmp_path_factory.mktemp("sync"), "vm-bench-sync",
+        {"iotune_mounts": [{"path": "/data/xfs", "present": ["sync"]}]},
+        {"directory": "/data/xfs", "size": "32m", "runtime": 3,
+         "jobs": [{"rw": "write", "bs": "4k", "direct": False, "name": "buffered-write-4k"}]})
+    return {"rc": rc, "output": output, "fstab": fstab}
+
+
+def test_sync_mount_regression_is_rolled_back(host, sync_run, prepared):
+    assert sync_run["rc"] == 0, sync_run["output"][-4000:]
+    report = host_report(host, "vm-bench-sync")["benchmark"]
+    assert report["phases"] == ["before", "after", "after_rollback"]
+    assert report["rolled_back"] is True and report["recovered"] is True, report
+    trigger = row(report["regressions"], "buffered-write-4k", "write", "bw_bytes")
+    # "far beyond threshold": sync turns every 4 KiB write into a disk write
+    assert trigger["worse_pct"] > 50 and trigger["worse_pct"] > trigger["noise_pct"], trigger
+    before, after, rolled = (report["results"][p]["results"][0]["write"]["bw_bytes"] for p in report["phases"])
+    assert after < before / 2 and rolled > after * 2, (before, after, rolled)
+    assert "REGRESSION: buffered-write-4k write bw_bytes" in sync_run["output"]
+    assert "sync" not in live_options(host, "/data/xfs")
+    assert host.file("/etc/fstab").content_string == sync_run["fstab"]
+    assert differences(prepared, digest(host)) == []
+    assert host.run("ls -A /data/xfs | grep -q '^.iotune-fio-'").rc != 0, "the scratch file was left behind"
+
+
+def test_report_charts_render_in_headless_chromium(sync_run):
+    assert sync_run["rc"] == 0
+    with open(os.path.join(REPORTS, "hosts", "iotune-vm.json")) as handle:
+        assert json.load(handle)["benchmark"]["rolled_back"] is True
+    page = "file://" + os.path.join(REPORTS, "report.html")
+    base = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0"]
+    dom = subprocess.run(base + ["--dump-dom", page], capture_output=True, text=True, timeout=120, check=True)
+    assert "data-charts=" in dom.stdout and "<svg" in dom.stdout
+    assert "Uncaught" not in dom.stderr
+    shot = os.path.join(REPORTS, "report.png")
+    subprocess.run(base + ["--window-size=1400,2400", "--screenshot=" + shot, page],
+                   capture_output=True, text=True, timeout=120, check=True)
+    with open(shot, "rb") as handle:
+        png = handle.read()
+    assert png.startswith(b"\x89PNG") and len(png) > 20000
+
+
+def test_read_ahead_that_helps_is_kept(host, prepared, tmp_path):
+    # prepare.yml cut vdb's read-ahead to 8 KiB; runtime 0 reads the file once, cold (fio
+    # drops its cached pages first), so read-ahead decides how many requests a 4 KiB read makes
+    rc, output = harden_with(
+        tmp_path, "vm-bench-ra",
+        {"iotune_block_devices": [{"match": {"name": "vdb"}, "read_ahead_kb": 4096}]},
+        {"directory": "/data/ext4", "size": "96m", "runtime": 0,
+         "jobs": [{"rw": "read", "bs": "4k", "direct": False, "name": "buffered-read-4k"}]})
+    try:
+        assert rc == 0, output[-4000:]
+        report = host_report(host, "vm-bench-ra")["benchmark"]
+        assert report["phases"] == ["before", "after"] and report["rolled_back"] is False, report
+        assert report["regressions"] == []
+        gain = row(report["comparison"], "buffered-read-4k", "read", "bw_bytes")
+        assert gain["improvement"] is True and gain["change_pct"] > 25, gain
+        assert host.file("/sys/block/vdb/queue/read_ahead_kb").content_string.strip() == "4096"
+    finally:
+        rc, output = playbook("rollback_io", "-e", "iotune_run_id=vm-bench-ra")
+    assert rc == 0 and recap(output)["failed"] == 0, output[-3000:]
+    assert differences(prepared, digest(host)) == []
