@@ -21,14 +21,14 @@ from test_x_enforce import differences, digest, playbook, prepared, recap  # noq
 
 REPORTS = os.path.join(os.environ.get("MOLECULE_EPHEMERAL_DIRECTORY", "/nonexistent"), "bench-reports")
 # Only the part of the policy under test: the other concerns are emptied.
-EMPTY_POLICY = {"iotune_profile": None, "iotune_mounts": [], "iotune_block_devices": [], "iotune_cache": {},
+EMPTY_POLICY = {"iotune_mounts": [], "iotune_block_devices": [], "iotune_cache": {},
                 "iotune_tunefstab": []}
 
 
 def harden_with(tmp_path, run_id, policy, benchmark):
     extra = dict(EMPTY_POLICY, iotune_report_dir=REPORTS, iotune_run_id=run_id,
                  iotune_benchmark=dict({"enabled": True, "repeat": 3, "allow_cached": True,
-                                        "rollback_on_regression": True, "regression_threshold_pct": 25}, **benchmark),
+                                        "rollback_on_regression": True}, **benchmark),
                  io_benchmark_poll_delay=3, **policy)
     path = tmp_path / ("%s.yml" % run_id)
     path.write_text(yaml.safe_dump(extra))
@@ -56,7 +56,8 @@ def sync_run(host, tmp_path_factory):
     rc, output = harden_with(
         tmp_path_factory.mktemp("sync"), "vm-bench-sync",
         {"iotune_mounts": [{"path": "/data/xfs", "present": ["sync"]}]},
-        {"directory": "/data/xfs", "size": "32m", "runtime": 3,
+        # TCG makes buffered runs noisy (20-30 %); sync costs over 90 %
+        {"directory": "/data/xfs", "size": "32m", "runtime": 3, "regression_threshold_pct": 50,
          "jobs": [{"rw": "write", "bs": "4k", "direct": False, "name": "buffered-write-4k"}]})
     return {"rc": rc, "output": output, "fstab": fstab}
 
@@ -101,7 +102,7 @@ def test_read_ahead_that_helps_is_kept(host, prepared, tmp_path):
     rc, output = harden_with(
         tmp_path, "vm-bench-ra",
         {"iotune_block_devices": [{"match": {"name": "vdb"}, "read_ahead_kb": 4096}]},
-        {"directory": "/data/ext4", "size": "96m", "runtime": 0,
+        {"directory": "/data/ext4", "size": "96m", "runtime": 0, "regression_threshold_pct": 25,
          "jobs": [{"rw": "read", "bs": "4k", "direct": False, "name": "buffered-read-4k"}]})
     try:
         assert rc == 0, output[-4000:]
