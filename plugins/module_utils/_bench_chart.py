@@ -16,7 +16,13 @@ Coordinates are SVG user units (pixels), rounded to 0.1, so the template only pl
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
-import math
+from ansible_collections.iotune.storage.plugins.module_utils._units import (
+    format_bytes_rate,
+    format_iops,
+    format_ns,
+    one_decimal,
+    real_number,
+)
 
 DIRECTIONS = ('read', 'write')
 
@@ -58,7 +64,6 @@ OTHER_TITLES = {
     'runtime_ms': 'runtime',
 }
 
-MICRO = u'\u00b5'
 ELLIPSIS = u'\u2026'
 MINUS = u'\u2212'
 
@@ -66,69 +71,6 @@ MINUS = u'\u2212'
 def _r(value):
     """Round a coordinate to 0.1 (and drop a float's noise)."""
     return round(float(value), 1)
-
-
-def number(value):
-    """``value`` as a float when it is a real number (not a bool), else None."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    value = float(value)
-    if math.isnan(value) or math.isinf(value):
-        return None
-    return value
-
-
-def _one_decimal(value):
-    """One decimal, without a trailing ``.0``: 123.4, 850, 1.2."""
-    text = '%.1f' % value
-    if text.endswith('.0'):
-        text = text[:-2]
-    if text == '-0':
-        text = '0'
-    return text
-
-
-def format_bytes_rate(value):
-    """Bytes/s with binary multiples: ``123.4 MiB/s``."""
-    value = number(value)
-    if value is None:
-        return 'n/a'
-    units = ('B/s', 'KiB/s', 'MiB/s', 'GiB/s', 'TiB/s', 'PiB/s')
-    index = 0
-    while abs(value) >= 1024 and index < len(units) - 1:
-        value /= 1024.0
-        index += 1
-    # 1023.96 KiB/s would print as "1024 KiB/s": move it up a unit
-    if abs(round(value, 1)) >= 1024 and index < len(units) - 1:
-        value /= 1024.0
-        index += 1
-    return u'%s %s' % (_one_decimal(value), units[index])
-
-
-def format_iops(value):
-    """IO/s with decimal multiples: ``850 IOPS``, ``1.2k IOPS``, ``3.4M IOPS``."""
-    value = number(value)
-    if value is None:
-        return 'n/a'
-    suffixes = ('', 'k', 'M', 'G')
-    index = 0
-    while abs(round(value, 1)) >= 1000 and index < len(suffixes) - 1:
-        value /= 1000.0
-        index += 1
-    return u'%s%s IOPS' % (_one_decimal(value), suffixes[index])
-
-
-def format_ns(value):
-    """A duration in nanoseconds: ``850 ns``, ``850 µs``, ``12.3 ms``, ``1.5 s``."""
-    value = number(value)
-    if value is None:
-        return 'n/a'
-    units = ('ns', MICRO + 's', 'ms', 's')
-    index = 0
-    while abs(round(value, 1)) >= 1000 and index < len(units) - 1:
-        value /= 1000.0
-        index += 1
-    return u'%s %s' % (_one_decimal(value), units[index])
 
 
 _FORMATTERS = {'bytes': format_bytes_rate, 'iops': format_iops, 'ns': format_ns}
@@ -142,7 +84,7 @@ def format_value(metric, value):
 
 def format_pct(value):
     """A signed percentage: ``-90.0 %``, ``+12.5 %``, ``0.0 %``; ``n/a`` for None."""
-    value = number(value)
+    value = real_number(value)
     if value is None:
         return 'n/a'
     if round(value, 1) == 0:
@@ -152,8 +94,8 @@ def format_pct(value):
 
 def change_pct(first, value):
     """Relative change of ``value`` vs ``first`` in %; None when not computable."""
-    first = number(first)
-    value = number(value)
+    first = real_number(first)
+    value = real_number(value)
     if first is None or value is None or first == 0:
         return None
     return (value - first) / abs(first) * 100.0
@@ -215,11 +157,11 @@ def _row_text(row):
     else:
         parts.append('not significant')
     details = []
-    if number(row.get('worse_pct')) is not None and row.get('worse_pct') > 0:
+    if real_number(row.get('worse_pct')) is not None and row.get('worse_pct') > 0:
         details.append('worse by %.1f %%' % row['worse_pct'])
-    if number(row.get('noise_pct')) is not None:
+    if real_number(row.get('noise_pct')) is not None:
         details.append('noise %.1f %%' % row['noise_pct'])
-    if number(row.get('threshold_pct')) is not None:
+    if real_number(row.get('threshold_pct')) is not None:
         details.append('threshold %.1f %%' % row['threshold_pct'])
     if details:
         parts.append('(%s)' % ', '.join(details))
@@ -244,7 +186,7 @@ def _chart(job, direction, metric, phases, values, rows_by_phase, cache_suspect)
         label = format_value(metric, value)
         tooltip = u'%s %s %s, %s: %s' % (job, direction, title, phase, label)
         if value is not None:
-            tooltip += u' (%s %s)' % (_one_decimal(value), _UNIT_NAMES[kind])
+            tooltip += u' (%s %s)' % (one_decimal(value), _UNIT_NAMES[kind])
         if index:
             tooltip += u'; %s vs %s' % (format_pct(change), first)
             text = _row_text(row)
@@ -324,8 +266,8 @@ def _trigger(row):
         'job': row.get('job'),
         'direction': row.get('direction'),
         'metric': metric,
-        'change_pct': number(row.get('change_pct')),
-        'worse_pct': number(row.get('worse_pct')),
+        'change_pct': real_number(row.get('change_pct')),
+        'worse_pct': real_number(row.get('worse_pct')),
         'title': title,
         'text': u'%s %s %s %s' % (row.get('job'), row.get('direction'), title, format_pct(row.get('change_pct'))),
     }
@@ -374,7 +316,7 @@ def host_charts(benchmark):
                 continue
             group = {'job': name, 'direction': direction, 'cache_suspect': suspect, 'charts': []}
             for metric in CHART_METRICS:
-                values = [number(section.get(metric)) if section is not None else None for section in sections]
+                values = [real_number(section.get(metric)) if section is not None else None for section in sections]
                 chart = _chart(name, direction, metric, phases, values, rows_by_phase, suspect)
                 group['charts'].append(chart)
                 charts.append(chart)
@@ -388,7 +330,7 @@ def host_charts(benchmark):
                     if isinstance(row, dict) and row.get('improvement')]
     return {
         'phases': phases,
-        'threshold_pct': number(benchmark.get('threshold_pct')),
+        'threshold_pct': real_number(benchmark.get('threshold_pct')),
         'rollback_on_regression': bool(benchmark.get('rollback_on_regression')),
         'rolled_back': bool(benchmark.get('rolled_back')),
         'recovered': None if recovered is None else bool(recovered),
@@ -409,7 +351,7 @@ def headline_direction(job):
         section = job.get(direction)
         if not isinstance(section, dict):
             continue
-        bw = number(section.get('bw_bytes'))
+        bw = real_number(section.get('bw_bytes'))
         bw = -1.0 if bw is None else bw
         if best is None or bw > best_bw:
             best, best_bw = direction, bw
@@ -465,9 +407,9 @@ def fleet_view(reports):
             direction = headline_direction(job)
             if direction is None:
                 continue
-            value_before = number(job[direction].get('bw_bytes'))
+            value_before = real_number(job[direction].get('bw_bytes'))
             other = (after.get(name) or {}).get(direction)
-            value_after = number(other.get('bw_bytes')) if isinstance(other, dict) else None
+            value_after = real_number(other.get('bw_bytes')) if isinstance(other, dict) else None
             change = change_pct(value_before, value_after)
             row = comparison.get((name, direction, 'bw_bytes'))
             entry['jobs'].append({

@@ -19,7 +19,7 @@ import json
 import math
 import re
 
-from ansible_collections.iotune.storage.plugins.module_utils._units import to_bytes
+from ansible_collections.iotune.storage.plugins.module_utils._units import format_bytes, format_bytes_rate, format_iops, format_ns, to_bytes
 
 DIRECTIONS = ('read', 'write')
 
@@ -497,40 +497,26 @@ def job_result(aggregated, job, suspect):
     return result
 
 
-def human_bytes(value):
-    """1536 -> '1.5 KiB' (binary units, for messages)."""
-    value = float(value)
-    for unit in ('B', 'KiB', 'MiB', 'GiB', 'TiB'):
-        if abs(value) < 1024 or unit == 'TiB':
-            return ('{0:.0f} {1}' if unit == 'B' else '{0:.1f} {1}').format(value, unit)
-        value /= 1024
-    return None  # not reached
-
-
 def cache_warning(name, working_set_bytes, mem_total_bytes):
     """The warning a cache-suspect job gets: what it measured and how to measure the storage."""
     if mem_total_bytes is None:
         memory = 'an unknown amount of RAM'
         needed = 'at least twice the RAM'
     else:
-        memory = '{0} of RAM'.format(human_bytes(mem_total_bytes))
-        needed = 'at least {0}'.format(human_bytes(2 * mem_total_bytes))
+        memory = '{0} of RAM'.format(format_bytes(mem_total_bytes))
+        needed = 'at least {0}'.format(format_bytes(2 * mem_total_bytes))
     return ('fio job {0}: buffered I/O on a {1} working set with {2} (under 2x RAM): the result measures '
             'the page cache (memory), not the storage. Use direct: true, a size of {3}, or allow_cached: true '
-            'to accept it.'.format(name, human_bytes(working_set_bytes), memory, needed))
+            'to accept it.'.format(name, format_bytes(working_set_bytes), memory, needed))
 
 
 def format_metric(metric, value):
     """A metric for people: bytes/s as MiB/s, IOPS as is, nanoseconds as µs or ms."""
-    if value is None:
-        return '-'
     if metric == 'bw_bytes':
-        return human_bytes(value) + '/s'
+        return format_bytes_rate(value)
     if metric == 'iops':
-        return '{0:.0f} IOPS'.format(value)
-    if value >= 1000000:
-        return '{0:.1f} ms'.format(value / 1000000.0)
-    return '{0:.0f} µs'.format(value / 1000.0)
+        return format_iops(value)
+    return format_ns(value)
 
 
 def measurement_lines(results, label):

@@ -11,6 +11,7 @@ Sizes use binary multiples: ``k`` = 1024, ``m`` = 1024**2 ... as VxFS tunefstab,
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import math
 import re
 
 SECTOR_SIZE = 512
@@ -89,3 +90,73 @@ def kib_to_sectors(kib):
 def sectors_to_kib(sectors):
     """512-byte sectors (``blockdev --getra``) to KiB, rounded down like the kernel."""
     return int(sectors) * SECTOR_SIZE // 1024
+
+
+# --------------------------------------------------------------------------- for people
+
+def real_number(value):
+    """``value`` as a float when it is a real number (not a bool), else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    value = float(value)
+    if math.isnan(value) or math.isinf(value):
+        return None
+    return value
+
+
+def one_decimal(value):
+    """One decimal, without a trailing ``.0``: 123.4, 850, 1.2."""
+    text = '%.1f' % value
+    if text.endswith('.0'):
+        text = text[:-2]
+    if text == '-0':
+        text = '0'
+    return text
+
+
+def format_bytes(value, per=''):
+    """Bytes with binary multiples: ``123.4 MiB`` (``per='/s'``: ``123.4 MiB/s``)."""
+    value = real_number(value)
+    if value is None:
+        return 'n/a'
+    units = tuple(unit + per for unit in ('B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'))
+    index = 0
+    while abs(value) >= 1024 and index < len(units) - 1:
+        value /= 1024.0
+        index += 1
+    # 1023.96 KiB/s would print as "1024 KiB/s": move it up a unit
+    if abs(round(value, 1)) >= 1024 and index < len(units) - 1:
+        value /= 1024.0
+        index += 1
+    return u'%s %s' % (one_decimal(value), units[index])
+
+
+def format_bytes_rate(value):
+    """Bytes/s with binary multiples: ``123.4 MiB/s``."""
+    return format_bytes(value, '/s')
+
+
+def format_iops(value):
+    """IO/s with decimal multiples: ``850 IOPS``, ``1.2k IOPS``, ``3.4M IOPS``."""
+    value = real_number(value)
+    if value is None:
+        return 'n/a'
+    suffixes = ('', 'k', 'M', 'G')
+    index = 0
+    while abs(round(value, 1)) >= 1000 and index < len(suffixes) - 1:
+        value /= 1000.0
+        index += 1
+    return u'%s%s IOPS' % (one_decimal(value), suffixes[index])
+
+
+def format_ns(value):
+    """A duration in nanoseconds: ``850 ns``, ``850 µs``, ``12.3 ms``, ``1.5 s``."""
+    value = real_number(value)
+    if value is None:
+        return 'n/a'
+    units = ('ns', u'\u00b5s', 'ms', 's')
+    index = 0
+    while abs(round(value, 1)) >= 1000 and index < len(units) - 1:
+        value /= 1000.0
+        index += 1
+    return u'%s %s' % (one_decimal(value), units[index])

@@ -267,14 +267,13 @@ from ansible_collections.iotune.storage.plugins.module_utils._fio import (
     build_argv,
     cache_suspect,
     cache_warning,
-    human_bytes,
     job_result,
     normalize_jobs,
     parse_fio_json,
     preset_sets,
 )
 from ansible_collections.iotune.storage.plugins.module_utils._iofacts import read_memory_bytes
-from ansible_collections.iotune.storage.plugins.module_utils._units import to_bytes
+from ansible_collections.iotune.storage.plugins.module_utils._units import format_bytes, to_bytes
 
 C_LOCALE = {'LANG': 'C', 'LC_ALL': 'C', 'LC_MESSAGES': 'C'}
 SCRATCH_PREFIX = '.iotune-fio-'
@@ -335,7 +334,7 @@ def create_scratch(directory, size, min_free):
     free = fs.f_bavail * fs.f_frsize
     if free < size + min_free:
         raise MeasureError('not enough free space in {0} for a {1} scratch file: {2} free, {3} needed '
-                           '(size + min_free)'.format(directory, human_bytes(size), human_bytes(free), human_bytes(size + min_free)))
+                           '(size + min_free)'.format(directory, format_bytes(size), format_bytes(free), format_bytes(size + min_free)))
     name = os.path.join(directory, '{0}{1}-{2}'.format(SCRATCH_PREFIX, os.getpid(), os.urandom(4).hex()))
     try:
         os.close(os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))

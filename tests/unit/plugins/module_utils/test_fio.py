@@ -405,12 +405,12 @@ def test_job_result_takes_medians_and_cov():
 
 
 @pytest.mark.parametrize('metric, value, text', [
-    ('bw_bytes', 104857600, '100.0 MiB/s'),
+    ('bw_bytes', 104857600, '100 MiB/s'),
     ('bw_bytes', 1536, '1.5 KiB/s'),
-    ('iops', 1234.4, '1234 IOPS'),
+    ('iops', 1234.4, '1.2k IOPS'),
     ('clat_p99_ns', 850000, '850 µs'),
     ('lat_mean_ns', 12300000, '12.3 ms'),
-    ('clat_p99_ns', None, '-'),
+    ('clat_p99_ns', None, 'n/a'),
 ])
 def test_format_metric(metric, value, text):
     assert format_metric(metric, value) == text
@@ -418,7 +418,7 @@ def test_format_metric(metric, value, text):
 
 def test_cache_warning_says_what_to_do():
     text = cache_warning('r', 268435456, 8 * 1073741824)
-    assert '256.0 MiB working set with 8.0 GiB of RAM' in text and 'at least 16.0 GiB' in text and 'direct: true' in text
+    assert '256 MiB working set with 8 GiB of RAM' in text and 'at least 16 GiB' in text and 'direct: true' in text
     assert 'unknown amount of RAM' in cache_warning('r', 1, None)
 
 
@@ -426,10 +426,10 @@ def test_measurement_and_change_lines():
     result = {'name': 'w', 'cache_suspect': True, 'read': None, 'cov': {'write': {'bw_bytes': 0.05}},
               'write': {'bw_bytes': 10485760, 'iops': 10, 'lat_mean_ns': 2000000, 'clat_p99_ns': 5000000}}
     assert measurement_lines([result], 'before') == [
-        'before w write: 10.0 MiB/s, 10 IOPS, mean 2.0 ms, p99 5.0 ms (noise 5.0 %), CACHE SUSPECT: measures memory']
+        'before w write: 10 MiB/s, 10 IOPS, mean 2 ms, p99 5 ms (noise 5.0 %), CACHE SUSPECT: measures memory']
     rows = [{'job': 'w', 'direction': 'write', 'metric': 'bw_bytes', 'before': 10485760, 'after': 1048576,
              'change_pct': -90.0, 'threshold_pct': 10, 'noise_pct': 4.2, 'significant': True, 'regression': True},
             {'job': 'w', 'direction': 'write', 'metric': 'iops', 'before': 10, 'after': 9,
              'change_pct': -10.0, 'threshold_pct': 10, 'noise_pct': 4.2, 'significant': False, 'regression': False}]
-    assert change_lines(rows) == ['REGRESSION: w write bw_bytes 10.0 MiB/s -> 1.0 MiB/s (-90.0 %, threshold 10 %, noise 4.2 %)']
+    assert change_lines(rows) == ['REGRESSION: w write bw_bytes 10 MiB/s -> 1 MiB/s (-90.0 %, threshold 10 %, noise 4.2 %)']
     assert change_lines(rows[1:]) == ['no significant change (threshold 10 % and the noise)']

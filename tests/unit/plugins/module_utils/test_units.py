@@ -9,6 +9,9 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.iotune.storage.plugins.module_utils._units import (
+    format_bytes_rate,
+    format_iops,
+    format_ns,
     is_size,
     kib_to_sectors,
     parse_int,
@@ -78,3 +81,52 @@ def test_kib_sectors_round_trip(kib, sectors):
 def test_sectors_to_kib_rounds_down():
     # blockdev --setra 255 gives 127 KiB of read-ahead (the kernel keeps whole units)
     assert sectors_to_kib(255) == 127
+
+
+MIB = 1048576
+
+
+@pytest.mark.parametrize('value, expected', [
+    (None, 'n/a'),
+    (0, '0 B/s'),
+    (512, '512 B/s'),
+    (1536, '1.5 KiB/s'),
+    (104857600, '100 MiB/s'),
+    (int(123.4 * MIB), '123.4 MiB/s'),
+    (1024 * MIB - 1, '1 GiB/s'),         # 1023.99... MiB/s would print as "1024 MiB/s"
+    (3 * 1024 ** 4, '3 TiB/s'),
+    (True, 'n/a'),
+    ('100', 'n/a'),
+])
+def test_format_bytes_rate(value, expected):
+    assert format_bytes_rate(value) == expected
+
+
+@pytest.mark.parametrize('value, expected', [
+    (None, 'n/a'),
+    (0, '0 IOPS'),
+    (2.5, '2.5 IOPS'),
+    (100.0, '100 IOPS'),
+    (999.4, '999.4 IOPS'),
+    (999.96, '1k IOPS'),
+    (1234, '1.2k IOPS'),
+    (17920.0, '17.9k IOPS'),
+    (2500000, '2.5M IOPS'),
+])
+def test_format_iops(value, expected):
+    assert format_iops(value) == expected
+
+
+@pytest.mark.parametrize('value, expected', [
+    (None, 'n/a'),
+    (0, '0 ns'),
+    (850, '850 ns'),
+    (850000, u'850 \u00b5s'),
+    (999999, '1 ms'),
+    (12300000, '12.3 ms'),
+    (9000000.0, '9 ms'),
+    (1.5e9, '1.5 s'),
+    (float('nan'), 'n/a'),
+])
+def test_format_ns(value, expected):
+    assert format_ns(value) == expected
