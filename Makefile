@@ -16,7 +16,7 @@ export PATH := $(BIN):$(PATH)
 export ANSIBLE_FORCE_COLOR := false
 export PY_COLORS := 0
 
-.PHONY: help setup collection lint unit integration molecule molecule-default molecule-vm test images demo clean
+.PHONY: help setup collection lint unit integration molecule molecule-default molecule-vm test images demo bench clean
 
 help:
 	@echo "make demo         run the main job against the built-in lab VM"
@@ -27,6 +27,7 @@ help:
 	@echo "make integration  loop-device tests on this machine (root)"
 	@echo "make molecule     molecule scenarios: default (docker) and vm (qemu)"
 	@echo "make images       build the lab container and VM images (cached by recipe hash)"
+	@echo "make bench        benchmarks on this machine: fio module vs fio CLI (wall-time overhead, bandwidth)"
 
 $(PYTHON): requirements-dev.txt scripts/setup
 	bash scripts/setup
@@ -68,6 +69,9 @@ test: setup lint unit integration molecule
 
 demo: collection images
 	bash scripts/demo
+
+bench: collection
+	bash bench/run
 
 clean:
 	rm -rf build $(BUILD) tests/output
