@@ -88,8 +88,9 @@ options:
   ioengine:
     description:
       - fio I/O engine of jobs that do not set one. Default V(libaio) where this fio has it, else V(psync).
-      - One of V(sync), V(psync), V(vsync), V(pvsync), V(pvsync2), V(libaio), V(io_uring), V(posixaio), V(mmap).
+      - fio's other engines are refused; they run commands, use the network or address devices by other means.
     type: str
+    choices: [sync, psync, vsync, pvsync, pvsync2, libaio, io_uring, posixaio, mmap]
   repeat:
     description: Runs of each job; the results are the median, with the coefficient of variation as the noise.
     type: int

@@ -17,7 +17,8 @@ import subprocess
 import pytest
 import yaml
 
-from test_x_enforce import differences, digest, playbook, prepared, recap  # noqa: F401 (prepared: a fixture)
+# prepared is a fixture: importing it makes it available here
+from test_x_enforce import differences, digest, playbook, prepared, recap  # noqa: F401 pylint: disable=unused-import
 
 REPORTS = os.path.join(os.environ.get("MOLECULE_EPHEMERAL_DIRECTORY", "/nonexistent"), "bench-reports")
 # Only the part of the policy under test: the other concerns are emptied.
