@@ -11,7 +11,7 @@ of harden_io.yml. Every error names the field and the accepted values.
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
-from ansible_collections.iotune.storage.plugins.module_utils._fio import IOENGINES, RESULT_METRICS, normalize_jobs
+from ansible_collections.iotune.storage.plugins.module_utils._fio import IOENGINES, RESULT_METRICS, build_argv, normalize_jobs
 from ansible_collections.iotune.storage.plugins.module_utils._units import to_bytes
 
 DEFAULTS = {
@@ -52,6 +52,9 @@ def validate_benchmark(value, measuring=None):
     ``measuring`` says a measurement will run (benchmark_io.yml always measures; by default
     only ``enabled: true`` does), so a target is then required."""
     if value is None:
+        if measuring:
+            return ['%s: required to measure: a dict with at least directory (an existing directory on the '
+                    'file system to test)' % WHERE]
         return []
     if not isinstance(value, dict):
         return ['%s: must be a dict, got %s' % (WHERE, type(value).__name__)]
@@ -76,7 +79,12 @@ def validate_benchmark(value, measuring=None):
         errors.append('%s.filename: measuring a raw device destroys its data; set allow_destructive: true' % WHERE)
     if 'jobs' in value:
         try:
-            normalize_jobs(value['jobs'])
+            # the checks the module makes on the host, made here before any host work
+            for index, job in enumerate(normalize_jobs(value['jobs'])):
+                try:
+                    build_argv('fio', dict(job, filename='/scratch'))
+                except ValueError as exc:
+                    raise ValueError('jobs[%d]: %s' % (index, exc))
         except ValueError as exc:
             errors.append('%s.%s' % (WHERE, exc))
     for key in ('size',):
@@ -105,16 +113,25 @@ def validate_benchmark(value, measuring=None):
     return errors
 
 
+# A job with runtime 0 makes one pass over its working set: its time is estimated for a slow
+# disk (10 MiB/s), at least 30 s.
+SLOW_DISK_BYTES_S = 10 * 1048576
+
+
 def benchmark_settings(value):
-    """``iotune_benchmark`` with every default filled in, and ``timeout`` (seconds) computed
-    when unset: twice the expected fio time plus a minute per job for laying out files."""
+    """``iotune_benchmark`` with every default filled in, ``expected_s`` (the fio time of all
+    jobs and repeats) and ``timeout`` (seconds) computed when unset: twice the expected time
+    plus a minute per job for laying out files, plus one."""
     settings = dict(DEFAULTS)
     settings.update(value or {})
-    if settings['timeout'] is None:
-        jobs = len(settings['jobs'])
+    if settings['runtime']:
         per_run = settings['runtime'] + settings['ramp_time']
-        settings['timeout'] = 2 * jobs * settings['repeat'] * per_run + 60 * jobs + 60
-    settings['expected_s'] = len(settings['jobs']) * settings['repeat'] * (settings['runtime'] + settings['ramp_time'])
+    else:
+        per_run = max(30, to_bytes(settings['size']) // SLOW_DISK_BYTES_S) + settings['ramp_time']
+    jobs = len(settings['jobs'])
+    settings['expected_s'] = jobs * settings['repeat'] * per_run
+    if settings['timeout'] is None:
+        settings['timeout'] = 2 * settings['expected_s'] + 60 * jobs + 60
     return settings
 
 

@@ -21,7 +21,7 @@ description:
   - A raw block device is measured only when named in O(filename) with O(allow_destructive=true), and never when it
     carries a file-system, RAID or partition-table signature (C(blkid -p)) or is held by another device.
   - B(Cache guard.) A buffered job (O(direct=false)) whose working set is under twice the RAM measures the page cache,
-    not the storage. Such a job returns C(cache_suspect=true) and a warning, unless O(allow_cached=true).
+    not the storage. Such a job always returns C(cache_suspect=true), and a warning unless O(allow_cached=true).
   - fio always runs with an argument list, never through a shell. Options that run commands, write other files or
     change system state are refused.
 author:
@@ -37,9 +37,10 @@ attributes:
   diff_mode:
     support: none
   idempotent:
-    support: full
+    support: partial
     details:
-      - Measuring leaves no state behind (the scratch file is removed); on a raw device, write jobs overwrite its data.
+      - Measuring a directory leaves no state behind (the scratch file is removed) and reports C(changed=false).
+      - On a raw device, write jobs overwrite its data and report C(changed=true) on every run.
 options:
   directory:
     description:

@@ -50,6 +50,13 @@ def test_valid_settings(value):
     ({'ioengine': 'exec'}, None, "iotune_benchmark.ioengine: unknown engine 'exec' (accepted: sync, psync"),
     ({'metrics': ['bandwidth']}, None, "iotune_benchmark.metrics: unknown metric 'bandwidth' (accepted: bw_bytes, iops"),
     ({'metrics': []}, None, 'iotune_benchmark.metrics: must be a non-empty list'),
+    (None, True, 'iotune_benchmark: required to measure'),
+    # what the module refuses on the host is refused on the controller first
+    ({'jobs': ['seq-read', {'rw': 'trim'}]}, None, "iotune_benchmark.jobs[1]: unknown rw 'trim'"),
+    ({'jobs': [{'preset': 'seq-read', 'ioengine': 'net'}]}, None, "iotune_benchmark.jobs[0]: unknown ioengine 'net'"),
+    ({'jobs': [{'preset': 'seq-read', 'options': {'exec_prerun': 'x'}}]}, None, 'iotune_benchmark.jobs[0]: extra fio option "exec_prerun" is not allowed'),
+    ({'jobs': [{'rw': 'read', 'rwmixread': 50}]}, None, 'iotune_benchmark.jobs[0]: rwmixread applies only'),
+    ({'jobs': [{'preset': 'seq-read', 'name': 'a b'}]}, None, "iotune_benchmark.jobs[0]: job name 'a b'"),
 ])
 def test_invalid_settings_name_the_field(value, measuring, message):
     errors = validate_benchmark(value, measuring)
@@ -67,6 +74,14 @@ def test_settings_fill_defaults_and_compute_the_timeout():
     assert settings['timeout'] == 2 * 180 + 60 * 3 + 60
     assert benchmark_settings({'timeout': 42})['timeout'] == 42
     assert benchmark_settings(None)['jobs'] == ['seq-read', 'seq-write']
+
+
+@pytest.mark.parametrize('size, expected_per_run', [('4g', 409), ('96m', 30)])
+def test_a_single_pass_is_timed_for_a_slow_disk(size, expected_per_run):
+    # runtime 0: one pass over the working set, estimated at 10 MiB/s, at least 30 s
+    settings = benchmark_settings({'jobs': ['seq-read'], 'runtime': 0, 'repeat': 2, 'size': size})
+    assert settings['expected_s'] == 2 * expected_per_run
+    assert settings['timeout'] == 2 * 2 * expected_per_run + 60 + 60
 
 
 def row(regression):
