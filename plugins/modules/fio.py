@@ -116,8 +116,8 @@ options:
     default: /proc
 notes:
   - Each job runs in its own fio process, the jobs in turn for each repeat, so slow drift spreads over all jobs.
-  - When the module is killed (an async timeout sends SIGKILL), the scratch file can remain; its name starts
-    with C(.iotune-fio-).
+  - SIGTERM and SIGHUP end a run with the scratch file removed. When the module is killed with SIGKILL (an async
+    timeout does that), the scratch file can remain; its name starts with C(.iotune-fio-).
 seealso:
   - name: fio documentation
     description: The fio HOWTO, every job option.
@@ -258,6 +258,7 @@ raw_files:
 '''
 
 import os
+import signal
 import stat
 import time
 
@@ -283,6 +284,23 @@ SCRATCH_PREFIX = '.iotune-fio-'
 
 class MeasureError(Exception):
     """A request that cannot be measured; the message names the cause."""
+
+
+# The fio process running now, and the signal that stopped the run (see stop_on_signal).
+RUNNING = {'fio': None, 'signal': None}
+
+
+def stop_on_signal(signum, dummy_frame):
+    """SIGTERM and SIGHUP (a stopped play, a lost connection): stop fio, then the run ends
+    through the usual error path, which removes the scratch file."""
+    RUNNING['signal'] = signum
+    if RUNNING['fio'] is not None and RUNNING['fio'].poll() is None:
+        RUNNING['fio'].terminate()
+
+
+def check_stopped():
+    if RUNNING['signal'] is not None:
+        raise MeasureError('stopped by signal {0} before the measurement finished'.format(RUNNING['signal']))
 
 
 def fail(module, msg, **extra):
@@ -347,7 +365,11 @@ def create_scratch(directory, size, min_free):
 
 def run_fio(module, argv):
     """Run one fio process; the parsed result, or MeasureError with fio's own words."""
-    rc, out, err = module.run_command(argv, check_rc=False, expand_user_and_vars=False)
+    check_stopped()
+    rc, out, err = module.run_command(argv, check_rc=False, expand_user_and_vars=False,
+                                      before_communicate_callback=lambda proc: RUNNING.update(fio=proc))
+    RUNNING['fio'] = None
+    check_stopped()
     if rc != 0:
         lines = [line for line in (err or out).strip().splitlines() if line.strip()]
         raise MeasureError('fio failed (rc={0}): {1}'.format(rc, ' / '.join(lines[-5:]) or 'no message'))
@@ -442,6 +464,7 @@ def main():
     result = dict(changed=False, results=[], repeat=params['repeat'], ioengine=ioengine, working_set_bytes=size,
                   memory_bytes=memory, cache_suspect=False)
     scratch = None
+    previous = dict((signum, signal.signal(signum, stop_on_signal)) for signum in (signal.SIGTERM, signal.SIGHUP))
     try:
         if params['filename']:
             check_device(module, params['filename'])
@@ -479,6 +502,8 @@ def main():
     finally:
         if scratch is not None and os.path.exists(scratch):
             os.unlink(scratch)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
     summary = aggregate(runs)
     warnings = []

@@ -12,6 +12,10 @@ __metaclass__ = type
 
 import json
 import re
+import signal
+import subprocess
+import sys
+import time
 import os
 import shutil
 
@@ -181,3 +185,28 @@ def test_raw_target_must_be_a_block_device(monkeypatch, tmp_path):
 def test_directory_and_filename_exclude_each_other(monkeypatch, tmp_path):
     kind, result = run(monkeypatch, directory=str(tmp_path), filename='/dev/sda', allow_destructive=True)
     assert kind == 'fail' and 'mutually exclusive' in result['msg']
+
+
+@pytest.mark.parametrize('signum', [signal.SIGTERM, signal.SIGHUP])
+def test_a_stopped_run_removes_its_scratch_file(tmp_path, signum):
+    # the real module in its own process, stopped while fio runs
+    args = tmp_path / 'args.json'
+    data = tmp_path / 'data'
+    data.mkdir()
+    args.write_text(json.dumps({'ANSIBLE_MODULE_ARGS': {'directory': str(data), 'jobs': ['seq-read'], 'size': '8m',
+                                                        'runtime': 30, 'repeat': 1}}))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    proc = subprocess.Popen([sys.executable, fio_module.__file__, str(args)], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 20
+    while not leftovers(data) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert leftovers(data), 'the module did not start measuring'
+    time.sleep(1)
+    proc.send_signal(signum)
+    out, err = proc.communicate(timeout=60)
+    result = json.loads(out)
+    assert result['failed'] and 'stopped by signal %d' % signum in result['msg'], (result, err)
+    assert leftovers(data) == []
+    # fio was stopped too, not left running on the removed file
+    assert subprocess.run(['pgrep', '-f', str(data)], stdout=subprocess.PIPE, check=False).stdout == b''
