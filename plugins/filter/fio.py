@@ -9,7 +9,7 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.iotune.storage.plugins.module_utils._benchmark import benchmark_report
+from ansible_collections.iotune.storage.plugins.module_utils._benchmark import benchmark_report, benchmark_summary
 from ansible_collections.iotune.storage.plugins.module_utils._fio import change_lines, measurement_lines
 from ansible_collections.iotune.storage.plugins.module_utils._fio_compare import DEFAULT_NOISE_FACTOR
 from ansible_collections.iotune.storage.plugins.module_utils._fio_compare import DEFAULT_THRESHOLD_PCT
@@ -60,7 +60,16 @@ def bench_report(results, comparisons, settings):
                                  'benchmark settings: %s' % exc)
 
 
+def bench_summary(benchmark):
+    """The outcome and the regressions of a host report's benchmark part, for summary.json."""
+    try:
+        return benchmark_summary(benchmark)
+    except (KeyError, TypeError) as exc:
+        raise AnsibleFilterError('bench_summary expects the benchmark part of a host report: %s' % exc)
+
+
 class FilterModule(object):
     def filters(self):
         return {'fio_compare': fio_compare, 'fio_regressions': fio_regressions,
-                'fio_lines': fio_lines, 'fio_change_lines': fio_change_lines, 'bench_report': bench_report}
+                'fio_lines': fio_lines, 'fio_change_lines': fio_change_lines, 'bench_report': bench_report,
+                'bench_summary': bench_summary}

@@ -162,3 +162,15 @@ def benchmark_report(results, comparisons, settings):
         'rolled_back': rolled_back,
         'recovered': (not any(row['regression'] for row in recovery)) if rolled_back else None,
     }
+
+
+def benchmark_summary(benchmark):
+    """What the fleet summary keeps of a host's ``benchmark``: the phases, the outcome and
+    the regressions that triggered (or would have triggered) a rollback."""
+    keep = ('job', 'direction', 'metric', 'before', 'after', 'change_pct', 'noise_pct', 'threshold_pct')
+    return {
+        'phases': benchmark['phases'],
+        'rolled_back': benchmark['rolled_back'],
+        'recovered': benchmark['recovered'],
+        'regressions': [dict((key, row[key]) for key in keep) for row in benchmark['regressions']],
+    }

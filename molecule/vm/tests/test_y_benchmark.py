@@ -21,6 +21,7 @@ import yaml
 from test_x_enforce import differences, digest, playbook, prepared, recap  # noqa: F401 pylint: disable=unused-import
 
 REPORTS = os.path.join(os.environ.get("MOLECULE_EPHEMERAL_DIRECTORY", "/nonexistent"), "bench-reports")
+XSD = os.path.join(os.environ.get("MOLECULE_PROJECT_DIRECTORY", "."), ".venv", "share", "iotune", "junit-10.xsd")
 # Only the part of the policy under test: the other concerns are emptied.
 EMPTY_POLICY = {"iotune_mounts": [], "iotune_block_devices": [], "iotune_cache": {},
                 "iotune_tunefstab": []}
@@ -99,6 +100,20 @@ def test_report_charts_render_in_headless_chromium(sync_run):
     with open(shot, "rb") as handle:
         png = handle.read()
     assert png.startswith(b"\x89PNG") and len(png) > 20000
+
+
+def test_ci_sees_the_regression(sync_run):
+    assert sync_run["rc"] == 0
+    junit = os.path.join(REPORTS, "junit.xml")
+    valid = subprocess.run(["xmllint", "--noout", "--schema", XSD, junit], capture_output=True, text=True, check=False)
+    assert valid.returncode == 0, valid.stderr
+    with open(junit) as handle:
+        text = handle.read()
+    assert '<failure type="regression" message="REGRESSION: buffered-write-4k write bw_bytes' in text
+    with open(os.path.join(REPORTS, "summary.json")) as handle:
+        outcome = json.load(handle)["benchmarks"]["iotune-vm"]
+    assert outcome["rolled_back"] is True and outcome["recovered"] is True
+    assert ("buffered-write-4k", "write", "bw_bytes") in [(r["job"], r["direction"], r["metric"]) for r in outcome["regressions"]]
 
 
 def test_read_ahead_that_helps_is_kept(host, prepared, tmp_path):

@@ -13,15 +13,17 @@ import os
 import re
 import shutil
 import subprocess
+from xml.etree import ElementTree
 
 import jinja2
 import pytest
 import yaml
 
 from ansible.errors import AnsibleFilterError
-from ansible.plugins.filter.core import flatten, to_json
+from ansible.plugins.filter.core import flatten, to_json, to_nice_json
 
 from ansible_collections.iotune.storage.plugins.filter import report as report_filters
+from ansible_collections.iotune.storage.plugins.filter.fio import FilterModule as FioFilters
 from ansible_collections.iotune.storage.plugins.filter.report import FilterModule, bench_charts, bench_fleet
 from ansible_collections.iotune.storage.plugins.module_utils import _bench_chart as bc
 
@@ -420,12 +422,16 @@ def test_fleet_rows_grouped_by_job_with_flags():
 # --------------------------------------------------------------------------- the template
 
 def environment():
-    """Plain jinja2 with the filters report.html.j2 uses, as ansible.builtin.template sets it up."""
+    """Plain jinja2 with the filters the report templates use, as ansible.builtin.template sets it up."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), trim_blocks=True, autoescape=False)
-    for name, function in FilterModule().filters().items():
-        env.filters['iotune.storage.' + name] = function
+    for module in (FilterModule(), FioFilters()):
+        for name, function in module.filters().items():
+            env.filters['iotune.storage.' + name] = function
     env.filters['to_json'] = to_json
+    env.filters['to_nice_json'] = to_nice_json
     env.filters['flatten'] = flatten
+    env.filters['zip'] = zip
+    env.globals['now'] = lambda utc, fmt: '2024-05-01T12:00:00Z'
     return env
 
 
@@ -525,3 +531,34 @@ def test_report_in_chromium(reports, tmp_path):
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout.decode('utf-8')
     assert 'data-charts="24"' in dom
     assert 'data-rendered="3"' in dom          # the checks script still runs
+
+
+def render_named(name, reports):
+    return environment().get_template(name).render(
+        __io_audit_reports=reports, __io_audit_run_id='20240501T120000Z', __io_audit_statuses=STATUSES)
+
+
+def test_junit_has_a_failure_per_regression(reports):
+    root = ElementTree.fromstring(render_named('junit.xml.j2', reports))
+    db1, web1 = root.findall('testsuite')
+    compared = [case for case in db1.findall('testcase') if case.get('classname') == 'iotune.benchmark.db1.example.com']
+    assert len(compared) == len(reports[0]['benchmark']['comparison']) == 28
+    failures = [case.find('failure') for case in compared if case.find('failure') is not None]
+    assert len(failures) == 7 and all(f.get('type') == 'regression' for f in failures)
+    assert failures[0].get('message').startswith('REGRESSION: ') and failures[0].text == 'rolled back: True; recovered: True'
+    assert int(db1.get('tests')) == len(reports[0]['checks']) + 28
+    assert int(db1.get('failures')) == reports[0]['summary']['drift'] + reports[0]['summary']['not_persistent'] + 7
+    assert not [case for case in web1.findall('testcase') if case.find('failure') is not None
+                and case.get('classname').startswith('iotune.benchmark.')]
+    assert int(root.get('tests')) == sum(int(suite.get('tests')) for suite in (db1, web1))
+    assert int(root.get('failures')) == sum(int(suite.get('failures')) for suite in (db1, web1))
+
+
+def test_summary_lists_the_outcome_per_host(reports):
+    summary = json.loads(render_named('summary.json.j2', reports))
+    assert summary['benchmarks']['db1.example.com']['rolled_back'] is True
+    assert len(summary['benchmarks']['db1.example.com']['regressions']) == 7
+    assert summary['benchmarks']['web1.example.com'] == {
+        'phases': reports[1]['benchmark']['phases'], 'rolled_back': False, 'recovered': None, 'regressions': []}
+    audit_only = [dict((key, value) for key, value in reports[0].items() if key != 'benchmark')]
+    assert json.loads(render_named('summary.json.j2', audit_only))['benchmarks'] == {}

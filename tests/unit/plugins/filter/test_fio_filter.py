@@ -35,7 +35,7 @@ AFTER = {'changed': False, 'results': [
 def test_filters_are_registered():
     filters = FilterModule().filters()
     assert (filters['fio_compare'], filters['fio_regressions']) == (fio_compare, fio_regressions)
-    assert sorted(filters) == ['bench_report', 'fio_change_lines', 'fio_compare', 'fio_lines', 'fio_regressions']
+    assert sorted(filters) == ['bench_report', 'bench_summary', 'fio_change_lines', 'fio_compare', 'fio_lines', 'fio_regressions']
 
 
 def test_fio_compare_rows():
@@ -133,6 +133,7 @@ def test_every_filter_has_a_doc_file(name):
     ('fio_lines', ([{'name': 'x', 'read': {}}],)),
     ('fio_change_lines', ([{'job': 'x'}],)),
     ('bench_report', ({'before': {}}, {}, {})),
+    ('bench_summary', ({'phases': ['run']},)),
 ])
 def test_display_filters_explain_bad_input(name, args):
     with pytest.raises(AnsibleFilterError, match=name + ' expects'):

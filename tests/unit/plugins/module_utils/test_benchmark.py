@@ -11,6 +11,7 @@ import pytest
 from ansible_collections.iotune.storage.plugins.module_utils._benchmark import (
     DEFAULTS,
     benchmark_report,
+    benchmark_summary,
     benchmark_settings,
     validate_benchmark,
 )
@@ -105,3 +106,13 @@ def test_benchmark_report(results, comparisons, phases, rolled_back, recovered, 
     assert report['rolled_back'] is rolled_back and report['recovered'] is recovered
     assert len(report['regressions']) == regressions and all(r['regression'] for r in report['regressions'])
     assert report['threshold_pct'] == 25 and report['rollback_on_regression'] is True
+
+
+def test_benchmark_summary_keeps_the_outcome_and_the_regressions():
+    regressed = dict(row(True), before=100, after=10, change_pct=-90.0, noise_pct=4.0, threshold_pct=25, better='higher')
+    report = benchmark_report({'before': {}, 'after': {}, 'after_rollback': {}},
+                              {'after': [regressed, row(False)], 'after_rollback': [row(False)]}, SETTINGS)
+    assert benchmark_summary(report) == {
+        'phases': ['before', 'after', 'after_rollback'], 'rolled_back': True, 'recovered': True,
+        'regressions': [{'job': 'w', 'direction': 'write', 'metric': 'bw_bytes', 'before': 100, 'after': 10,
+                         'change_pct': -90.0, 'noise_pct': 4.0, 'threshold_pct': 25}]}
