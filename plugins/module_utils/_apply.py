@@ -62,15 +62,12 @@ def atomic_write(path, data, mode=None, uid=None, gid=None, keep_existing=True):
         if os.path.exists(temp):
             os.unlink(temp)
         raise
-    dir_fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
+    _fsync_dir(directory)
 
 
-def apply_file(journal, path, data, **extra):
-    """Journal ``path`` as it is, then write ``data``; False when it already holds it."""
+def apply_file(journal, path, data, mode=None, **extra):
+    """Journal ``path`` as it is, then write ``data`` (a new file gets ``mode``, default
+    0644; an existing one keeps its own); False when it already holds it."""
     data = _as_bytes(data)
     before = file_state(path)
     if file_content(before) == data:
@@ -80,8 +77,56 @@ def apply_file(journal, path, data, **extra):
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         raise ApplyError('cannot write %s: directory %s does not exist' % (path, directory))
-    atomic_write(path, data)
+    atomic_write(path, data, mode=mode)
     return True
+
+
+def remove_file(journal, path):
+    """Journal ``path`` as it is, then remove it; False when it is absent."""
+    before = file_state(path)
+    if before['state'] == 'absent':
+        return False
+    journal.record('file', path, before, {'state': 'absent'})
+    os.unlink(path)
+    _fsync_dir(os.path.dirname(os.path.abspath(path)))
+    return True
+
+
+def apply_directory(journal, path, mode=0o755):
+    """Create directory ``path``, journalled (a rollback removes it again when it is
+    empty); False when it exists. Its parent must exist."""
+    if os.path.isdir(path):
+        return False
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise ApplyError('cannot create %s: directory %s does not exist' % (path, parent))
+    journal.record('dir', path, {'state': 'absent'}, {'state': 'present', 'mode': '%04o' % mode})
+    os.mkdir(path, mode)
+    os.chmod(path, mode)
+    _fsync_dir(parent)
+    return True
+
+
+def restore_directory(record, check=False):
+    """Remove a directory a run created (``before`` absent); an emptied one only: what
+    someone put there since is kept, and the rollback says so."""
+    path = record['target']
+    if record['before'].get('state') == 'present' or not os.path.isdir(path):
+        return False
+    left = sorted(os.listdir(path))
+    if left:
+        raise ApplyError('%s was created by the run but now holds %s: left in place' % (path, ', '.join(left[:5])))
+    if not check:
+        os.rmdir(path)
+    return True
+
+
+def _fsync_dir(directory):
+    dir_fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
 
 
 def restore_file(path, before, check=False):

@@ -20,7 +20,7 @@ NOT_APPLICABLE = 'not_applicable'
 ERROR = 'error'
 STATUSES = (COMPLIANT, DRIFT, NOT_PERSISTENT, NOT_APPLICABLE, ERROR)
 
-CONCERNS = ('mount_options', 'tunefstab', 'block_queue', 'cache_limits')
+CONCERNS = ('mount_options', 'tunefstab', 'block_queue', 'cache_limits', 'copy_tools')
 
 
 def check_id(concern, target, setting):

@@ -62,7 +62,7 @@ def apply_changes(journal, changes, **appliers):
     kind with ``appliers[kind](journal, change)``."""
     for change in changes:
         if change['kind'] == 'file':
-            apply_file(journal, change.get('path') or change['target'], change['after'])
+            apply_file(journal, change.get('path') or change['target'], change['after'], mode=change.get('mode'))
         else:
             appliers[change['kind']](journal, change)
 

@@ -30,7 +30,7 @@ import re
 import signal
 import stat
 
-KINDS = ('file', 'sysfs', 'sysctl', 'mount', 'vxtunefs', 'unit')
+KINDS = ('file', 'sysfs', 'sysctl', 'mount', 'vxtunefs', 'unit', 'dir')
 RUN_ID_RE = re.compile(r'^[A-Za-z0-9][A-Za-z0-9._:+-]{0,127}\Z')
 SUFFIX = '.jsonl'
 MARK_SUFFIX = '.rolled-back.json'

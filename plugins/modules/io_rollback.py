@@ -106,7 +106,7 @@ import os
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils._apply import (
-    ApplyError, restore_file, restore_mount, restore_sysctl, restore_sysfs, restore_vxtunefs, sysfs_value)
+    ApplyError, restore_directory, restore_file, restore_mount, restore_sysctl, restore_sysfs, restore_vxtunefs, sysfs_value)
 from ansible_collections.iotune.storage.plugins.module_utils._checks import COMPLIANT, DRIFT, ERROR, make_check
 from ansible_collections.iotune.storage.plugins.module_utils._journal import (
     JournalError, file_state, journal_path, latest_open_run, list_runs, read_mark, read_records, validate_run_id,
@@ -213,6 +213,7 @@ def main():
         'mount': lambda record: restore_mount(record, run_command, check),
         'vxtunefs': lambda record: restore_vxtunefs(record, run_command, vxtunefs_values, check),
         'unit': lambda record: False,  # daemon-reload once, after the unit files are back
+        'dir': lambda record: restore_directory(record, check),
     }
     diffs = []
     for record in reversed(records):

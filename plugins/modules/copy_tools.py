@@ -1,0 +1,180 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: copy_tools
+short_description: Ensure the large-block copy tools and their configuration are installed as shipped
+version_added: 0.2.0
+description:
+  - Compares each file of O(files) (the C(iotune-copy) and C(iotune-bulk) tools, C(/etc/iotune/copy.conf)) with the
+    content this collection ships and returns one check per file, C(drift) when it is missing or differs.
+  - Outside check mode, writes what differs atomically (new files get O(files[].mode); missing parent directories are
+    created), or with O(state=absent) removes the files.
+  - Each change, directories included, is journalled before it is made (see O(run_id)); C(io_rollback) undoes a run,
+    which uninstalls tools a run installed and removes the directories it created when they are empty.
+  - Normally used through the C(copy_tools) role, which passes the tools' content.
+author:
+  - iotune.storage maintainers (@iotune)
+extends_documentation_fragment:
+  - iotune.storage.attributes
+  - iotune.storage.attributes.concern
+  - iotune.storage.journal
+attributes:
+  diff_mode:
+    support: full
+    details:
+      - Shows each file that would be written or removed.
+options:
+  files:
+    description: The files to install (or remove).
+    type: list
+    elements: dict
+    required: true
+    suboptions:
+      path:
+        description: Absolute path of the file on the host.
+        type: path
+        required: true
+      content:
+        description: The content it must have.
+        type: str
+        required: true
+      mode:
+        description: Mode of a new file, octal (V('0755') for a tool). An existing file keeps its mode.
+        type: str
+        default: '0644'
+  state:
+    description: V(present) installs the files as given, V(absent) removes them.
+    type: str
+    choices: [present, absent]
+    default: present
+seealso:
+  - module: iotune.storage.io_rollback
+'''
+
+EXAMPLES = r'''
+- name: Audit the copy tools
+  iotune.storage.copy_tools:
+    files:
+      - {path: /usr/local/bin/iotune-copy, content: "{{ lookup('ansible.builtin.file', 'iotune_copy.py') }}", mode: '0755'}
+  check_mode: true
+  register: tools_audit
+
+- name: Remove them, journalled as run chg-4712
+  iotune.storage.copy_tools:
+    files:
+      - {path: /usr/local/bin/iotune-copy, content: ""}
+    state: absent
+    run_id: chg-4712
+'''
+
+RETURN = r'''
+checks:
+  description: One check per file (concern C(copy_tools), target the path, setting C(installed)).
+  returned: always
+  type: list
+  elements: dict
+  sample:
+    - id: "copy_tools:/usr/local/bin/iotune-copy:installed"
+      concern: copy_tools
+      target: /usr/local/bin/iotune-copy
+      setting: installed
+      expected: 5d41402abc4b
+      live: null
+      persistent: null
+      status: drift
+      message: /usr/local/bin/iotune-copy is not installed
+summary:
+  description: Number of checks per status.
+  returned: always
+  type: dict
+changes:
+  description: What applying would do, in order (C(dir), C(file) or C(remove) items with C(target)).
+  returned: always
+  type: list
+  elements: dict
+msg:
+  description: Summary of the checks.
+  returned: always
+  type: str
+run_id:
+  description: The run whose journal holds the changes. Pass it to C(io_rollback).
+  returned: when changes were applied
+  type: str
+journal:
+  description: Path of the run's journal file.
+  returned: when changes were applied
+  type: str
+checks_before:
+  description: The checks as they were before the changes; RV(checks) holds the state after them, each with C(changed).
+  returned: when changes were applied
+  type: list
+  elements: dict
+'''
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.iotune.storage.plugins.module_utils._apply import apply_directory, remove_file
+from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS, apply_changes, file_diffs, finish
+from ansible_collections.iotune.storage.plugins.module_utils._copy_tools_plan import plan_copy_tools
+
+
+def parse_mode(value, where):
+    try:
+        mode = int(str(value), 8)
+    except ValueError:
+        mode = -1
+    if not 0 <= mode <= 0o7777:
+        raise ValueError('%s: mode must be octal such as 0755 or 0644, got %r' % (where, value))
+    return mode
+
+
+def build_diff(plan):
+    removed = [{'before_header': change['target'], 'after_header': '%s (removed)' % change['target'],
+                'before': change['before'], 'after': ''} for change in plan['changes'] if change['kind'] == 'remove']
+    return file_diffs(plan['changes']) + removed
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            JOURNAL_ARGS,
+            files=dict(type='list', elements='dict', required=True, options=dict(
+                path=dict(type='path', required=True),
+                content=dict(type='str', required=True),
+                mode=dict(type='str', default='0644'),
+            )),
+            state=dict(type='str', choices=['present', 'absent'], default='present'),
+        ),
+        supports_check_mode=True,
+    )
+    files = []
+    try:
+        for index, item in enumerate(module.params['files']):
+            if not item['path'].startswith('/'):
+                raise ValueError('files[%d].path: must be absolute, got %r' % (index, item['path']))
+            files.append(dict(item, mode=parse_mode(item['mode'], 'files[%d]' % index)))
+    except ValueError as exc:
+        module.fail_json(msg=str(exc))
+
+    def plan_now():
+        return plan_copy_tools(files, module.params['state'])
+
+    plan = plan_now()
+
+    def apply(journal):
+        apply_changes(journal, plan['changes'], dir=lambda journal, change: apply_directory(journal, change['target']),
+                      remove=lambda journal, change: remove_file(journal, change['target']))
+
+    finish(module, plan, build_diff(plan), apply=apply, replan=plan_now)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,1228 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Installed as /usr/local/bin/iotune-copy by the copy_tools role, which adds the #!/usr/bin/python3 line.
+"""iotune-copy: copy files with large I/Os, optionally with direct I/O or without filling the page cache.
+
+Usage like cp::
+
+    iotune-copy [options] SOURCE DEST
+    iotune-copy [options] SOURCE... DIRECTORY
+    iotune-copy db.dbf - | gzip | iotune-copy - db.gz
+
+Every read and write is one buffer (``--buffer-size``, default ``buffer_size=`` in
+/etc/iotune/copy.conf, else 8M). Only the data extents of sparse files are copied
+(SEEK_DATA/SEEK_HOLE); holes stay holes. A regular destination is written under a
+temporary name in its directory (``.<name>.iotune-copy-<random>``), synced and renamed
+over the destination, so an interrupted or failed copy never leaves a partial file
+under the destination name.
+
+``--direct`` opens both files with O_DIRECT. The alignment is the file's direct I/O
+offset alignment from statx(STATX_DIOALIGN), else the logical block size of the device
+in sysfs, else 4096. Buffers are page-aligned mmap areas, their size a multiple of the
+alignment of both files. The unaligned tail of a file (size not a multiple of the
+alignment) is written with O_DIRECT cleared on the same descriptor (fcntl F_SETFL), then
+the file is synced; no padding, so it is right for block-device destinations too. A file
+system that refuses O_DIRECT is copied buffered, with one message per file system.
+
+``--nocache`` drops the pages it read from the page cache after each read, and the pages
+it wrote after each 64 MiB (fdatasync, then POSIX_FADV_DONTNEED) and at the end.
+
+Exit status: 0 success, 1 an error (the other sources are still copied), 2 usage,
+128+N when stopped by signal N (SIGINT, SIGTERM, SIGHUP; the temporary file is removed).
+
+Python 3.9+ standard library only, Linux.
+"""
+
+import argparse
+import ctypes
+import errno
+import fcntl
+import hashlib
+import math
+import mmap
+import os
+import re
+import signal
+import stat
+import struct
+import sys
+import time
+
+PROG = 'iotune-copy'
+DEFAULT_CONFIG = '/etc/iotune/copy.conf'
+DEFAULT_BUFFER_SIZE = '8M'
+MAX_BUFFER_SIZE = 1024 ** 3
+DEFAULT_ALIGNMENT = 4096
+NOCACHE_FLUSH_BYTES = 64 * 1024 * 1024
+PROGRESS_INTERVAL = 0.5
+TEMP_MARK = '.iotune-copy-'
+SIZE_FORMS = 'a number of bytes (e.g. 1048576) or a number followed by k, M or G (binary multiples, any case: 256k, 8M, 1g)'
+
+_SIZE_RE = re.compile(r'^\s*([0-9]+)\s*([kmg]?)\s*$', re.IGNORECASE)
+_MULTIPLIERS = {'': 1, 'k': 1024, 'm': 1024 ** 2, 'g': 1024 ** 3}
+
+# statx(2): mask bit, flag and offsets in struct statx (include/uapi/linux/stat.h)
+_STATX_DIOALIGN = 0x2000
+_AT_EMPTY_PATH = 0x1000
+_STATX_SIZE = 256
+_STATX_MASK_OFFSET = 0
+_STATX_DIOALIGN_OFFSET = 152
+
+_SIGNALS = ('SIGINT', 'SIGTERM', 'SIGHUP')
+
+
+class CopyError(Exception):
+    """One source could not be copied; the message is printed after 'iotune-copy: '."""
+
+
+class Interrupted(BaseException):
+    """SIGINT, SIGTERM or SIGHUP; a BaseException so that no error handler swallows it."""
+
+    def __init__(self, signum):
+        super(Interrupted, self).__init__(signum)
+        self.signum = signum
+
+
+class StdoutClosed(Exception):
+    """The reader of standard output went away (EPIPE): stop quietly, like cat."""
+
+
+# ---------------------------------------------------------------------------
+# Pure helpers
+
+
+def parse_size(text):
+    """Bytes of a size such as '8M', '256k', '1g' or '1048576' (binary multiples); ValueError otherwise."""
+    match = _SIZE_RE.match(str(text))
+    if not match:
+        raise ValueError('invalid size %s: expected %s' % (quote(str(text)), SIZE_FORMS))
+    value = int(match.group(1)) * _MULTIPLIERS[match.group(2).lower()]
+    if value <= 0:
+        raise ValueError('invalid size %s: must be greater than 0' % quote(str(text)))
+    return value
+
+
+def parse_config(text, name='config'):
+    """key=value pairs of a config file's text ('#' starts a comment line); ValueError on other lines."""
+    values = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith('#'):
+            continue
+        key, sep, value = line.partition('=')
+        if not sep or not key.strip():
+            raise ValueError('%s:%d: expected key=value, found %s' % (name, number, quote(line)))
+        values[key.strip()] = value.strip().strip('"\'')
+    return values
+
+
+def read_config(path):
+    """key=value pairs of the config file; {} when it does not exist."""
+    try:
+        with open(path, 'r', encoding='utf-8') as handle:
+            text = handle.read()
+    except FileNotFoundError:
+        return {}
+    return parse_config(text, path)
+
+
+def quote(name):
+    """Quote a file name the way cp does in its messages."""
+    if "'" not in name:
+        return "'%s'" % name
+    return "'%s'" % name.replace("'", "'\\''")
+
+
+def describe(exc):
+    """The strerror text of an OSError (cp prints that after the file name)."""
+    return exc.strerror or str(exc)
+
+
+def align_down(value, alignment):
+    """Largest multiple of alignment <= value."""
+    return value - value % alignment
+
+
+def align_up(value, alignment):
+    """Smallest multiple of alignment >= value."""
+    return -(-value // alignment) * alignment
+
+
+def is_aligned(value, alignment):
+    return value % alignment == 0
+
+
+def common_alignment(*alignments):
+    """Alignment satisfying all the given ones (their least common multiple)."""
+    result = 1
+    for alignment in alignments:
+        result = result * alignment // math.gcd(result, alignment)
+    return result
+
+
+def buffer_length(buffer_size, alignment, size=None):
+    """Length of the I/O buffer: buffer_size rounded up to the alignment, no larger than the file needs."""
+    length = align_up(buffer_size, alignment)
+    if size is not None:
+        length = min(length, align_up(max(size, 1), alignment))
+    return length
+
+
+def plan_extents(extents, size, alignment=1):
+    """(start, end) ranges to copy: the data extents clipped to size, widened to the alignment, merged.
+
+    The ranges are sorted and disjoint; the last one may end past size (up to the alignment).
+    """
+    plan = []
+    for start, end in sorted(extents):
+        start, end = max(0, start), min(end, size)
+        if start >= end:
+            continue
+        start, end = align_down(start, alignment), align_up(end, alignment)
+        if plan and start <= plan[-1][1]:
+            plan[-1] = (plan[-1][0], max(plan[-1][1], end))
+        else:
+            plan.append((start, end))
+    return plan
+
+
+def format_bytes(count):
+    """'1.5 MiB' style size."""
+    value = float(count)
+    for unit in ('B', 'KiB', 'MiB', 'GiB', 'TiB'):
+        if value < 1024 or unit == 'TiB':
+            return ('%d %s' % (value, unit)) if unit == 'B' else ('%.1f %s' % (value, unit))
+        value /= 1024
+    return '%d B' % count
+
+
+def format_duration(seconds):
+    seconds = int(round(seconds))
+    return '%d:%02d:%02d' % (seconds // 3600, seconds // 60 % 60, seconds % 60)
+
+
+def progress_line(done, total, elapsed, final=False):
+    """Text of one progress line (without the program name)."""
+    rate = done / elapsed / 1048576.0 if elapsed > 0 else 0.0
+    if final:
+        return '%d bytes (%s) copied in %.2f s, %.1f MiB/s' % (done, format_bytes(done), elapsed, rate)
+    if total:
+        eta = ''
+        if rate > 0:
+            eta = ', ETA %s' % format_duration((total - done) / (rate * 1048576.0))
+        return '%d of %d bytes (%d%%) copied, %.1f MiB/s%s' % (done, total, done * 100 // total, rate, eta)
+    return '%d bytes (%s) copied, %.1f MiB/s' % (done, format_bytes(done), rate)
+
+
+def temp_name(target, token):
+    """Temporary name beside target: '.<name>.iotune-copy-<token>' (the name cut to fit NAME_MAX)."""
+    directory, name = os.path.split(target)
+    name = os.fsdecode(os.fsencode(name)[:200])
+    return os.path.join(directory, '.%s%s%s' % (name, TEMP_MARK, token))
+
+
+# ---------------------------------------------------------------------------
+# System probes
+
+
+def data_extents(fd, size):
+    """(start, end) data extents of an open file up to size, from SEEK_DATA/SEEK_HOLE.
+
+    [(0, size)] where the file system does not support SEEK_DATA (or for any other lseek error).
+    """
+    if size <= 0:
+        return []
+    seek_data, seek_hole = getattr(os, 'SEEK_DATA', None), getattr(os, 'SEEK_HOLE', None)
+    if seek_data is None or seek_hole is None:
+        return [(0, size)]
+    extents = []
+    offset = 0
+    try:
+        while offset < size:
+            try:
+                start = os.lseek(fd, offset, seek_data)
+            except OSError as exc:
+                if exc.errno == errno.ENXIO:
+                    break
+                raise
+            if start >= size:
+                break
+            end = min(os.lseek(fd, start, seek_hole), size)
+            if end <= start:
+                return [(0, size)]
+            extents.append((start, end))
+            offset = end
+    except OSError:
+        return [(0, size)]
+    finally:
+        try:
+            os.lseek(fd, 0, os.SEEK_SET)
+        except OSError:
+            pass
+    return extents
+
+
+_LIBC = []
+
+
+def _statx_function():
+    if not _LIBC:
+        try:
+            func = ctypes.CDLL(None, use_errno=True).statx
+            func.argtypes = (ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_uint, ctypes.c_void_p)
+            func.restype = ctypes.c_int
+        except (OSError, AttributeError):
+            func = None
+        _LIBC.append(func)
+    return _LIBC[0]
+
+
+def statx_dio_alignment(fd):
+    """(memory, offset) alignment of direct I/O on the open file from statx(STATX_DIOALIGN); None if not reported.
+
+    An offset alignment of 0 means the file does not support direct I/O.
+    """
+    func = _statx_function()
+    if func is None:
+        return None
+    buf = ctypes.create_string_buffer(_STATX_SIZE)
+    if func(fd, b'', _AT_EMPTY_PATH, _STATX_DIOALIGN, buf) != 0:
+        return None
+    mask = struct.unpack_from('=I', buf.raw, _STATX_MASK_OFFSET)[0]
+    if not mask & _STATX_DIOALIGN:
+        return None
+    return struct.unpack_from('=II', buf.raw, _STATX_DIOALIGN_OFFSET)
+
+
+def sysfs_logical_block_size(dev, sysfs='/sys'):
+    """Logical block size of block device dev (a st_dev/st_rdev number) from sysfs; None if not found.
+
+    /sys/dev/block/MAJ:MIN of a partition has no queue/: its parent disk's is used. A dm or md
+    device has its own queue/.
+    """
+    node = os.path.join(sysfs, 'dev', 'block', '%d:%d' % (os.major(dev), os.minor(dev)))
+    if not os.path.exists(node):
+        return None
+    real = os.path.realpath(node)
+    for base in (real, os.path.dirname(real)):
+        try:
+            with open(os.path.join(base, 'queue', 'logical_block_size'), 'r', encoding='ascii') as handle:
+                value = int(handle.read().strip())
+        except (OSError, ValueError):
+            continue
+        if value > 0:
+            return value
+    return None
+
+
+def dio_alignment(fd, sysfs='/sys'):
+    """Offset and length alignment O_DIRECT needs on the open file; 0 when the file system has no direct I/O for it."""
+    found = statx_dio_alignment(fd)
+    if found is not None:
+        return found[1]
+    st = os.fstat(fd)
+    dev = st.st_rdev if stat.S_ISBLK(st.st_mode) else st.st_dev
+    return sysfs_logical_block_size(dev, sysfs) or DEFAULT_ALIGNMENT
+
+
+def enable_direct(fd):
+    """Set O_DIRECT on an open descriptor; OSError (EINVAL) where the file system refuses it."""
+    flags = fcntl.fcntl(fd, fcntl.F_GETFL)
+    fcntl.fcntl(fd, fcntl.F_SETFL, flags | os.O_DIRECT)
+
+
+def disable_direct(fd):
+    flags = fcntl.fcntl(fd, fcntl.F_GETFL)
+    fcntl.fcntl(fd, fcntl.F_SETFL, flags & ~os.O_DIRECT)
+
+
+def mount_point(path):
+    """Mount point of the file system holding path (the top directory with the same st_dev)."""
+    path = os.path.realpath(path)
+    try:
+        dev = os.stat(path).st_dev
+    except OSError:
+        return path
+    while path != os.sep:
+        parent = os.path.dirname(path)
+        try:
+            if os.stat(parent).st_dev != dev:
+                break
+        except OSError:
+            break
+        path = parent
+    return path
+
+
+def current_umask():
+    try:
+        with open('/proc/self/status', 'r', encoding='ascii', errors='replace') as handle:
+            for line in handle:
+                if line.startswith('Umask:'):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def fadvise_dontneed(fd, offset, length):
+    try:
+        os.posix_fadvise(fd, offset, length, os.POSIX_FADV_DONTNEED)
+    except OSError:
+        pass
+
+
+def fsync_directory(path):
+    try:
+        fd = os.open(path or '.', os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+# Positional I/O, separate functions so that tests can make them fail.
+def read_at(fd, view, offset):
+    return os.preadv(fd, [view], offset)
+
+
+def write_at(fd, view, offset):
+    return os.pwrite(fd, view, offset)
+
+
+def create_temp(target, mode):
+    """Create and open (write-only) a new temporary file beside target; (fd, path)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
+    for dummy in range(100):
+        path = temp_name(target, os.urandom(4).hex())
+        try:
+            return os.open(path, flags, mode), path
+        except FileExistsError:
+            continue
+    raise OSError(errno.EEXIST, os.strerror(errno.EEXIST), target)
+
+
+# ---------------------------------------------------------------------------
+# Options, progress
+
+
+class Progress:
+    """Bytes copied over the whole run on stderr, at most every interval seconds, and a final line."""
+
+    def __init__(self, stream, total=None, interval=PROGRESS_INTERVAL, clock=time.monotonic):
+        self.stream = stream
+        self.total = total
+        self.interval = interval
+        self.clock = clock
+        self.done = 0
+        self.start = self.last = clock()
+        try:
+            self.tty = stream.isatty()
+        except (AttributeError, ValueError):
+            self.tty = False
+        self.pending_newline = False
+
+    def add(self, count):
+        self.done += count
+        now = self.clock()
+        if now - self.last >= self.interval:
+            self.last = now
+            self._emit(progress_line(self.done, self.total, now - self.start))
+
+    def _emit(self, text):
+        if self.tty:
+            self.stream.write('\r%s: %s\x1b[K' % (PROG, text))
+            self.pending_newline = True
+        else:
+            self.stream.write('%s: %s\n' % (PROG, text))
+        self.stream.flush()
+
+    def break_line(self):
+        """End a pending tty progress line before another message."""
+        if self.pending_newline:
+            self.stream.write('\n')
+            self.pending_newline = False
+
+    def finish(self):
+        self.break_line()
+        self.stream.write('%s: %s\n' % (PROG, progress_line(self.done, self.total, self.clock() - self.start, final=True)))
+        self.stream.flush()
+
+
+class Options:
+    """What to do, and the state of one run (messages, progress, failure)."""
+
+    def __init__(self, buffer_size=8 * 1024 * 1024, recursive=False, preserve=False, direct=False,
+                 nocache=False, progress=False, verify=False, stderr=None):
+        self.buffer_size = buffer_size
+        self.recursive = recursive
+        self.preserve = preserve
+        self.direct = direct
+        self.nocache = nocache
+        self.progress = progress
+        self.verify = verify
+        self._stderr = stderr
+        self.meter = None
+        self.failed = False
+        self.warned_devices = set()
+        self._umask = None
+
+    @property
+    def stderr(self):
+        return self._stderr if self._stderr is not None else sys.stderr
+
+    @property
+    def umask(self):
+        if self._umask is None:
+            self._umask = current_umask()
+        return self._umask
+
+    def warn(self, message):
+        if self.meter is not None:
+            self.meter.break_line()
+        self.stderr.write('%s: %s\n' % (PROG, message))
+        self.stderr.flush()
+
+    def report(self, message):
+        """An error: print it and remember to exit 1."""
+        self.warn(message)
+        self.failed = True
+
+    def advance(self, count):
+        if self.meter is not None and count > 0:
+            self.meter.add(count)
+
+    def warn_buffered(self, path, dev):
+        if dev in self.warned_devices:
+            return
+        self.warned_devices.add(dev)
+        self.warn('%s: O_DIRECT not supported here, copying buffered' % mount_point(path))
+
+
+# ---------------------------------------------------------------------------
+# I/O on one side of a copy
+
+
+class Endpoint:
+    """An open descriptor and how to do I/O on it.
+
+    positional: pread/pwrite at offsets (regular files, block devices); else sequential (pipes, ttys).
+    sparse: a new regular destination, where holes may be left and the size is set by ftruncate.
+    """
+
+    def __init__(self, fd, name, options, positional=True, sparse=False, path=None):
+        self.fd = fd
+        self.name = name
+        self.options = options
+        self.positional = positional
+        self.sparse = sparse
+        self.path = path
+        self.direct = False
+        self.alignment = 1
+        self.dirty = None
+        self.dirty_bytes = 0
+
+    @property
+    def uses_cache(self):
+        return self.positional and not self.direct
+
+    def try_direct(self):
+        """O_DIRECT on this descriptor where the file system allows it (pipes are left alone)."""
+        if not self.positional:
+            return
+        try:
+            alignment = dio_alignment(self.fd)
+            if not alignment:
+                raise OSError(errno.EINVAL, 'no direct I/O on this file')
+            enable_direct(self.fd)
+        except OSError:
+            self._warn_buffered()
+            return
+        self.direct = True
+        self.alignment = alignment
+
+    def _warn_buffered(self):
+        try:
+            dev = os.fstat(self.fd).st_dev
+        except OSError:
+            dev = None
+        self.options.warn_buffered(self.path or self.name, dev)
+
+    def drop_direct(self, quiet=False):
+        disable_direct(self.fd)
+        self.direct = False
+        if not quiet:
+            self._warn_buffered()
+
+    def read(self, view, offset):
+        """Fill view from offset (ignored when sequential); fewer bytes only at the end of the data."""
+        got = 0
+        while got < len(view):
+            try:
+                if self.positional:
+                    count = read_at(self.fd, view[got:], offset + got)
+                else:
+                    count = os.readv(self.fd, [view[got:]])
+            except OSError as exc:
+                if self.direct and exc.errno == errno.EINVAL:
+                    self.drop_direct()
+                    continue
+                raise CopyError('error reading %s: %s' % (quote(self.name), describe(exc)))
+            if count == 0:
+                break
+            got += count
+            if self.direct and not is_aligned(count, self.alignment):
+                break
+        if got and self.options.nocache and self.uses_cache:
+            fadvise_dontneed(self.fd, offset, got)
+        return got
+
+    def write(self, view, offset):
+        """Write all of view at offset (ignored when sequential); an unaligned tail goes without O_DIRECT."""
+        length = len(view)
+        if self.direct and not is_aligned(length, self.alignment):
+            head = align_down(length, self.alignment)
+            if head:
+                self._write_all(view[:head], offset)
+            self.drop_direct(quiet=True)
+            self._write_all(view[head:], offset + head)
+        else:
+            self._write_all(view, offset)
+        if self.options.nocache and self.uses_cache:
+            low, high = self.dirty or (offset, offset + length)
+            self.dirty = (min(low, offset), max(high, offset + length))
+            self.dirty_bytes += length
+            if self.dirty_bytes >= NOCACHE_FLUSH_BYTES:
+                self.flush_cache()
+
+    def _write_all(self, view, offset):
+        done = 0
+        while done < len(view):
+            try:
+                if self.positional:
+                    count = write_at(self.fd, view[done:], offset + done)
+                else:
+                    count = os.write(self.fd, view[done:])
+            except OSError as exc:
+                if self.direct and exc.errno == errno.EINVAL:
+                    self.drop_direct()
+                    continue
+                if exc.errno == errno.EPIPE and not self.positional:
+                    raise StdoutClosed()
+                raise CopyError('error writing %s: %s' % (quote(self.name), describe(exc)))
+            if count <= 0:
+                raise CopyError('error writing %s: %s' % (quote(self.name), os.strerror(errno.EIO)))
+            done += count
+
+    def flush_cache(self):
+        """With --nocache: write back what was written since the last flush and drop it from the cache."""
+        if self.dirty is None:
+            return
+        try:
+            os.fdatasync(self.fd)
+        except OSError as exc:
+            raise CopyError('error writing %s: %s' % (quote(self.name), describe(exc)))
+        low, high = self.dirty
+        fadvise_dontneed(self.fd, low, high - low)
+        self.dirty = None
+        self.dirty_bytes = 0
+
+
+def copy_data(src, dst, size, options):
+    """Copy the data from src to dst; return the size the destination must have.
+
+    size is the source's size for a positional source, None for a sequential one.
+    """
+    alignment = common_alignment(src.alignment if src.direct else 1, dst.alignment if dst.direct else 1)
+    length = buffer_length(options.buffer_size, alignment, size if src.positional else None)
+    buf = mmap.mmap(-1, length)
+    view = memoryview(buf)
+    try:
+        if src.positional:
+            return _copy_extents(src, dst, size, view, options)
+        return _copy_stream(src, dst, view, options)
+    finally:
+        view.release()
+        try:
+            buf.close()
+        except BufferError:
+            pass
+
+
+def _copy_extents(src, dst, size, view, options):
+    alignment = common_alignment(src.alignment if src.direct else 1, dst.alignment if dst.direct else 1)
+    extents = data_extents(src.fd, size) if dst.sparse else [(0, size)]
+    if src.uses_cache:
+        try:
+            os.posix_fadvise(src.fd, 0, 0, os.POSIX_FADV_SEQUENTIAL)
+        except OSError:
+            pass
+    position = 0
+    for start, end in plan_extents(extents, size, alignment):
+        options.advance(start - position)
+        offset = start
+        while offset < min(end, size):
+            want = min(len(view), end - offset)
+            count = src.read(view[:want], offset)
+            valid = min(count, size - offset)
+            if valid > 0:
+                dst.write(view[:valid], offset)
+                options.advance(valid)
+                offset += valid
+            if count < want:
+                if offset < size:
+                    return offset
+                break
+        position = min(max(offset, position), size)
+    options.advance(size - position)
+    return size
+
+
+def _copy_stream(src, dst, view, options):
+    offset = 0
+    while True:
+        count = src.read(view, offset)
+        if count:
+            dst.write(view[:count], offset)
+            options.advance(count)
+            offset += count
+        if count < len(view):
+            return offset
+
+
+def file_digest(path, options, limit=None):
+    """SHA-256 (hex) of a file (of its first limit bytes), read with the buffer size, O_DIRECT and cache dropping as the copy."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOCTTY)
+    except OSError as exc:
+        raise CopyError('cannot open %s for reading: %s' % (quote(path), describe(exc)))
+    try:
+        end = Endpoint(fd, path, options, path=path)
+        st = os.fstat(fd)
+        size = st.st_size if stat.S_ISREG(st.st_mode) else os.lseek(fd, 0, os.SEEK_END)
+        if limit is not None:
+            size = min(size, limit)
+        if options.direct:
+            end.try_direct()
+        digest = hashlib.sha256()
+        buf = mmap.mmap(-1, buffer_length(options.buffer_size, end.alignment, size))
+        view = memoryview(buf)
+        try:
+            offset = 0
+            while offset < size:
+                want = min(len(view), align_up(size - offset, end.alignment))
+                count = end.read(view[:want], offset)
+                digest.update(view[:min(count, size - offset)])
+                offset += count
+                if count < want:
+                    break
+        finally:
+            view.release()
+            try:
+                buf.close()
+            except BufferError:
+                pass
+        return digest.hexdigest()
+    finally:
+        os.close(fd)
+
+
+def verify_copy(src, dst, options):
+    """Compare the SHA-256 of source and destination; CopyError when they differ."""
+    try:
+        src_st = os.stat(src)
+        dst_st = os.stat(dst)
+    except OSError as exc:
+        raise CopyError('cannot verify %s: %s' % (quote(dst), describe(exc)))
+    expected = file_digest(src, options)
+    # A device destination holds more than the copy: compare what was written.
+    found = file_digest(dst, options, None if stat.S_ISREG(dst_st.st_mode) else src_st.st_size)
+    if expected != found:
+        raise CopyError('verification failed: %s differs from %s (sha256 %s, source %s); it is left in place'
+                        % (quote(dst), quote(src), found, expected))
+
+
+# ---------------------------------------------------------------------------
+# Copying one entry
+
+
+def _preserve_owner(chown, name, st):
+    """chown to the source's owner; True when done. Like cp, a refusal matters only for root."""
+    try:
+        chown(st.st_uid, st.st_gid)
+        return True
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.EINVAL) or os.geteuid() == 0:
+            raise CopyError('failed to preserve ownership for %s: %s' % (quote(name), describe(exc)))
+    try:
+        chown(-1, st.st_gid)
+    except OSError:
+        pass
+    return False
+
+
+def _preserved_mode(st, owner_kept):
+    mode = stat.S_IMODE(st.st_mode)
+    if not owner_kept:
+        mode &= ~(stat.S_ISUID | stat.S_ISGID)
+    return mode
+
+
+def _preserve_fd(fd, name, st):
+    owner_kept = _preserve_owner(lambda uid, gid: os.fchown(fd, uid, gid), name, st)
+    try:
+        os.fchmod(fd, _preserved_mode(st, owner_kept))
+    except OSError as exc:
+        raise CopyError('preserving permissions for %s: %s' % (quote(name), describe(exc)))
+    try:
+        os.utime(fd, ns=(st.st_atime_ns, st.st_mtime_ns))
+    except OSError as exc:
+        raise CopyError('preserving times for %s: %s' % (quote(name), describe(exc)))
+
+
+def _open_source(src, options):
+    """(Endpoint, stat, size) of a non-directory source; '-' is standard input, always read sequentially."""
+    if src == '-':
+        return Endpoint(0, '-', options, positional=False), None, None
+    try:
+        fd = os.open(src, os.O_RDONLY | os.O_CLOEXEC | os.O_NOCTTY)
+    except OSError as exc:
+        raise CopyError('cannot open %s for reading: %s' % (quote(src), describe(exc)))
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise CopyError('-r not specified; omitting directory %s' % quote(src))
+        if stat.S_ISREG(st.st_mode) and st.st_size == 0:
+            # /proc and similar files say 0 and have data: read them to the end like cp
+            return Endpoint(fd, src, options, positional=False), st, None
+        if stat.S_ISREG(st.st_mode):
+            size = st.st_size
+        elif stat.S_ISBLK(st.st_mode):
+            size = os.lseek(fd, 0, os.SEEK_END)
+        else:
+            return Endpoint(fd, src, options, positional=False), st, None
+    except BaseException:
+        os.close(fd)
+        raise
+    return Endpoint(fd, src, options, path=src), st, size
+
+
+def _same_file(st1, st2):
+    if st1 is None or st2 is None:
+        return False
+    if stat.S_ISBLK(st1.st_mode) and stat.S_ISBLK(st2.st_mode):
+        return st1.st_rdev == st2.st_rdev
+    return (st1.st_dev, st1.st_ino) == (st2.st_dev, st2.st_ino)
+
+
+def _resolve_destination(dst):
+    """(path to write, its stat or None): a symlink destination is written through, like cp."""
+    target = dst
+    if os.path.islink(dst):
+        target = os.path.realpath(dst)
+        if not os.path.exists(target):
+            raise CopyError('not writing through dangling symlink %s' % quote(dst))
+    try:
+        return target, os.stat(target)
+    except (FileNotFoundError, NotADirectoryError):
+        return target, None  # creating the file says why it cannot be
+    except OSError as exc:
+        raise CopyError('cannot stat %s: %s' % (quote(dst), describe(exc)))
+
+
+def copy_file(src, dst, options):
+    """Copy one non-directory source (a path or '-') to exactly dst (a path or '-'); CopyError on failure.
+
+    A regular destination is replaced atomically; an existing block device, character device or
+    FIFO destination is written in place.
+    """
+    source, src_st, size = _open_source(src, options)
+    try:
+        if options.direct:
+            source.try_direct()
+        if dst == '-':
+            sink = Endpoint(1, '-', options, positional=False)
+            copy_data(source, sink, size, options)
+            return
+        if dst.endswith(os.sep):
+            raise CopyError('cannot create regular file %s: %s' % (quote(dst), os.strerror(errno.ENOTDIR)))
+        target, dst_st = _resolve_destination(dst)
+        if src == '-' and dst_st is not None:
+            src_st = os.fstat(0)
+        if _same_file(src_st, dst_st):
+            raise CopyError('%s and %s are the same file' % (quote(src), quote(dst)))
+        if src == '-':
+            src_st = None
+        if dst_st is not None and stat.S_ISDIR(dst_st.st_mode):
+            raise CopyError('cannot overwrite directory %s with non-directory' % quote(dst))
+        if dst_st is not None and not stat.S_ISREG(dst_st.st_mode):
+            _copy_in_place(source, size, dst, target, dst_st, options)
+        else:
+            _copy_replacing(source, src_st, size, dst, target, options)
+    finally:
+        if source.fd != 0:
+            os.close(source.fd)
+    if options.verify:
+        if src_st is None or not stat.S_ISREG(src_st.st_mode):
+            raise CopyError('cannot verify %s: not a regular file' % quote(src))
+        verify_copy(src, target, options)
+
+
+def _copy_in_place(source, size, dst, target, dst_st, options):
+    """Write into an existing device or FIFO (no temporary file, no truncation)."""
+    try:
+        fd = os.open(target, os.O_WRONLY | os.O_CLOEXEC | os.O_NOCTTY)
+    except OSError as exc:
+        raise CopyError('cannot open %s for writing: %s' % (quote(dst), describe(exc)))
+    try:
+        sink = Endpoint(fd, dst, options, positional=stat.S_ISBLK(dst_st.st_mode), path=target)
+        if options.direct:
+            sink.try_direct()
+        copy_data(source, sink, size, options)
+        if sink.positional:
+            try:
+                os.fsync(fd)
+            except OSError as exc:
+                raise CopyError('error writing %s: %s' % (quote(dst), describe(exc)))
+            if options.nocache:
+                fadvise_dontneed(fd, 0, 0)
+    finally:
+        os.close(fd)
+
+
+def _copy_replacing(source, src_st, size, dst, target, options):
+    """Write a temporary file beside target, sync it and rename it over target."""
+    if src_st is None:
+        mode = 0o666
+    else:
+        mode = 0o600 if options.preserve else stat.S_IMODE(src_st.st_mode) & 0o777
+    try:
+        fd, temp = create_temp(target, mode)
+    except OSError as exc:
+        raise CopyError('cannot create regular file %s: %s' % (quote(dst), describe(exc)))
+    done = False
+    try:
+        sink = Endpoint(fd, dst, options, sparse=True, path=temp)
+        if options.direct:
+            sink.try_direct()
+        final_size = copy_data(source, sink, size, options)
+        try:
+            os.ftruncate(fd, final_size)
+        except OSError as exc:
+            raise CopyError('error writing %s: %s' % (quote(dst), describe(exc)))
+        if options.preserve and src_st is not None:
+            _preserve_fd(fd, dst, src_st)
+        try:
+            os.fsync(fd)
+        except OSError as exc:
+            raise CopyError('error writing %s: %s' % (quote(dst), describe(exc)))
+        if options.nocache:
+            fadvise_dontneed(fd, 0, 0)
+        os.close(fd)
+        fd = -1
+        try:
+            os.rename(temp, target)
+        except OSError as exc:
+            raise CopyError('cannot create regular file %s: %s' % (quote(dst), describe(exc)))
+        done = True
+    finally:
+        if fd >= 0:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        if not done:
+            try:
+                os.unlink(temp)
+            except OSError:
+                pass
+    fsync_directory(os.path.dirname(target))
+
+
+def _replace_with(make, src, dst, st, options, kind):
+    """Create a symlink or special file under a temporary name with make(temp), then rename it over dst."""
+    try:
+        dst_st = os.lstat(dst)
+    except FileNotFoundError:
+        dst_st = None
+    except OSError as exc:
+        raise CopyError('cannot stat %s: %s' % (quote(dst), describe(exc)))
+    if _same_file(st, dst_st):
+        raise CopyError('%s and %s are the same file' % (quote(src), quote(dst)))
+    if dst_st is not None and stat.S_ISDIR(dst_st.st_mode):
+        raise CopyError('cannot overwrite directory %s with non-directory' % quote(dst))
+    temp = None
+    for dummy in range(100):
+        temp = temp_name(dst, os.urandom(4).hex())
+        try:
+            make(temp)
+            break
+        except FileExistsError:
+            temp = None
+        except OSError as exc:
+            raise CopyError('cannot create %s %s: %s' % (kind, quote(dst), describe(exc)))
+    if temp is None:
+        raise CopyError('cannot create %s %s: %s' % (kind, quote(dst), os.strerror(errno.EEXIST)))
+    done = False
+    try:
+        if options.preserve:
+            owner_kept = _preserve_owner(lambda uid, gid: os.chown(temp, uid, gid, follow_symlinks=False), dst, st)
+            if not stat.S_ISLNK(st.st_mode):
+                try:
+                    os.chmod(temp, _preserved_mode(st, owner_kept))
+                except OSError as exc:
+                    raise CopyError('preserving permissions for %s: %s' % (quote(dst), describe(exc)))
+            try:
+                os.utime(temp, ns=(st.st_atime_ns, st.st_mtime_ns), follow_symlinks=False)
+            except OSError as exc:
+                raise CopyError('preserving times for %s: %s' % (quote(dst), describe(exc)))
+        try:
+            os.rename(temp, dst)
+        except OSError as exc:
+            raise CopyError('cannot create %s %s: %s' % (kind, quote(dst), describe(exc)))
+        done = True
+    finally:
+        if not done:
+            try:
+                os.unlink(temp)
+            except OSError:
+                pass
+
+
+def copy_symlink(src, dst, st, options):
+    """Copy a symbolic link as a link (what cp -r does)."""
+    try:
+        target = os.readlink(src)
+    except OSError as exc:
+        raise CopyError('cannot read symbolic link %s: %s' % (quote(src), describe(exc)))
+    _replace_with(lambda temp: os.symlink(target, temp), src, dst, st, options, 'symbolic link')
+
+
+def copy_special(src, dst, st, options):
+    """Recreate a FIFO, socket or device node (what cp -r does)."""
+    if stat.S_ISFIFO(st.st_mode):
+        def make(temp):
+            os.mkfifo(temp, stat.S_IMODE(st.st_mode) & 0o777)
+    else:
+        def make(temp):
+            os.mknod(temp, stat.S_IFMT(st.st_mode) | (stat.S_IMODE(st.st_mode) & 0o777), st.st_rdev)
+    _replace_with(make, src, dst, st, options, 'special file')
+
+
+def copy_tree(src, dst, st, options):
+    """Copy a directory recursively; errors inside are reported and the rest is still copied."""
+    real_src = os.path.realpath(src)
+    real_dst = os.path.realpath(dst)
+    if real_dst == real_src or real_dst.startswith(real_src.rstrip(os.sep) + os.sep):
+        raise CopyError('cannot copy a directory, %s, into itself, %s' % (quote(src), quote(dst)))
+    try:
+        dst_st = os.stat(dst)
+    except FileNotFoundError:
+        dst_st = None
+    except OSError as exc:
+        raise CopyError('cannot stat %s: %s' % (quote(dst), describe(exc)))
+    created = dst_st is None
+    if created:
+        try:
+            os.mkdir(dst, 0o700)
+        except OSError as exc:
+            raise CopyError('cannot create directory %s: %s' % (quote(dst), describe(exc)))
+    elif not stat.S_ISDIR(dst_st.st_mode):
+        raise CopyError('cannot overwrite non-directory %s with directory %s' % (quote(dst), quote(src)))
+    try:
+        names = sorted(os.listdir(src))
+    except OSError as exc:
+        options.report('cannot access %s: %s' % (quote(src), describe(exc)))
+        names = []
+    for name in names:
+        try:
+            copy_entry(os.path.join(src, name), os.path.join(dst, name), options)
+        except CopyError as exc:
+            options.report(str(exc))
+    try:
+        if options.preserve:
+            owner_kept = _preserve_owner(lambda uid, gid: os.chown(dst, uid, gid), dst, st)
+            os.chmod(dst, _preserved_mode(st, owner_kept))
+            os.utime(dst, ns=(st.st_atime_ns, st.st_mtime_ns))
+        elif created:
+            os.chmod(dst, stat.S_IMODE(st.st_mode) & 0o777 & ~options.umask)
+    except OSError as exc:
+        raise CopyError('preserving permissions for %s: %s' % (quote(dst), describe(exc)))
+
+
+def copy_entry(src, dst, options):
+    """Copy src to exactly dst, whatever src is; CopyError on failure."""
+    if src == '-':
+        copy_file(src, dst, options)
+        return
+    try:
+        st = os.lstat(src) if options.recursive else os.stat(src)
+    except OSError as exc:
+        raise CopyError('cannot stat %s: %s' % (quote(src), describe(exc)))
+    if stat.S_ISDIR(st.st_mode):
+        if not options.recursive:
+            raise CopyError('-r not specified; omitting directory %s' % quote(src))
+        if dst == '-':
+            raise CopyError('cannot copy directory %s to standard output' % quote(src))
+        copy_tree(src, dst, st, options)
+    elif options.recursive and stat.S_ISLNK(st.st_mode) and dst != '-':
+        copy_symlink(src, dst, st, options)
+    elif options.recursive and not stat.S_ISREG(st.st_mode) and dst != '-':
+        copy_special(src, dst, st, options)
+    else:
+        copy_file(src, dst, options)
+
+
+# ---------------------------------------------------------------------------
+# Command line
+
+
+def _size_argument(text):
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc))
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        usage='%(prog)s [options] SOURCE DEST\n       %(prog)s [options] SOURCE... DIRECTORY',
+        description='Copy files with large I/Os (one buffer per read and write), optionally with direct I/O '
+                    'or without filling the page cache. A regular destination is replaced atomically. '
+                    "'-' is standard input (as SOURCE) or standard output (as DEST).")
+    parser.add_argument('paths', nargs='+', metavar='PATH', help='sources, then the destination file or directory')
+    parser.add_argument('-r', '-R', '--recursive', action='store_true', help='copy directories recursively (symbolic links as links)')
+    parser.add_argument('-p', dest='preserve', action='store_true', help='preserve mode, ownership (when permitted) and timestamps')
+    parser.add_argument('--buffer-size', type=_size_argument, metavar='SIZE',
+                        help='size of each read and write: bytes or with k, M, G (default: buffer_size= in the config file, else %s)'
+                        % DEFAULT_BUFFER_SIZE)
+    parser.add_argument('--config', default=DEFAULT_CONFIG, metavar='PATH', help='config file (default: %(default)s)')
+    parser.add_argument('--direct', action='store_true', help='O_DIRECT reads and writes (buffered where the file system refuses it)')
+    parser.add_argument('--nocache', action='store_true', help='drop the copied data from the page cache as the copy goes')
+    parser.add_argument('--progress', action='store_true', help='report bytes copied, rate and ETA on stderr')
+    parser.add_argument('--verify', action='store_true', help='compare the SHA-256 of source and destination after the copy')
+    return parser
+
+
+def parse_command_line(argv, stderr=None):
+    """(Options, sources, destination) of a command line; SystemExit(2) on a usage error."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if len(args.paths) < 2:
+        parser.error('missing destination file operand after %s' % quote(args.paths[0]))
+    sources, dest = args.paths[:-1], args.paths[-1]
+    if '-' in sources and len(sources) > 1:
+        parser.error("'-' (standard input) must be the only source")
+    if dest == '-' and len(sources) > 1:
+        parser.error("only one source can be copied to '-' (standard output)")
+    if args.verify and ('-' in sources or dest == '-'):
+        parser.error("--verify cannot be used with '-' (standard input or output)")
+    buffer_size = args.buffer_size
+    if buffer_size is None:
+        try:
+            config = read_config(args.config)
+            buffer_size = parse_size(config.get('buffer_size', DEFAULT_BUFFER_SIZE))
+        except ValueError as exc:
+            parser.error('%s: buffer_size: %s' % (args.config, exc))
+        except OSError as exc:
+            parser.error('cannot read %s: %s' % (args.config, describe(exc)))
+    if buffer_size > MAX_BUFFER_SIZE:
+        parser.error('buffer size %d is larger than the maximum, 1G' % buffer_size)
+    options = Options(buffer_size=buffer_size, recursive=args.recursive, preserve=args.preserve, direct=args.direct,
+                      nocache=args.nocache, progress=args.progress, verify=args.verify, stderr=stderr)
+    return options, sources, dest
+
+
+def _total_size(sources):
+    """Bytes to copy when every source is a regular file (for the ETA), else None."""
+    total = 0
+    for src in sources:
+        try:
+            st = os.stat(src) if src != '-' else os.fstat(0)
+        except OSError:
+            continue
+        if not stat.S_ISREG(st.st_mode) or src == '-':
+            return None
+        total += st.st_size
+    return total
+
+
+def _targets(sources, dest, options):
+    """(source, exact destination) pairs, cp style; None (after reporting) when dest must be a directory and is not."""
+    if dest == '-':
+        return [(sources[0], dest)]
+    dest_is_dir = os.path.isdir(dest)
+    if len(sources) > 1 and not dest_is_dir:
+        options.report('target %s is not a directory' % quote(dest))
+        return None
+    pairs = []
+    for src in sources:
+        if not dest_is_dir:
+            pairs.append((src, dest))
+        elif src == '-':
+            pairs.append((src, None))
+        else:
+            pairs.append((src, os.path.join(dest, os.path.basename(src.rstrip(os.sep)) or src)))
+    return pairs
+
+
+def _on_signal(signum, dummy_frame):
+    raise Interrupted(signum)
+
+
+def run(sources, dest, options):
+    """Copy the sources; the exit status."""
+    pairs = _targets(sources, dest, options)
+    if pairs is None:
+        return 1
+    if options.progress:
+        options.meter = Progress(options.stderr, _total_size(sources))
+    try:
+        for src, target in pairs:
+            if target is None:
+                options.report('cannot copy standard input into directory %s: name the destination file' % quote(dest))
+                continue
+            try:
+                copy_entry(src, target, options)
+            except CopyError as exc:
+                options.report(str(exc))
+    except StdoutClosed:
+        return 128 + signal.SIGPIPE
+    if options.meter is not None:
+        options.meter.finish()
+    return 1 if options.failed else 0
+
+
+def main(argv=None, stderr=None):
+    """Run the command line (sys.argv[1:] by default); the exit status."""
+    try:
+        options, sources, dest = parse_command_line(sys.argv[1:] if argv is None else argv, stderr)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 2
+    previous = {}
+    for name in _SIGNALS:
+        signum = getattr(signal, name)
+        try:
+            previous[signum] = signal.signal(signum, _on_signal)
+        except (ValueError, OSError):
+            pass
+    try:
+        return run(sources, dest, options)
+    except Interrupted as exc:
+        return 128 + exc.signum
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

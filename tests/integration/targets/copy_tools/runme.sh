@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# The copy_tools role on this machine, into a temporary directory: check, apply, apply, check
+# (changed, changed, ok, ok), check mode alters nothing, rollback_io.yml uninstalls exactly.
+# Then the installed iotune-copy between loop-device ext4 and xfs file systems: buffered,
+# --direct with an unaligned tail, sparse files, a pipeline, --verify; every copy compared
+# byte for byte with cmp.
+set -eu
+cd "$(dirname "$0")"
+
+work=$(mktemp -d /tmp/iotune-copy.XXXXXX)
+loops=()
+mounts=()
+cleanup() {
+  local rc=$? mount_point loop
+  set +e
+  for mount_point in "${mounts[@]}"; do
+    mountpoint -q "$mount_point" && { umount "$mount_point" || umount -l "$mount_point"; }
+  done
+  for loop in "${loops[@]}"; do losetup -d "$loop"; done
+  rm -rf --one-file-system "$work"
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+mkdir -p "$work/bin" "$work/etc" "$work/img" "$work/ext4" "$work/xfs"
+echo "localhost ansible_connection=local ansible_python_interpreter=$(command -v python3)" >"$work/inventory"
+export ANSIBLE_LOCALHOST_WARNING=false ANSIBLE_NOCOLOR=true
+tree() { (cd "$work" && find bin etc -printf '%p %m %s\n' | sort && find bin etc -type f -exec sha256sum {} + | sort); }
+
+play() {
+  ansible-playbook -i "$work/inventory" install.yml -e work="$work" -e iotune_run_id=copy-tools-$$ "$@" >"$work/play.log" 2>&1 ||
+    { tail -30 "$work/play.log"; echo "FAIL: install.yml $*"; exit 1; }
+  sed -n 's/.*localhost *: ok=[0-9]* *changed=\([0-9]*\).*/\1/p' "$work/play.log"
+}
+start=$(tree)
+changed=()
+for mode in --check "" "" --check; do
+  changed+=("$(play $mode)")
+  if [ "$mode" = --check ] && [ ${#changed[@]} -eq 1 ]; then
+    [ "$(tree)" = "$start" ] || { echo "FAIL: check mode changed the tree"; exit 1; }
+  fi
+done
+[ "${changed[*]}" = "1 1 0 0" ] || { echo "FAIL: four runs changed ${changed[*]}, expected 1 1 0 0"; exit 1; }
+[ -x "$work/bin/iotune-copy" ] && [ -x "$work/bin/iotune-bulk" ] || { echo "FAIL: tools not executable"; exit 1; }
+grep -qx 'buffer_size=4M' "$work/etc/iotune/copy.conf" || { echo "FAIL: copy.conf"; exit 1; }
+echo "ok   copy_tools role: four runs changed ${changed[*]}, check mode changed nothing"
+copy=$work/bin/iotune-copy
+
+# the tools in use, on real file systems
+truncate -s 1200M "$work/img/ext4.img"
+truncate -s 1200M "$work/img/xfs.img"
+loop_ext4=$(losetup -f --show "$work/img/ext4.img"); loops+=("$loop_ext4")
+loop_xfs=$(losetup -f --show "$work/img/xfs.img"); loops+=("$loop_xfs")
+mkfs.ext4 -q -F "$loop_ext4"
+mkfs.xfs -q -f "$loop_xfs"
+mounts=("$work/ext4" "$work/xfs")
+mount "$loop_ext4" "$work/ext4"
+mount "$loop_xfs" "$work/xfs"
+
+# 300 MiB and an unaligned tail of 1000 bytes
+head -c $((300 * 1048576 + 1000)) /dev/urandom >"$work/ext4/data.bin"
+IOTUNE_COPY_CONF=$work/etc/iotune/copy.conf "$copy" "$work/ext4/data.bin" "$work/xfs/buffered.bin"
+cmp "$work/ext4/data.bin" "$work/xfs/buffered.bin"
+"$copy" --direct --verify "$work/ext4/data.bin" "$work/xfs/direct.bin" 2>"$work/direct.err"
+cmp "$work/ext4/data.bin" "$work/xfs/direct.bin"
+! grep -q "O_DIRECT not supported" "$work/direct.err" || { echo "FAIL: ext4/xfs refused O_DIRECT"; exit 1; }
+"$copy" --direct --nocache "$work/xfs/direct.bin" "$work/ext4/back.bin"
+cmp "$work/ext4/data.bin" "$work/ext4/back.bin"
+echo "ok   iotune-copy: buffered, --direct (unaligned tail) and --nocache between ext4 and xfs, byte for byte"
+
+# sparse: 512 MiB with two 1 MiB data extents
+truncate -s 512M "$work/xfs/sparse.img"
+head -c 1048576 /dev/urandom | dd of="$work/xfs/sparse.img" bs=1M seek=7 conv=notrunc status=none
+head -c 1048576 /dev/urandom | dd of="$work/xfs/sparse.img" bs=1M seek=300 conv=notrunc status=none
+"$copy" "$work/xfs/sparse.img" "$work/ext4/sparse.img"
+cmp "$work/xfs/sparse.img" "$work/ext4/sparse.img"
+used=$(du -k "$work/ext4/sparse.img" | cut -f1)
+[ "$used" -lt 8192 ] || { echo "FAIL: sparse copy allocated ${used} KiB"; exit 1; }
+echo "ok   iotune-copy: a 512 MiB sparse file copied with ${used} KiB allocated"
+
+# the seed's pipeline: large_read | gzip | large_write
+"$copy" "$work/ext4/data.bin" - | gzip -1 | "$copy" - "$work/xfs/data.gz"
+gzip -dc "$work/xfs/data.gz" | cmp - "$work/ext4/data.bin"
+echo "ok   iotune-copy: pipeline through gzip"
+
+# a missing source: cp's message and exit code 1, nothing under the destination name
+set +e
+"$copy" "$work/ext4/missing" "$work/xfs/missing" 2>"$work/missing.err"; rc=$?
+set -e
+[ "$rc" -eq 1 ] && grep -q "cannot stat" "$work/missing.err" && [ ! -e "$work/xfs/missing" ] ||
+  { cat "$work/missing.err"; echo "FAIL: missing source (rc=$rc)"; exit 1; }
+if ls -A "$work/xfs" "$work/ext4" | grep -q 'iotune-copy-'; then echo "FAIL: a temporary file was left"; exit 1; fi
+echo "ok   iotune-copy: missing source fails like cp, no temporary file left"
+
+# rollback uninstalls exactly what the role installed (and the directory it created)
+ansible-playbook -i "$work/inventory" iotune.storage.rollback_io -e iotune_run_id=copy-tools-$$ \
+  -e iotune_journal_dir="$work/journal" >"$work/rollback.log" 2>&1 || { tail -30 "$work/rollback.log"; echo "FAIL: rollback"; exit 1; }
+[ "$(tree)" = "$start" ] || { diff <(echo "$start") <(tree); echo "FAIL: rollback did not restore the tree"; exit 1; }
+echo "ok   rollback_io.yml: the tools, copy.conf and etc/iotune are gone again"

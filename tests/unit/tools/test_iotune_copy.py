@@ -1,0 +1,920 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""iotune-copy (roles/copy_tools/files/iotune_copy.py): sizes, direct I/O, sparse files, cp semantics, atomicity.
+
+The tool is loaded from its file; the end-to-end cases (pipelines, signals) run it with this
+interpreter in a subprocess.
+"""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import errno
+import fcntl
+import importlib.util
+import io
+import os
+import random
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+TOOL = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..',
+                                     'roles', 'copy_tools', 'files', 'iotune_copy.py'))
+_SPEC = importlib.util.spec_from_file_location('iotune_copy', TOOL)
+tool = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(tool)
+
+KIB = 1024
+MIB = 1024 * 1024
+BUF = 64 * KIB
+FALLBACK = 'O_DIRECT not supported here, copying buffered'
+
+
+def data(size, seed=0):
+    return random.Random(seed).randbytes(size)
+
+
+def write(path, content):
+    with open(str(path), 'wb') as handle:
+        handle.write(content)
+    return str(path)
+
+
+def read(path):
+    with open(str(path), 'rb') as handle:
+        return handle.read()
+
+
+def run_main(argv):
+    """(exit status, stderr text) of the tool's main() run in this process."""
+    err = io.StringIO()
+    rc = tool.main([str(arg) for arg in argv], stderr=err)
+    return rc, err.getvalue()
+
+
+def temp_files(directory):
+    return sorted(name for name in os.listdir(str(directory)) if tool.TEMP_MARK in name)
+
+
+def direct_supported(directory):
+    """Whether the file system of directory takes O_DIRECT (the tool's path is asserted either way)."""
+    path = os.path.join(str(directory), '.probe-direct')
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        tool.enable_direct(fd)
+        return bool(tool.dio_alignment(fd))
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+        os.unlink(path)
+
+
+# ---------------------------------------------------------------------------
+# Sizes and config
+
+
+@pytest.mark.parametrize('text, expected', [
+    ('1', 1),
+    ('4096', 4096),
+    ('256k', 256 * KIB),
+    ('256K', 256 * KIB),
+    ('8M', 8 * MIB),
+    ('8m', 8 * MIB),
+    ('1g', 1024 * MIB),
+    ('1G', 1024 * MIB),
+    (' 64k ', 64 * KIB),
+])
+def test_parse_size_valid(text, expected):
+    assert tool.parse_size(text) == expected
+
+
+@pytest.mark.parametrize('text, message', [
+    ('', 'expected a number of bytes'),
+    ('8MB', 'expected a number of bytes'),
+    ('1.5M', 'expected a number of bytes'),
+    ('-1', 'expected a number of bytes'),
+    ('k', 'expected a number of bytes'),
+    ('1t', 'expected a number of bytes'),
+    ('8 MiB', 'expected a number of bytes'),
+    ('0', 'must be greater than 0'),
+    ('0k', 'must be greater than 0'),
+])
+def test_parse_size_invalid(text, message):
+    with pytest.raises(ValueError) as info:
+        tool.parse_size(text)
+    assert message in str(info.value)
+    if message.startswith('expected'):
+        for form in ('256k', '8M', '1g', 'bytes'):
+            assert form in str(info.value)
+
+
+@pytest.mark.parametrize('config, argv, expected', [
+    (None, [], 8 * MIB),
+    ('buffer_size=128k\n', [], 128 * KIB),
+    ('# copy settings\n\nbuffer_size = "16M"\nother=1\n', [], 16 * MIB),
+    ('buffer_size=1g\n', [], 1024 * MIB),
+    ('buffer_size=bogus\n', ['--buffer-size', '256k'], 256 * KIB),
+])
+def test_buffer_size_from_config(tmp_path, config, argv, expected):
+    path = tmp_path / 'copy.conf'
+    if config is not None:
+        path.write_text(config)
+    options, sources, dest = tool.parse_command_line(argv + ['--config', str(path), 'a', 'b'])
+    assert options.buffer_size == expected
+    assert (sources, dest) == (['a'], 'b')
+
+
+@pytest.mark.parametrize('config, argv, message', [
+    ('buffer_size=bogus\n', ['a', 'b'], 'buffer_size: invalid size'),
+    ('buffer_size=0\n', ['a', 'b'], 'must be greater than 0'),
+    ('buffer_size\n', ['a', 'b'], 'expected key=value'),
+    (None, ['--buffer-size', '12x', 'a', 'b'], 'argument --buffer-size: invalid size'),
+    (None, ['--buffer-size', '2g', 'a', 'b'], 'larger than the maximum'),
+    (None, ['--verify', '-', 'b'], "--verify cannot be used with '-'"),
+    (None, ['--verify', 'a', '-'], "--verify cannot be used with '-'"),
+    (None, ['-', 'a', 'dir'], "'-' (standard input) must be the only source"),
+    (None, ['a', 'b', '-'], "only one source can be copied to '-'"),
+    (None, ['onlyone'], "missing destination file operand after 'onlyone'"),
+    (None, ['--bogus', 'a', 'b'], 'unrecognized arguments: --bogus'),
+])
+def test_usage_errors(tmp_path, capsys, config, argv, message):
+    path = tmp_path / 'copy.conf'
+    if config is not None:
+        path.write_text(config)
+    assert tool.main(['--config', str(path)] + argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith('usage: iotune-copy')
+    assert message in err
+    if 'invalid size' in message:
+        assert '256k, 8M, 1g' in err
+    if config is not None:
+        assert str(path) in err
+
+
+# ---------------------------------------------------------------------------
+# Alignment helpers
+
+
+@pytest.mark.parametrize('value, alignment, down, up', [
+    (0, 512, 0, 0),
+    (1, 512, 0, 512),
+    (511, 512, 0, 512),
+    (512, 512, 512, 512),
+    (513, 512, 512, 1024),
+    (4097, 4096, 4096, 8192),
+    (10, 1, 10, 10),
+])
+def test_align(value, alignment, down, up):
+    assert tool.align_down(value, alignment) == down
+    assert tool.align_up(value, alignment) == up
+    assert tool.is_aligned(value, alignment) == (down == value)
+
+
+@pytest.mark.parametrize('alignments, expected', [
+    ((1, 1), 1),
+    ((1, 512), 512),
+    ((512, 4096), 4096),
+    ((4096, 512), 4096),
+    ((512, 512), 512),
+])
+def test_common_alignment(alignments, expected):
+    assert tool.common_alignment(*alignments) == expected
+
+
+@pytest.mark.parametrize('buffer_size, alignment, size, expected', [
+    (8 * MIB, 1, None, 8 * MIB),
+    (8 * MIB, 1, 100, 100),
+    (8 * MIB, 1, 0, 1),
+    (8 * MIB, 4096, 100, 4096),
+    (8 * MIB, 4096, 0, 4096),
+    (1000, 512, None, 1024),
+    (1000, 512, 10 * MIB, 1024),
+    (64 * KIB, 4096, 64 * KIB + 1, 64 * KIB),
+])
+def test_buffer_length(buffer_size, alignment, size, expected):
+    assert tool.buffer_length(buffer_size, alignment, size) == expected
+
+
+@pytest.mark.parametrize('extents, size, alignment, expected', [
+    ([], 100, 1, []),
+    ([(0, 100)], 100, 1, [(0, 100)]),
+    ([(0, 100)], 100, 512, [(0, 512)]),
+    ([(4096, 8192), (0, 10)], 10000, 1, [(0, 10), (4096, 8192)]),
+    ([(100, 200), (300, 400)], 1000, 512, [(0, 512)]),
+    ([(0, 4096), (4096, 8192)], 9000, 1, [(0, 8192)]),
+    ([(0, 4096), (12288, 20000)], 10000, 4096, [(0, 4096)]),
+    ([(0, 4096), (8192, 20000)], 10000, 4096, [(0, 4096), (8192, 12288)]),
+    ([(1000, 5000)], 3000, 1024, [(0, 3072)]),
+    ([(5000, 6000)], 3000, 1, []),
+])
+def test_plan_extents(extents, size, alignment, expected):
+    assert tool.plan_extents(extents, size, alignment) == expected
+
+
+def _fake_sysfs(root, entries):
+    """entries: {"MAJ:MIN": (device dir relative to sys/devices, logical_block_size or None)}."""
+    for node, (device, lbs) in entries.items():
+        device_dir = root / 'devices' / device
+        device_dir.mkdir(parents=True, exist_ok=True)
+        if lbs is not None:
+            (device_dir / 'queue').mkdir(exist_ok=True)
+            (device_dir / 'queue' / 'logical_block_size').write_text('%s\n' % lbs)
+        links = root / 'dev' / 'block'
+        links.mkdir(parents=True, exist_ok=True)
+        os.symlink(os.path.relpath(str(device_dir), str(links)), str(links / node))
+    return str(root)
+
+
+@pytest.mark.parametrize('node, expected', [
+    ('8:0', 4096),       # whole disk
+    ('8:1', 4096),       # partition: the parent disk's queue
+    ('253:0', 512),      # dm device: its own queue
+    ('9:0', None),       # a device without queue/ anywhere
+    ('7:0', None),       # garbage in logical_block_size
+    ('0:42', None),      # no block device (tmpfs, overlay)
+])
+def test_sysfs_logical_block_size(tmp_path, node, expected):
+    sysfs = _fake_sysfs(tmp_path / 'sys', {
+        '8:0': ('pci0/block/sda', 4096),
+        '8:1': ('pci0/block/sda/sda1', None),
+        '253:0': ('virtual/block/dm-0', 512),
+        '9:0': ('virtual/block/md0', None),
+        '7:0': ('virtual/block/loop0', 'many'),
+    })
+    major, minor = (int(part) for part in node.split(':'))
+    assert tool.sysfs_logical_block_size(os.makedev(major, minor), sysfs) == expected
+
+
+@pytest.mark.parametrize('statx, sysfs_lbs, expected', [
+    ((4, 512), 4096, 512),    # statx DIOALIGN wins
+    ((0, 0), 512, 0),         # statx says: no direct I/O on this file
+    (None, 2048, 2048),       # no statx: the device's logical block size
+    (None, None, 4096),       # neither: 4096
+])
+def test_dio_alignment_sources(tmp_path, monkeypatch, statx, sysfs_lbs, expected):
+    path = write(tmp_path / 'f', b'x')
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        dev = os.fstat(fd).st_dev
+        entries = {}
+        if sysfs_lbs is not None:
+            entries['%d:%d' % (os.major(dev), os.minor(dev))] = ('virtual/block/fake', sysfs_lbs)
+        sysfs = _fake_sysfs(tmp_path / 'sys', entries) if entries else str(tmp_path / 'nosys')
+        monkeypatch.setattr(tool, 'statx_dio_alignment', lambda dummy_fd: statx)
+        assert tool.dio_alignment(fd, sysfs) == expected
+    finally:
+        os.close(fd)
+
+
+def test_dio_alignment_real_file(tmp_path):
+    path = write(tmp_path / 'f', b'x')
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        alignment = tool.dio_alignment(fd)
+    finally:
+        os.close(fd)
+    assert alignment == 0 or (alignment >= 1 and alignment & (alignment - 1) == 0)
+
+
+# ---------------------------------------------------------------------------
+# Copies byte for byte
+
+SIZES = [0, 1, 4095, 4096, 4097, BUF - 1, BUF, BUF + 1, 3 * BUF + 4321]
+
+
+@pytest.mark.parametrize('flags', [[], ['--direct'], ['--nocache'], ['--direct', '--nocache']], ids=lambda f: ' '.join(f) or 'plain')
+@pytest.mark.parametrize('size', SIZES)
+def test_copy_sizes(tmp_path, size, flags):
+    content = data(size, size)
+    src = write(tmp_path / 'src', content)
+    dst = tmp_path / 'out' / 'dst'
+    dst.parent.mkdir()
+    rc, err = run_main(['--buffer-size', '64k'] + flags + [src, dst])
+    assert rc == 0, err
+    assert read(dst) == content
+    assert temp_files(dst.parent) == []
+    if '--direct' in flags and not direct_supported(tmp_path):
+        assert FALLBACK in err
+    else:
+        assert err == ''
+
+
+def test_copy_replaces_existing_destination(tmp_path):
+    src = write(tmp_path / 'src', b'new content')
+    dst = write(tmp_path / 'dst', b'old content that is longer')
+    rc, err = run_main([src, dst])
+    assert (rc, err) == (0, '')
+    assert read(dst) == b'new content'
+
+
+def test_copy_into_directory_and_through_symlink(tmp_path):
+    src1 = write(tmp_path / 'one', b'1')
+    src2 = write(tmp_path / 'two', b'22')
+    target = tmp_path / 'dir'
+    target.mkdir()
+    rc, err = run_main([src1, src2, target])
+    assert (rc, err) == (0, '')
+    assert read(target / 'one') == b'1' and read(target / 'two') == b'22'
+    # a symbolic link as destination is written through, like cp
+    real = write(tmp_path / 'real', b'old')
+    os.symlink('real', str(tmp_path / 'link'))
+    rc, err = run_main([src2, tmp_path / 'link'])
+    assert (rc, err) == (0, '')
+    assert os.path.islink(str(tmp_path / 'link')) and read(real) == b'22'
+    os.symlink('nowhere', str(tmp_path / 'dangling'))
+    rc, err = run_main([src2, tmp_path / 'dangling'])
+    assert rc == 1 and "not writing through dangling symlink '%s'" % (tmp_path / 'dangling') in err
+
+
+def test_direct_writes_aligned_part_with_o_direct_and_tail_without(tmp_path, monkeypatch):
+    if not direct_supported(tmp_path):
+        pytest.skip('no O_DIRECT on %s' % tmp_path)
+    size = 3 * BUF + 4321
+    content = data(size, 7)
+    src = write(tmp_path / 'src', content)
+    fd = os.open(src, os.O_RDONLY)
+    alignment = tool.dio_alignment(fd)
+    os.close(fd)
+    calls = []
+    real_write_at = tool.write_at
+
+    def spy(fd, view, offset):
+        calls.append((offset, len(view), bool(fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_DIRECT)))
+        return real_write_at(fd, view, offset)
+
+    monkeypatch.setattr(tool, 'write_at', spy)
+    rc, err = run_main(['--direct', '--buffer-size', '64k', src, tmp_path / 'dst'])
+    assert (rc, err) == (0, '')
+    assert read(tmp_path / 'dst') == content
+    head = tool.align_down(4321, alignment)
+    expected = [(0, BUF, True), (BUF, BUF, True), (2 * BUF, BUF, True)]
+    if head:
+        expected.append((3 * BUF, head, True))
+    expected.append((3 * BUF + head, 4321 - head, False))
+    assert calls == expected
+
+
+def test_direct_refused_falls_back_once(tmp_path, monkeypatch):
+    def refuse(dummy_fd):
+        raise OSError(errno.EINVAL, 'Invalid argument')
+
+    monkeypatch.setattr(tool, 'enable_direct', refuse)
+    first = write(tmp_path / 'a', data(BUF + 3, 1))
+    second = write(tmp_path / 'b', data(5000, 2))
+    out = tmp_path / 'out'
+    out.mkdir()
+    rc, err = run_main(['--direct', '--buffer-size', '64k', first, second, out])
+    assert rc == 0
+    assert read(out / 'a') == read(first) and read(out / 'b') == read(second)
+    expected = 'iotune-copy: %s: %s\n' % (tool.mount_point(str(tmp_path)), FALLBACK)
+    assert err == expected
+
+
+def test_direct_einval_during_io_falls_back(tmp_path, monkeypatch):
+    real_write_at = tool.write_at
+
+    def refuse_direct(fd, view, offset):
+        if fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_DIRECT:
+            raise OSError(errno.EINVAL, 'Invalid argument')
+        return real_write_at(fd, view, offset)
+
+    monkeypatch.setattr(tool, 'write_at', refuse_direct)
+    content = data(3 * BUF + 1, 3)
+    src = write(tmp_path / 'src', content)
+    rc, err = run_main(['--direct', '--buffer-size', '64k', src, tmp_path / 'dst'])
+    assert rc == 0
+    assert read(tmp_path / 'dst') == content
+    assert err.count(FALLBACK) == 1
+
+
+def test_statx_without_direct_io_copies_buffered(tmp_path, monkeypatch):
+    monkeypatch.setattr(tool, 'statx_dio_alignment', lambda dummy_fd: (0, 0))
+    content = data(10000, 4)
+    src = write(tmp_path / 'src', content)
+    rc, err = run_main(['--direct', src, tmp_path / 'dst'])
+    assert rc == 0 and FALLBACK in err
+    assert read(tmp_path / 'dst') == content
+
+
+# ---------------------------------------------------------------------------
+# Sparse files
+
+
+def _sparse_source(path, layout, size):
+    with open(str(path), 'wb') as handle:
+        for offset, length in layout:
+            handle.seek(offset)
+            handle.write(data(length, offset))
+        handle.truncate(size)
+    return str(path)
+
+
+SPARSE = [
+    # (data ranges, size)
+    ([(0, 4096), (32 * MIB, 4096), (64 * MIB, 1)], 64 * MIB + 1),
+    ([(16 * MIB + 100, 5000)], 48 * MIB),                  # hole at both ends
+    ([], 8 * MIB),                                           # only a hole
+]
+
+
+@pytest.mark.parametrize('flags', [[], ['--direct'], ['--nocache']], ids=lambda f: ' '.join(f) or 'plain')
+@pytest.mark.parametrize('layout, size', SPARSE)
+def test_sparse_copy_keeps_holes(tmp_path, layout, size, flags):
+    src = _sparse_source(tmp_path / 'src', layout, size)
+    rc, err = run_main(['--buffer-size', '1M'] + flags + [src, tmp_path / 'dst'])
+    assert rc == 0, err
+    st = os.stat(str(tmp_path / 'dst'))
+    assert st.st_size == size
+    assert st.st_blocks * 512 < size // 50
+    assert read(tmp_path / 'dst') == read(src)
+
+
+def test_data_extents(tmp_path):
+    src = _sparse_source(tmp_path / 'src', [(0, 100), (8 * MIB, 100)], 16 * MIB)
+    fd = os.open(src, os.O_RDONLY)
+    try:
+        extents = tool.data_extents(fd, 16 * MIB)
+    finally:
+        os.close(fd)
+    assert extents[0][0] == 0 and extents[0][1] >= 100
+    assert any(start <= 8 * MIB and end >= 8 * MIB + 100 for start, end in extents)
+    assert sum(end - start for start, end in extents) < MIB
+
+
+def test_data_extents_without_seek_data():
+    read_end, write_end = os.pipe()
+    try:
+        assert tool.data_extents(read_end, 1000) == [(0, 1000)]
+        assert tool.data_extents(read_end, 0) == []
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+
+
+# ---------------------------------------------------------------------------
+# Modes, times, trees
+
+STAMP = (1500000000123456789, 1600000000987654321)
+
+
+@pytest.mark.parametrize('src_mode, umask, preserve, expected', [
+    (0o640, 0o022, True, 0o640),
+    (0o755, 0o077, True, 0o755),
+    (0o4755, 0o022, True, 0o4755),
+    (0o666, 0o027, False, 0o640),
+    (0o777, 0o027, False, 0o750),
+    (0o4755, 0o022, False, 0o755),
+    (0o600, 0o000, False, 0o600),
+])
+def test_mode_and_times(tmp_path, src_mode, umask, preserve, expected):
+    if src_mode & stat.S_ISUID and preserve and os.geteuid() != 0:
+        pytest.skip('only root keeps the owner, and with it the setuid bit')
+    src = write(tmp_path / 'src', b'mode')
+    os.chmod(src, src_mode)
+    os.utime(src, ns=STAMP)
+    old = os.umask(umask)
+    try:
+        rc, err = run_main((['-p'] if preserve else []) + [src, tmp_path / 'dst'])
+    finally:
+        os.umask(old)
+    assert (rc, err) == (0, '')
+    st = os.stat(str(tmp_path / 'dst'))
+    assert stat.S_IMODE(st.st_mode) == expected
+    if preserve:
+        assert (st.st_atime_ns, st.st_mtime_ns) == STAMP
+        assert (st.st_uid, st.st_gid) == (os.stat(src).st_uid, os.stat(src).st_gid)
+    else:
+        assert st.st_mtime_ns != STAMP[1]
+
+
+def _make_tree(root):
+    (root / 'sub' / 'deeper').mkdir(parents=True)
+    (root / 'empty').mkdir()
+    write(root / 'top.bin', data(3 * BUF + 5, 11))
+    write(root / 'sub' / 'file', b'sub file')
+    write(root / 'sub' / 'deeper' / 'zero', b'')
+    os.symlink('sub/file', str(root / 'link'))
+    os.symlink('../nowhere', str(root / 'sub' / 'dangling'))
+    os.symlink('sub', str(root / 'dirlink'))
+    os.mkfifo(str(root / 'fifo'))
+    os.chmod(str(root / 'sub'), 0o750)
+
+
+def _snapshot(root):
+    """{relative path: description} of a tree, without following links."""
+    found = {}
+    for directory, dirs, files in os.walk(str(root)):
+        for name in dirs + files:
+            path = os.path.join(directory, name)
+            rel = os.path.relpath(path, str(root))
+            st = os.lstat(path)
+            if stat.S_ISLNK(st.st_mode):
+                found[rel] = ('link', os.readlink(path))
+            elif stat.S_ISDIR(st.st_mode):
+                found[rel] = ('dir',)
+            elif stat.S_ISFIFO(st.st_mode):
+                found[rel] = ('fifo',)
+            else:
+                found[rel] = ('file', read(path))
+    return found
+
+
+def test_recursive_copy(tmp_path):
+    src = tmp_path / 'tree'
+    _make_tree(src)
+    rc, err = run_main(['-r', '--buffer-size', '64k', src, tmp_path / 'copy'])
+    assert (rc, err) == (0, '')
+    assert _snapshot(tmp_path / 'copy') == _snapshot(src)
+    assert os.path.islink(str(tmp_path / 'copy' / 'dirlink'))
+    assert temp_files(tmp_path / 'copy') == []
+    # an existing directory destination receives the tree under its name
+    rc, err = run_main(['-R', src, tmp_path / 'copy'])
+    assert (rc, err) == (0, '')
+    assert _snapshot(tmp_path / 'copy' / 'tree') == _snapshot(src)
+
+
+def test_recursive_preserve_directories(tmp_path):
+    src = tmp_path / 'tree'
+    _make_tree(src)
+    os.utime(str(src / 'sub'), ns=STAMP)
+    rc, err = run_main(['-r', '-p', src, tmp_path / 'copy'])
+    assert (rc, err) == (0, '')
+    st = os.stat(str(tmp_path / 'copy' / 'sub'))
+    assert stat.S_IMODE(st.st_mode) == 0o750
+    assert st.st_mtime_ns == STAMP[1]
+
+
+def test_recursive_top_level_symlink_is_copied_as_link(tmp_path):
+    write(tmp_path / 'file', b'x')
+    os.symlink('file', str(tmp_path / 'link'))
+    rc, err = run_main(['-r', tmp_path / 'link', tmp_path / 'copy'])
+    assert (rc, err) == (0, '')
+    assert os.readlink(str(tmp_path / 'copy')) == 'file'
+    rc, err = run_main([tmp_path / 'link', tmp_path / 'followed'])
+    assert (rc, err) == (0, '')
+    assert not os.path.islink(str(tmp_path / 'followed')) and read(tmp_path / 'followed') == b'x'
+
+
+def test_fifo_source_is_read_without_r(tmp_path):
+    fifo = str(tmp_path / 'fifo')
+    os.mkfifo(fifo)
+    content = data(3 * BUF + 17, 5)
+
+    def feed():
+        with open(fifo, 'wb') as handle:
+            handle.write(content)
+
+    writer = threading.Thread(target=feed)
+    writer.start()
+    rc, err = run_main(['--buffer-size', '64k', '--direct', fifo, tmp_path / 'dst'])
+    writer.join()
+    assert rc == 0, err
+    assert read(tmp_path / 'dst') == content
+
+
+@pytest.mark.parametrize('source', ['/proc/version', '/proc/self/mounts'])
+def test_file_that_reports_size_zero_is_read_to_the_end(tmp_path, source):
+    if not os.path.exists(source) or os.stat(source).st_size != 0:
+        pytest.skip('%s does not report size 0 here' % source)
+    rc, err = run_main([source, tmp_path / 'dst'])
+    assert (rc, err) == (0, '')
+    copied = read(tmp_path / 'dst')
+    assert copied and copied.splitlines()[0] == read(source).splitlines()[0]
+
+
+# ---------------------------------------------------------------------------
+# Errors
+
+
+def test_missing_source_others_still_copied(tmp_path):
+    src = write(tmp_path / 'a', b'a')
+    out = tmp_path / 'out'
+    out.mkdir()
+    missing = str(tmp_path / 'missing')
+    rc, err = run_main([missing, src, out])
+    assert rc == 1
+    assert err == "iotune-copy: cannot stat '%s': No such file or directory\n" % missing
+    assert read(out / 'a') == b'a'
+
+
+def test_directory_without_r(tmp_path):
+    (tmp_path / 'd').mkdir()
+    src = write(tmp_path / 'a', b'a')
+    out = tmp_path / 'out'
+    out.mkdir()
+    rc, err = run_main([tmp_path / 'd', src, out])
+    assert rc == 1
+    assert err == "iotune-copy: -r not specified; omitting directory '%s'\n" % (tmp_path / 'd')
+    assert read(out / 'a') == b'a' and not os.path.exists(str(out / 'd'))
+
+
+@pytest.mark.parametrize('how', ['same name', 'hard link', 'into directory'])
+def test_same_file(tmp_path, how):
+    src = write(tmp_path / 'a', b'precious')
+    if how == 'same name':
+        dst, shown = src, src
+    elif how == 'hard link':
+        dst = shown = str(tmp_path / 'b')
+        os.link(src, dst)
+    else:
+        dst, shown = str(tmp_path), str(tmp_path / 'a')
+    rc, err = run_main([src, dst])
+    assert rc == 1
+    assert err == "iotune-copy: '%s' and '%s' are the same file\n" % (src, shown)
+    assert read(src) == b'precious'
+    assert temp_files(tmp_path) == []
+
+
+def test_directory_into_itself(tmp_path):
+    (tmp_path / 'd').mkdir()
+    rc, err = run_main(['-r', tmp_path / 'd', tmp_path / 'd' / 'sub'])
+    assert rc == 1 and 'cannot copy a directory' in err and 'into itself' in err
+    assert os.listdir(str(tmp_path / 'd')) == []
+
+
+@pytest.mark.parametrize('case', ['chmod 555', 'parent is a file', 'refused (simulated)'])
+def test_unwritable_destination(tmp_path, monkeypatch, case):
+    src = write(tmp_path / 'a', b'a')
+    if case == 'chmod 555':
+        if os.geteuid() == 0:
+            pytest.skip('root writes into a mode 555 directory')
+        (tmp_path / 'ro').mkdir(mode=0o555)
+        dst, reason = tmp_path / 'ro' / 'x', 'Permission denied'
+    elif case == 'parent is a file':
+        write(tmp_path / 'f', b'')
+        dst, reason = tmp_path / 'f' / 'x', 'Not a directory'
+    else:
+        def refuse(dummy_target, dummy_mode):
+            raise PermissionError(errno.EACCES, 'Permission denied')
+
+        monkeypatch.setattr(tool, 'create_temp', refuse)
+        dst, reason = tmp_path / 'x', 'Permission denied'
+    rc, err = run_main([src, dst])
+    assert rc == 1
+    assert err == "iotune-copy: cannot create regular file '%s': %s\n" % (dst, reason)
+
+
+@pytest.mark.parametrize('argv, message', [
+    (['{a}', '{a}', '{b}'], "target '{b}' is not a directory"),
+    (['-', '{dir}'], "cannot copy standard input into directory '{dir}': name the destination file"),
+    (['{dir}', '{a}'], "-r not specified; omitting directory '{dir}'"),
+    (['-r', '{dir}', '{a}'], "cannot overwrite non-directory '{a}' with directory '{dir}'"),
+    (['{a}', '{dir}/'], None),
+    (['{a}', '{b}/'], "cannot create regular file '{b}/': Not a directory"),
+])
+def test_cp_messages(tmp_path, argv, message):
+    names = {'a': write(tmp_path / 'a', b'a'), 'b': str(tmp_path / 'b'), 'dir': str(tmp_path / 'dir')}
+    os.mkdir(names['dir'])
+    rc, err = run_main([arg.format(**names) for arg in argv])
+    if message is None:
+        assert (rc, err) == (0, '')
+    else:
+        assert rc == 1
+        assert err == 'iotune-copy: %s\n' % message.format(**names)
+
+
+# ---------------------------------------------------------------------------
+# Pipelines (subprocess)
+
+
+def _tool_argv(*args):
+    return [sys.executable, TOOL] + [str(arg) for arg in args]
+
+
+@pytest.mark.parametrize('flags', [[], ['--direct', '--nocache']], ids=['plain', 'direct nocache'])
+def test_pipeline(tmp_path, flags):
+    content = data(5 * BUF + 99, 9)
+    src = write(tmp_path / 'src', content)
+    dst = tmp_path / 'dst'
+    first = subprocess.Popen(_tool_argv('--buffer-size', '64k', *(flags + [src, '-'])), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    second = subprocess.Popen(_tool_argv('--buffer-size', '64k', *(flags + ['-', dst])), stdin=first.stdout, stderr=subprocess.PIPE)
+    first.stdout.close()
+    second_err = second.communicate(timeout=30)[1]
+    first_err = first.communicate(timeout=30)[1]
+    assert (first.returncode, first_err) == (0, b'')
+    assert (second.returncode, second_err) == (0, b'')
+    assert read(dst) == content
+
+
+def test_stdout_gets_only_the_data(tmp_path):
+    content = data(BUF + 1, 10)
+    src = write(tmp_path / 'src', content)
+    done = subprocess.run(_tool_argv('--progress', src, '-'), stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30, check=False)
+    assert done.returncode == 0
+    assert done.stdout == content
+    assert b'%d bytes' % len(content) in done.stderr
+
+
+def test_closed_stdout_ends_quietly(tmp_path):
+    src = write(tmp_path / 'src', data(4 * MIB, 12))
+    proc = subprocess.Popen(_tool_argv('--buffer-size', '64k', src, '-'), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert len(proc.stdout.read(10)) == 10
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=30) == 128 + signal.SIGPIPE
+    assert err == b''
+
+
+# ---------------------------------------------------------------------------
+# Atomicity
+
+
+def _failing_write_at(fail_on_call, exc):
+    real_write_at = tool.write_at
+    calls = []
+
+    def write_at(fd, view, offset):
+        calls.append(offset)
+        if len(calls) == fail_on_call:
+            if isinstance(exc, int):
+                os.kill(os.getpid(), exc)
+                time.sleep(0.1)
+            else:
+                raise exc
+        return real_write_at(fd, view, offset)
+
+    return write_at
+
+
+@pytest.mark.parametrize('existing', [None, b'the old destination'], ids=['new', 'existing'])
+@pytest.mark.parametrize('failure, status, message', [
+    (OSError(errno.ENOSPC, 'No space left on device'), 1, "iotune-copy: error writing '{dst}': No space left on device\n"),
+    (signal.SIGINT, 130, ''),
+    (signal.SIGTERM, 143, ''),
+], ids=['ENOSPC', 'SIGINT', 'SIGTERM'])
+def test_failed_copy_leaves_no_partial_file(tmp_path, monkeypatch, existing, failure, status, message):
+    src = write(tmp_path / 'src', data(4 * BUF, 13))
+    dst = tmp_path / 'dst'
+    if existing is not None:
+        write(dst, existing)
+    monkeypatch.setattr(tool, 'write_at', _failing_write_at(2, failure))
+    handlers = (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM))
+    rc, err = run_main(['--buffer-size', '64k', src, dst])
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == handlers
+    assert (rc, err) == (status, message.format(dst=dst))
+    assert temp_files(tmp_path) == []
+    if existing is None:
+        assert not os.path.exists(str(dst))
+    else:
+        assert read(dst) == existing
+
+
+@pytest.mark.parametrize('existing', [None, b'keep me'], ids=['new', 'existing'])
+def test_killed_copy_from_fifo_leaves_no_partial_file(tmp_path, existing):
+    fifo = str(tmp_path / 'fifo')
+    os.mkfifo(fifo)
+    dst = tmp_path / 'dst'
+    if existing is not None:
+        write(dst, existing)
+    feeder = os.open(fifo, os.O_RDWR)  # a writer that never ends the data
+    try:
+        os.write(feeder, data(32 * KIB, 14))
+        proc = subprocess.Popen(_tool_argv('--buffer-size', '64k', fifo, dst), stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 20
+        while not temp_files(tmp_path) and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.02)
+        assert temp_files(tmp_path), 'the copy did not start'
+        time.sleep(0.1)
+        proc.send_signal(signal.SIGTERM)
+        err = proc.communicate(timeout=20)[1]
+    finally:
+        os.close(feeder)
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    assert temp_files(tmp_path) == []
+    if existing is None:
+        assert not os.path.exists(str(dst))
+    else:
+        assert read(dst) == existing
+
+
+# ---------------------------------------------------------------------------
+# Verify, nocache, progress
+
+
+@pytest.mark.parametrize('flags', [[], ['--direct', '--nocache']], ids=['plain', 'direct nocache'])
+def test_verify_passes(tmp_path, flags):
+    content = data(2 * BUF + 3, 15)
+    src = write(tmp_path / 'src', content)
+    rc, err = run_main(['--verify', '--buffer-size', '64k'] + flags + [src, tmp_path / 'dst'])
+    assert rc == 0, err
+    if not flags or direct_supported(tmp_path):
+        assert err == ''
+    assert read(tmp_path / 'dst') == content
+
+
+def test_verify_detects_altered_destination(tmp_path, monkeypatch):
+    src = write(tmp_path / 'src', data(2 * BUF, 16))
+    dst = str(tmp_path / 'dst')
+    real_digest = tool.file_digest
+
+    def altering_digest(path, options, limit=None):
+        if path == dst:
+            with open(dst, 'r+b') as handle:
+                handle.seek(BUF)
+                handle.write(b'\0corrupted')
+        return real_digest(path, options, limit)
+
+    monkeypatch.setattr(tool, 'file_digest', altering_digest)
+    rc, err = run_main(['--verify', src, dst])
+    assert rc == 1
+    assert err.startswith("iotune-copy: verification failed: '%s' differs from '%s'" % (dst, src))
+    assert os.path.exists(dst)
+
+
+def test_verify_cannot_check_a_fifo(tmp_path):
+    fifo = str(tmp_path / 'fifo')
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: open(fifo, 'wb').close())
+    writer.start()
+    rc, err = run_main(['--verify', fifo, tmp_path / 'dst'])
+    writer.join()
+    assert rc == 1 and "cannot verify '%s': not a regular file" % fifo in err
+
+
+@pytest.mark.skipif(shutil.which('fincore') is None, reason='fincore (util-linux) not installed')
+@pytest.mark.parametrize('flags, cached', [(['--nocache'], False), ([], True)], ids=['nocache', 'plain'])
+def test_nocache_leaves_little_in_the_page_cache(tmp_path, flags, cached):
+    size = 64 * MIB
+    content = data(size, 17)
+    src = write(tmp_path / 'src', content)
+    dst = str(tmp_path / 'dst')
+    rc, err = run_main(flags + [src, dst])
+    assert (rc, err) == (0, '')
+    out = subprocess.run(['fincore', '--bytes', '--noheadings', '--output', 'RES,SIZE', dst],
+                         stdout=subprocess.PIPE, universal_newlines=True, check=True).stdout.split()
+    resident, total = int(out[0]), int(out[1])
+    assert total == size
+    assert (resident >= size // 2) == cached, 'resident %d of %d bytes' % (resident, total)
+    assert read(dst) == content
+
+
+def test_nocache_drops_pages_as_it_goes(tmp_path, monkeypatch):
+    monkeypatch.setattr(tool, 'NOCACHE_FLUSH_BYTES', MIB)
+    calls = []
+    syncs = []
+    real_fdatasync = os.fdatasync
+    monkeypatch.setattr(tool, 'fadvise_dontneed', lambda fd, offset, length: calls.append((fd, offset, length)))
+
+    def fdatasync(fd):
+        syncs.append(fd)
+        real_fdatasync(fd)
+
+    monkeypatch.setattr(tool.os, 'fdatasync', fdatasync)
+    content = data(4 * MIB + 5, 19)
+    src = write(tmp_path / 'src', content)
+    rc, err = run_main(['--nocache', '--buffer-size', '256k', src, tmp_path / 'dst'])
+    assert (rc, err) == (0, '')
+    assert read(tmp_path / 'dst') == content
+    src_fd = calls[0][0]
+    source = [(offset, length) for fd, offset, length in calls if fd == src_fd]
+    dest = [(offset, length) for fd, offset, length in calls if fd != src_fd]
+    assert source == [(offset, 256 * KIB) for offset in range(0, 4 * MIB, 256 * KIB)] + [(4 * MIB, 5)]
+    # every MiB written is synced and dropped, then the whole file after the final fsync
+    assert dest == [(0, MIB), (MIB, MIB), (2 * MIB, MIB), (3 * MIB, MIB), (0, 0)]
+    assert len(syncs) == 4
+
+
+def test_progress_final_line(tmp_path):
+    src = write(tmp_path / 'src', data(MIB, 18))
+    rc, err = run_main(['--progress', '--buffer-size', '64k', src, tmp_path / 'dst'])
+    assert rc == 0
+    last = err.splitlines()[-1]
+    assert last.startswith('iotune-copy: 1048576 bytes (1.0 MiB) copied in ')
+    assert last.endswith('MiB/s')
+
+
+def test_progress_throttle_and_eta():
+    now = [100.0]
+    out = io.StringIO()
+    meter = tool.Progress(out, total=4 * MIB, clock=lambda: now[0])
+    for step in (0.1, 0.5, 0.1, 0.5):
+        now[0] += step
+        meter.add(MIB)
+    now[0] += 0.2
+    meter.finish()
+    lines = out.getvalue().splitlines()
+    assert lines == [
+        'iotune-copy: 2097152 of 4194304 bytes (50%) copied, 3.3 MiB/s, ETA 0:00:01',
+        'iotune-copy: 4194304 of 4194304 bytes (100%) copied, 3.3 MiB/s, ETA 0:00:00',
+        'iotune-copy: 4194304 bytes (4.0 MiB) copied in 1.40 s, 2.9 MiB/s',
+    ]
+
+
+@pytest.mark.parametrize('done, total, elapsed, final, expected', [
+    (0, None, 0.0, False, '0 bytes (0 B) copied, 0.0 MiB/s'),
+    (3 * MIB, None, 1.0, False, '3145728 bytes (3.0 MiB) copied, 3.0 MiB/s'),
+    (MIB, 4 * MIB, 1.0, False, '1048576 of 4194304 bytes (25%) copied, 1.0 MiB/s, ETA 0:00:03'),
+    (5 * 1024 ** 3, None, 10.0, True, '5368709120 bytes (5.0 GiB) copied in 10.00 s, 512.0 MiB/s'),
+])
+def test_progress_line(done, total, elapsed, final, expected):
+    assert tool.progress_line(done, total, elapsed, final) == expected
