@@ -6,13 +6,15 @@
 
 Speed: one source file of ``--size`` random bytes; ROUNDS rounds, the order of the contenders
 reversed every other round: ``iotune-copy --direct``, ``dd bs=8M`` and ``dd bs=4K`` (both
-``iflag=direct oflag=direct conv=fsync``), buffered ``iotune-copy`` and GNU ``cp``. Before each
-copy the destination is removed, the file system synced (``sync -f``) and the source made cold
-(fsync, then ``POSIX_FADV_DONTNEED`` on the whole file: a per-file drop, no global drop_caches).
-Each copy is timed from the start of its process until the data and the name are durable:
-iotune-copy fsyncs the file and its directory itself; ``conv=fsync`` syncs dd's file and the bench
-then fsyncs the directory; after cp the bench fsyncs the file and the directory. Every copy is
-compared byte for byte with the source (``cmp``) outside the timed window.
+``iflag=direct oflag=direct conv=fsync``), buffered ``iotune-copy``, GNU ``cp``, and buffered
+``dd bs=8M conv=fsync`` as a reference without a goal (the I/O size of iotune-copy, in C). Before
+each copy the destination is removed, the file system synced (``sync -f``), the source made cold
+(fsync, then ``POSIX_FADV_DONTNEED`` on the whole file: a per-file drop, no global drop_caches)
+and the bench waits ``--settle`` seconds. Each copy is timed from the start of its process until
+the data and the name are durable: iotune-copy fsyncs the file and its directory itself;
+``conv=fsync`` syncs dd's file and the bench then fsyncs the directory; after cp the bench fsyncs
+the file and the directory. After each copy, outside the timed window, both files are dropped
+from the cache and compared byte for byte (``cmp``).
 
 Cache pollution: a ``--working-set`` file (256 MiB) is read in a fresh memory cgroup limited to
 working set + ``--memory-headroom`` (512 MiB), then a ``--pollution-size`` (2 GiB) file is copied
