@@ -12,7 +12,11 @@ Usage like cp::
     iotune-copy db.dbf - | gzip | iotune-copy - db.gz
 
 Every read and write is one buffer (``--buffer-size``, default ``buffer_size=`` in
-/etc/iotune/copy.conf, else 8M). Only the data extents of sparse files are copied
+/etc/iotune/copy.conf, else 8M). A plain copy (no ``--direct``, no ``--nocache``) between two
+regular files hands each buffer-sized chunk to the kernel with copy_file_range(2), as GNU cp
+does: no copy through user space, and a reflink or a server-side copy where the file system
+offers one; where the kernel declines (another file system type, a device, a pipe), the tool
+reads and writes. Only the data extents of sparse files are copied
 (SEEK_DATA/SEEK_HOLE); holes stay holes. A regular destination is written under a
 temporary name in its directory (``.<name>.iotune-copy-<random>``), synced and renamed
 over the destination, so an interrupted or failed copy never leaves a partial file
@@ -43,11 +47,13 @@ import hashlib
 import math
 import mmap
 import os
+import queue
 import re
 import signal
 import stat
 import struct
 import sys
+import threading
 import time
 
 PROG = 'iotune-copy'
@@ -56,6 +62,7 @@ DEFAULT_BUFFER_SIZE = '8M'
 MAX_BUFFER_SIZE = 1024 ** 3
 DEFAULT_ALIGNMENT = 4096
 NOCACHE_FLUSH_BYTES = 64 * 1024 * 1024
+READ_AHEAD_BUFFERS = 2
 PROGRESS_INTERVAL = 0.5
 TEMP_MARK = '.iotune-copy-'
 SIZE_FORMS = 'a number of bytes (e.g. 1048576) or a number followed by k, M or G (binary multiples, any case: 256k, 8M, 1g)'
@@ -398,6 +405,11 @@ def write_at(fd, view, offset):
     return os.pwrite(fd, view, offset)
 
 
+def copy_range(src_fd, dst_fd, count, offset):
+    """copy_file_range(2): count bytes at offset in src to the same offset in dst, in the kernel."""
+    return os.copy_file_range(src_fd, dst_fd, count, offset, offset)
+
+
 def create_temp(target, mode):
     """Create and open (write-only) a new temporary file beside target; (fd, path)."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
@@ -643,21 +655,35 @@ def copy_data(src, dst, size, options):
     """
     alignment = common_alignment(src.alignment if src.direct else 1, dst.alignment if dst.direct else 1)
     length = buffer_length(options.buffer_size, alignment, size if src.positional else None)
-    buf = mmap.mmap(-1, length)
-    view = memoryview(buf)
+    buffers = [mmap.mmap(-1, length) for dummy in range(READ_AHEAD_BUFFERS if src.positional else 1)]
+    views = [memoryview(buf) for buf in buffers]
     try:
         if src.positional:
-            return _copy_extents(src, dst, size, view, options)
-        return _copy_stream(src, dst, view, options)
+            return _copy_extents(src, dst, size, views, options)
+        return _copy_stream(src, dst, views[0], options)
     finally:
-        view.release()
-        try:
-            buf.close()
-        except BufferError:
-            pass
+        for view, buf in zip(views, buffers):
+            view.release()
+            try:
+                buf.close()
+            except BufferError:
+                pass
 
 
-def _copy_extents(src, dst, size, view, options):
+class _Position:
+    """How far the copy has got, for --progress: holes count as copied when passed."""
+
+    def __init__(self, options):
+        self.options = options
+        self.at = 0
+
+    def to(self, offset):
+        if offset > self.at:
+            self.options.advance(offset - self.at)
+            self.at = offset
+
+
+def _copy_extents(src, dst, size, views, options):
     alignment = common_alignment(src.alignment if src.direct else 1, dst.alignment if dst.direct else 1)
     extents = data_extents(src.fd, size) if dst.sparse else [(0, size)]
     if src.uses_cache:
@@ -665,25 +691,112 @@ def _copy_extents(src, dst, size, view, options):
             os.posix_fadvise(src.fd, 0, 0, os.POSIX_FADV_SEQUENTIAL)
         except OSError:
             pass
-    position = 0
-    for start, end in plan_extents(extents, size, alignment):
-        options.advance(start - position)
+    plan = plan_extents(extents, size, alignment)
+    position = _Position(options)
+    if kernel_copy_allowed(src, dst, options):
+        plan = _kernel_copy_extents(src, dst, size, plan, position)
+    return _read_ahead_copy(src, dst, size, plan, views, position)
+
+
+def _kernel_copy_extents(src, dst, size, plan, position):
+    """Copy the plan with copy_file_range while the kernel does it; return what is left of the plan."""
+    chunk = src.options.buffer_size
+    for index, (start, end) in enumerate(plan):
+        position.to(start)
         offset = start
         while offset < min(end, size):
+            count = _kernel_copy(src, dst, min(chunk, min(end, size) - offset), offset)
+            if not count:
+                return [(offset, end)] + plan[index + 1:]
+            offset += count
+            position.to(offset)
+    return []
+
+
+def _read_chunks(src, size, plan, free, emit):
+    """In the reader thread: read the plan into free buffers, emit ('data', view, offset, length), then ('end', size).
+
+    A short read before size means that the source shrank: the copy ends there.
+    """
+    for start, end in plan:
+        offset = start
+        while offset < min(end, size):
+            view = free.get()
+            if view is None:
+                return
             want = min(len(view), end - offset)
             count = src.read(view[:want], offset)
             valid = min(count, size - offset)
             if valid > 0:
-                dst.write(view[:valid], offset)
-                options.advance(valid)
+                emit(('data', view, offset, valid))
                 offset += valid
+            else:
+                free.put(view)
             if count < want:
                 if offset < size:
-                    return offset
+                    emit(('end', offset))
+                    return
                 break
-        position = min(max(offset, position), size)
-    options.advance(size - position)
-    return size
+    emit(('end', size))
+
+
+def _read_ahead_copy(src, dst, size, plan, views, position):
+    """Read the next buffer in a thread while this one writes the last: both devices stay busy.
+
+    The source is positional (a file or a block device), so a read always ends and the
+    thread can be waited for, also when the copy stops on an error or a signal.
+    """
+    free, full = queue.Queue(), queue.Queue()
+    for view in views:
+        free.put(view)
+
+    def reader():
+        try:
+            _read_chunks(src, size, plan, free, full.put)
+        except BaseException as exc:  # handed to the writer, which raises it
+            full.put(('error', exc))
+
+    thread = threading.Thread(target=reader, name='iotune-copy-reader', daemon=True)
+    thread.start()
+    try:
+        while True:
+            item = full.get()
+            if item[0] == 'error':
+                raise item[1]
+            if item[0] == 'end':
+                position.to(item[1])
+                return item[1]
+            dummy, view, offset, length = item
+            position.to(offset)
+            dst.write(view[:length], offset)
+            position.to(offset + length)
+            free.put(view)
+    finally:
+        free.put(None)
+        thread.join()
+
+
+def kernel_copy_allowed(src, dst, options):
+    """Whether the data may go through copy_file_range: a plain copy between two positional files.
+
+    --direct and --nocache need the data in the tool's own buffer, so they never do.
+    """
+    return (src.uses_cache and dst.uses_cache and not options.direct and not options.nocache
+            and hasattr(os, 'copy_file_range'))
+
+
+def _kernel_copy(src, dst, count, offset):
+    """Bytes copied by copy_file_range, or 0: the caller then goes on with read and write.
+
+    Any error counts as 0 (EXDEV, EINVAL for devices and pipes, ENOSYS, EOPNOTSUPP, but also
+    EIO or ENOSPC): read and write take over at the same offset and, if the error is real, report
+    it naming the file it belongs to. 0 is also what files whose size is not their content
+    (procfs, sysfs) return.
+    """
+    try:
+        return copy_range(src.fd, dst.fd, count, offset)
+    except OSError:
+        return 0
 
 
 def _copy_stream(src, dst, view, options):

@@ -407,6 +407,87 @@ def test_statx_without_direct_io_copies_buffered(tmp_path, monkeypatch):
 
 
 # ---------------------------------------------------------------------------
+# copy_file_range for plain copies
+
+
+def _spy(monkeypatch, name):
+    calls = []
+    real = getattr(tool, name)
+
+    def spy(*args):
+        result = real(*args)
+        calls.append((args[-1], args[-2] if name == 'copy_range' else len(args[1]), result))
+        return result
+
+    monkeypatch.setattr(tool, name, spy)
+    return calls
+
+
+def test_plain_copy_goes_through_copy_file_range(tmp_path, monkeypatch):
+    size = 3 * BUF + 4321
+    content = data(size, 31)
+    src = write(tmp_path / 'src', content)
+    ranges = _spy(monkeypatch, 'copy_range')
+    reads, writes = _spy(monkeypatch, 'read_at'), _spy(monkeypatch, 'write_at')
+    rc, err = run_main(['--buffer-size', '64k', src, tmp_path / 'dst'])
+    assert (rc, err) == (0, '')
+    assert read(tmp_path / 'dst') == content
+    assert [(offset, count) for offset, count, dummy in ranges] == [(0, BUF), (BUF, BUF), (2 * BUF, BUF), (3 * BUF, 4321)]
+    assert sum(done for dummy, dummy2, done in ranges) == size
+    assert reads == [] and writes == []
+
+
+@pytest.mark.parametrize('flags', [['--direct'], ['--nocache'], ['--direct', '--nocache']], ids=' '.join)
+def test_direct_and_nocache_never_use_copy_file_range(tmp_path, monkeypatch, flags):
+    content = data(2 * BUF + 7, 32)
+    src = write(tmp_path / 'src', content)
+    ranges = _spy(monkeypatch, 'copy_range')
+    rc, err = run_main(['--buffer-size', '64k'] + flags + [src, tmp_path / 'dst'])
+    assert rc == 0, err
+    assert read(tmp_path / 'dst') == content
+    assert ranges == []
+
+
+@pytest.mark.parametrize('code', [errno.EXDEV, errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.EIO, None],
+                         ids=lambda code: errno.errorcode[code] if code else 'returns-0')
+@pytest.mark.parametrize('fail_on_call', [1, 3])
+def test_declined_copy_file_range_goes_on_with_read_and_write(tmp_path, monkeypatch, code, fail_on_call):
+    size = 4 * BUF + 99
+    content = data(size, 33)
+    src = write(tmp_path / 'src', content)
+    real = tool.copy_range
+    calls = []
+
+    def copy_range(src_fd, dst_fd, count, offset):
+        calls.append(offset)
+        if len(calls) == fail_on_call:
+            if code is None:
+                return 0
+            raise OSError(code, os.strerror(code))
+        return real(src_fd, dst_fd, count, offset)
+
+    monkeypatch.setattr(tool, 'copy_range', copy_range)
+    writes = _spy(monkeypatch, 'write_at')
+    rc, err = run_main(['--buffer-size', '64k', src, tmp_path / 'dst'])
+    assert (rc, err) == (0, '')
+    assert read(tmp_path / 'dst') == content
+    # declined once, never asked again; read and write take over at that offset
+    assert calls == [offset * BUF for offset in range(fail_on_call)]
+    start = (fail_on_call - 1) * BUF
+    assert [(offset, length) for offset, length, dummy in writes] == \
+        [(offset, min(BUF, size - offset)) for offset in range(start, size, BUF)]
+
+
+def test_copy_file_range_to_a_file_that_reports_more_than_it_holds(tmp_path):
+    source = '/sys/kernel/mm/transparent_hugepage/enabled'
+    if not os.path.exists(source) or os.stat(source).st_size <= len(read(source)):
+        pytest.skip('no sysfs file here whose size exceeds its content')
+    rc, err = run_main([source, tmp_path / 'dst'])
+    assert (rc, err) == (0, '')
+    assert read(tmp_path / 'dst') == read(source)
+
+
+# ---------------------------------------------------------------------------
 # Sparse files
 
 
@@ -729,44 +810,107 @@ def test_closed_stdout_ends_quietly(tmp_path):
 # Atomicity
 
 
-def _failing_write_at(fail_on_call, exc):
-    real_write_at = tool.write_at
+def _failing(real, fail_on_call, exc, once=False):
+    """real, except that call fail_on_call and every later one (only it, once) raise exc, or it sends signal exc."""
     calls = []
 
-    def write_at(fd, view, offset):
-        calls.append(offset)
-        if len(calls) == fail_on_call:
-            if isinstance(exc, int):
+    def wrapper(*args):
+        calls.append(args)
+        if len(calls) == fail_on_call or (len(calls) > fail_on_call and not once):
+            if not isinstance(exc, int):
+                raise exc
+            if len(calls) == fail_on_call:
                 os.kill(os.getpid(), exc)
                 time.sleep(0.1)
-            else:
-                raise exc
-        return real_write_at(fd, view, offset)
+        return real(*args)
 
-    return write_at
+    return wrapper
 
 
+def _no_kernel_copy(*dummy_args):
+    raise OSError(errno.ENOSYS, 'Function not implemented')
+
+
+@pytest.mark.parametrize('path', ['kernel', 'buffer'])
 @pytest.mark.parametrize('existing', [None, b'the old destination'], ids=['new', 'existing'])
 @pytest.mark.parametrize('failure, status, message', [
     (OSError(errno.ENOSPC, 'No space left on device'), 1, "iotune-copy: error writing '{dst}': No space left on device\n"),
     (signal.SIGINT, 130, ''),
     (signal.SIGTERM, 143, ''),
 ], ids=['ENOSPC', 'SIGINT', 'SIGTERM'])
-def test_failed_copy_leaves_no_partial_file(tmp_path, monkeypatch, existing, failure, status, message):
+def test_failed_copy_leaves_no_partial_file(tmp_path, monkeypatch, existing, failure, status, message, path):
     src = write(tmp_path / 'src', data(4 * BUF, 13))
     dst = tmp_path / 'dst'
     if existing is not None:
         write(dst, existing)
-    monkeypatch.setattr(tool, 'write_at', _failing_write_at(2, failure))
+    if path == 'kernel':
+        # a full disk fails copy_file_range and the write that takes over alike
+        monkeypatch.setattr(tool, 'copy_range', _failing(tool.copy_range, 2, failure))
+        if not isinstance(failure, int):
+            monkeypatch.setattr(tool, 'write_at', _failing(tool.write_at, 1, failure))
+    else:
+        monkeypatch.setattr(tool, 'copy_range', _no_kernel_copy)
+        monkeypatch.setattr(tool, 'write_at', _failing(tool.write_at, 2, failure))
     handlers = (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM))
     rc, err = run_main(['--buffer-size', '64k', src, dst])
     assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == handlers
     assert (rc, err) == (status, message.format(dst=dst))
     assert temp_files(tmp_path) == []
+    assert _reader_threads() == []
     if existing is None:
         assert not os.path.exists(str(dst))
     else:
         assert read(dst) == existing
+
+
+def _reader_threads():
+    return [thread for thread in threading.enumerate() if thread.name == 'iotune-copy-reader']
+
+
+@pytest.mark.parametrize('fail_on_call', [1, 3])
+def test_read_error_names_the_source_and_leaves_nothing(tmp_path, monkeypatch, fail_on_call):
+    monkeypatch.setattr(tool, 'copy_range', _no_kernel_copy)
+    monkeypatch.setattr(tool, 'read_at', _failing(tool.read_at, fail_on_call, OSError(errno.EIO, 'Input/output error'), once=True))
+    src = write(tmp_path / 'src', data(4 * BUF, 15))
+    other = write(tmp_path / 'other', b'still copied')
+    out = tmp_path / 'out'
+    out.mkdir()
+    rc, err = run_main(['--buffer-size', '64k', src, other, out])
+    assert (rc, err) == (1, "iotune-copy: error reading '%s': Input/output error\n" % src)
+    assert sorted(os.listdir(str(out))) == ['other'] and read(out / 'other') == b'still copied'
+    assert _reader_threads() == []
+
+
+def test_reads_run_ahead_of_writes_by_at_most_the_buffers(tmp_path, monkeypatch):
+    """While a buffer is written the next one is read; never more than READ_AHEAD_BUFFERS ahead."""
+    monkeypatch.setattr(tool, 'copy_range', _no_kernel_copy)
+    chunks = 6
+    reads, writes, ahead = [], [], []
+    real_read_at, real_write_at = tool.read_at, tool.write_at
+
+    def read_at(fd, view, offset):
+        reads.append(offset)
+        return real_read_at(fd, view, offset)
+
+    def write_at(fd, view, offset):
+        wanted = min(len(writes) + tool.READ_AHEAD_BUFFERS, chunks)
+        deadline = time.monotonic() + 10
+        while len(reads) < wanted and time.monotonic() < deadline:
+            time.sleep(0.005)
+        time.sleep(0.02)  # room for a read that should not happen
+        ahead.append(len(reads) - len(writes))
+        writes.append(offset)
+        return real_write_at(fd, view, offset)
+
+    monkeypatch.setattr(tool, 'read_at', read_at)
+    monkeypatch.setattr(tool, 'write_at', write_at)
+    content = data(chunks * BUF, 16)
+    src = write(tmp_path / 'src', content)
+    rc, err = run_main(['--buffer-size', '64k', src, tmp_path / 'dst'])
+    assert (rc, err) == (0, '')
+    assert read(tmp_path / 'dst') == content
+    assert writes == [index * BUF for index in range(chunks)]
+    assert ahead == [2, 2, 2, 2, 2, 1]
 
 
 @pytest.mark.parametrize('existing', [None, b'keep me'], ids=['new', 'existing'])
@@ -843,7 +987,10 @@ def test_verify_cannot_check_a_fifo(tmp_path):
 
 @pytest.mark.skipif(shutil.which('fincore') is None, reason='fincore (util-linux) not installed')
 @pytest.mark.parametrize('flags, cached', [(['--nocache'], False), ([], True)], ids=['nocache', 'plain'])
-def test_nocache_leaves_little_in_the_page_cache(tmp_path, flags, cached):
+def test_nocache_leaves_little_in_the_page_cache(tmp_path, monkeypatch, flags, cached):
+    # the plain copy shows that fincore sees a cached copy; through the buffer, since
+    # copy_file_range may clone extents (xfs, btrfs) and leave nothing cached
+    monkeypatch.setattr(tool, 'copy_range', _no_kernel_copy)
     size = 64 * MIB
     content = data(size, 17)
     src = write(tmp_path / 'src', content)
