@@ -39,6 +39,8 @@ import sys
 import tempfile
 import time
 
+from _common import Interrupted, cov, loadavg, median, mount_of, mountinfo, on_signal, stop_group
+
 MEMORY_FS = ('tmpfs', 'ramfs', 'devtmpfs', 'hugetlbfs')
 MIB = 1048576.0
 CHUNK = 8 << 20
@@ -64,14 +66,6 @@ class Skip(Exception):
     """A part cannot run on this machine; the message says why."""
 
 
-class Interrupted(Exception):
-    """SIGINT or SIGTERM."""
-
-
-def on_signal(signum, dummy_frame):
-    raise Interrupted(signal.Signals(signum).name)
-
-
 def parse_size(text):
     match = SIZE_RE.match(text)
     if not match:
@@ -90,7 +84,7 @@ def parse_args(argv):
                                       'it and removed); default /var/tmp')
     parser.add_argument('--dest-dir', help='directory for the destinations (default: beside the sources)')
     parser.add_argument('--size', type=parse_size, default='1g', help='size of the timed copies (default: %(default)s)')
-    parser.add_argument('--rounds', type=int, default=3, help='rounds, each copying once with every contender, at least 2 '
+    parser.add_argument('--rounds', type=int, default=5, help='rounds, each copying once with every contender, at least 2 '
                                                               '(default: %(default)s)')
     parser.add_argument('--pollution-size', type=parse_size, default='2g',
                         help='size of the copy in the cache-pollution part (default: %(default)s)')
@@ -116,57 +110,16 @@ def parse_args(argv):
 
 # --------------------------------------------------------------------------- helpers
 
-def median(values):
-    ordered = sorted(values)
-    middle = len(ordered) // 2
-    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2.0
-
-
-def cov(values):
-    """Coefficient of variation: sample standard deviation (n - 1) / mean."""
-    mean = sum(values) / float(len(values))
-    if len(values) < 2 or mean == 0:
-        return 0.0
-    return math.sqrt(sum((value - mean) ** 2 for value in values) / (len(values) - 1)) / abs(mean)
-
-
-def unescape(field):
-    return re.sub(r'\\([0-7]{3})', lambda match: chr(int(match.group(1), 8)), field)
-
-
-def mountinfo():
-    """(mount point, fstype, source, super options) of every mount."""
-    with open('/proc/self/mountinfo') as handle:
-        for line in handle:
-            fields, dummy, tail = line.rstrip('\n').partition(' - ')
-            fstype, source, options = (tail.split(' ') + ['', '', ''])[:3]
-            yield unescape(fields.split(' ')[4]), fstype, source, options
-
-
-def mount_of(path):
-    """(mount point, fstype, source) of the file system holding path."""
-    path = os.path.realpath(path)
-    best, longest = None, -1
-    for point, fstype, source, dummy in mountinfo():
-        if (path == point or path.startswith(point.rstrip('/') + '/')) and len(point) >= longest:
-            best, longest = (point, fstype, source), len(point)
-    if best is None:
-        raise BenchError('cannot find the file system of {0} in /proc/self/mountinfo'.format(path))
-    return best
-
-
 def check_disk_dir(path, option):
     if not os.path.isdir(path):
         raise BenchError('{0} {1} is not a directory'.format(option, path))
-    point, fstype, source = mount_of(path)
+    found = mount_of(path)
+    if found is None:
+        raise BenchError('cannot find the file system of {0} in /proc/self/mountinfo'.format(path))
+    point, fstype, source = found
     if fstype in MEMORY_FS:
         raise BenchError('{0} is on {1} ({2}), a memory file system: use {3} on a disk file system'.format(path, fstype, point, option))
     return point, fstype, source
-
-
-def loadavg():
-    with open('/proc/loadavg') as handle:
-        return handle.read().split()[0]
 
 
 def first_line(argv):
@@ -175,27 +128,6 @@ def first_line(argv):
     except OSError as exc:
         raise BenchError('cannot run {0}: {1}'.format(argv[0], exc.strerror))
     return (out.splitlines() or [''])[0].strip()
-
-
-def stop_group(proc):
-    """SIGINT to the process group of proc (its own session), SIGKILL after 10 s; return when the group is gone,
-    so that no copy still writes a file that is about to be removed (iotune-copy removes its temporary file)."""
-    previous = dict((sig, signal.signal(sig, signal.SIG_IGN)) for sig in (signal.SIGINT, signal.SIGTERM))
-    try:
-        for sig in (signal.SIGINT, signal.SIGKILL):
-            deadline = time.monotonic() + 10
-            try:
-                os.killpg(proc.pid, sig)
-                while time.monotonic() < deadline:
-                    proc.poll()
-                    os.killpg(proc.pid, 0)  # ProcessLookupError once no process of the group is left
-                    time.sleep(0.05)
-            except ProcessLookupError:
-                proc.wait()
-                return
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
 
 
 def run_process(argv, what):

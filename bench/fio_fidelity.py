@@ -20,13 +20,14 @@ import argparse
 import json
 import math
 import os
-import re
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
+
+from _common import Interrupted, cov, loadavg, median, mount_of, on_signal, signal_group, stop_group
 
 PRESETS = ('seq-read', 'seq-write', 'rand-read-4k', 'rand-write-4k', 'mixed-70-30', 'copy-like')
 MEMORY_FS = ('tmpfs', 'ramfs', 'devtmpfs', 'hugetlbfs')
@@ -37,14 +38,6 @@ NOISE_FORMULA = 'noise % = 2 x 100 x sqrt(cov_cli^2 + cov_module^2)'
 
 class BenchError(Exception):
     """The bench cannot run; the message says why."""
-
-
-class Interrupted(Exception):
-    """SIGINT or SIGTERM."""
-
-
-def on_signal(signum, dummy_frame):
-    raise Interrupted(signal.Signals(signum).name)
 
 
 def parse_args(argv):
@@ -82,68 +75,6 @@ def parse_args(argv):
 
 
 # --------------------------------------------------------------------------- helpers
-
-def median(values):
-    ordered = sorted(values)
-    middle = len(ordered) // 2
-    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2.0
-
-
-def cov(values):
-    """Coefficient of variation: sample standard deviation (n - 1) / mean, as the module computes it."""
-    mean = sum(values) / float(len(values))
-    if len(values) < 2 or mean == 0:
-        return 0.0
-    return math.sqrt(sum((value - mean) ** 2 for value in values) / (len(values) - 1)) / abs(mean)
-
-
-def mount_of(path):
-    """(mount point, fstype, source) of the file system holding path, from /proc/self/mountinfo."""
-    path = os.path.realpath(path)
-    best = None
-    with open('/proc/self/mountinfo') as handle:
-        for line in handle:
-            fields, dummy, tail = line.rstrip('\n').partition(' - ')
-            point = re.sub(r'\\([0-7]{3})', lambda match: chr(int(match.group(1), 8)), fields.split(' ')[4])
-            fstype, source = (tail.split(' ') + ['', ''])[:2]
-            inside = path == point or path.startswith(point.rstrip('/') + '/')
-            if inside and (best is None or len(point) >= len(best[0])):
-                best = (point, fstype, source)
-    if best is None:
-        raise BenchError('cannot find the file system of {0} in /proc/self/mountinfo'.format(path))
-    return best
-
-
-def loadavg():
-    """The 1-minute load average: other work on the machine shows in the noise."""
-    with open('/proc/loadavg') as handle:
-        return handle.read().split()[0]
-
-
-def stop_group(proc):
-    """SIGINT to the process group of proc (its own session), SIGKILL after 10 s; return when the group is gone,
-    so that no fio (the module's child) still holds a file that is about to be removed."""
-    previous = dict((sig, signal.signal(sig, signal.SIG_IGN)) for sig in (signal.SIGINT, signal.SIGTERM))
-    try:
-        signal_group(proc)
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-
-
-def signal_group(proc):
-    for sig in (signal.SIGINT, signal.SIGKILL):
-        deadline = time.monotonic() + 10
-        try:
-            os.killpg(proc.pid, sig)
-            while time.monotonic() < deadline:
-                proc.poll()
-                os.killpg(proc.pid, 0)  # ProcessLookupError once no process of the group is left
-                time.sleep(0.05)
-        except ProcessLookupError:
-            proc.wait()
-            return
-
 
 def run_process(argv, env=None):
     """Run argv in its own process group; (seconds, rc, stdout, stderr). On an interrupt the group gets
@@ -341,7 +272,10 @@ def main(argv=None):
             raise BenchError('--size: {0}'.format(exc))
         if not os.path.isdir(base):
             raise BenchError('--dir {0} is not a directory'.format(base))
-        point, fstype, source = mount_of(base)
+        found = mount_of(base)
+        if found is None:
+            raise BenchError('cannot find the file system of {0} in /proc/self/mountinfo'.format(base))
+        point, fstype, source = found
         if fstype in MEMORY_FS:
             raise BenchError('{0} is on {1} ({2}), a memory file system: use --dir on a disk file system'.format(base, fstype, point))
         fs = os.statvfs(base)
