@@ -27,7 +27,7 @@ import sys
 import tempfile
 import time
 
-from _common import Interrupted, cov, loadavg, median, mount_of, on_signal, signal_group, stop_group
+from _common import Interrupted, cov, loadavg, median, mount_of, on_signal, stop_group
 
 PRESETS = ('seq-read', 'seq-write', 'rand-read-4k', 'rand-write-4k', 'mixed-70-30', 'copy-like')
 MEMORY_FS = ('tmpfs', 'ramfs', 'devtmpfs', 'hugetlbfs')
