@@ -18,7 +18,7 @@ import os
 import stat
 import tempfile
 
-from ansible_collections.iotune.storage.plugins.module_utils._journal import file_content, file_state
+from ansible_collections.iotune.storage.plugins.module_utils._journal import file_content, file_state, fsync_dir
 from ansible_collections.iotune.storage.plugins.module_utils._mount_plan import in_effect, option_state, plan_remount
 from ansible_collections.iotune.storage.plugins.module_utils._mountinfo import read_mountinfo, visible_mounts
 from ansible_collections.iotune.storage.plugins.module_utils._sysfs import parse_scheduler
@@ -62,7 +62,7 @@ def atomic_write(path, data, mode=None, uid=None, gid=None, keep_existing=True):
         if os.path.exists(temp):
             os.unlink(temp)
         raise
-    _fsync_dir(directory)
+    fsync_dir(directory)
 
 
 def apply_file(journal, path, data, mode=None, **extra):
@@ -88,7 +88,7 @@ def remove_file(journal, path):
         return False
     journal.record('file', path, before, {'state': 'absent'})
     os.unlink(path)
-    _fsync_dir(os.path.dirname(os.path.abspath(path)))
+    fsync_dir(os.path.dirname(os.path.abspath(path)))
     return True
 
 
@@ -103,7 +103,7 @@ def apply_directory(journal, path, mode=0o755):
     journal.record('dir', path, {'state': 'absent'}, {'state': 'present', 'mode': '%04o' % mode})
     os.mkdir(path, mode)
     os.chmod(path, mode)
-    _fsync_dir(parent)
+    fsync_dir(parent)
     return True
 
 
@@ -119,14 +119,6 @@ def restore_directory(record, check=False):
     if not check:
         os.rmdir(path)
     return True
-
-
-def _fsync_dir(directory):
-    dir_fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
 
 
 def restore_file(path, before, check=False):

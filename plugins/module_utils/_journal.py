@@ -66,7 +66,8 @@ def mark_path(journal_dir, run_id):
     return os.path.join(journal_dir, run_id + MARK_SUFFIX)
 
 
-def _fsync_dir(path):
+def fsync_dir(path):
+    """fsync a directory, so that a rename or an unlink in it is durable."""
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
@@ -78,7 +79,7 @@ def ensure_dir(journal_dir):
     """Create the journal directory (0700) with its parents."""
     if not os.path.isdir(journal_dir):
         os.makedirs(journal_dir, 0o700)
-        _fsync_dir(os.path.dirname(os.path.abspath(journal_dir)))
+        fsync_dir(os.path.dirname(os.path.abspath(journal_dir)))
     os.chmod(journal_dir, 0o700)
 
 
@@ -163,7 +164,7 @@ class Journal(object):
         finally:
             os.close(fd)
         if created:
-            _fsync_dir(self.journal_dir)
+            fsync_dir(self.journal_dir)
         self.written += 1
         self._failpoint(entry['seq'])
         return entry
@@ -252,4 +253,4 @@ def write_mark(journal_dir, run_id, summary):
         os.fsync(handle.fileno())
     os.chmod(temp, 0o600)
     os.rename(temp, path)
-    _fsync_dir(journal_dir)
+    fsync_dir(journal_dir)

@@ -661,7 +661,7 @@ def copy_data(src, dst, size, options):
     views = [memoryview(buf) for buf in buffers]
     try:
         if src.positional:
-            return _copy_extents(src, dst, size, views, options)
+            return _copy_extents(src, dst, size, views, alignment, options)
         return _copy_stream(src, dst, views[0], options)
     finally:
         for view, buf in zip(views, buffers):
@@ -685,8 +685,7 @@ class _Position:
             self.at = offset
 
 
-def _copy_extents(src, dst, size, views, options):
-    alignment = common_alignment(src.alignment if src.direct else 1, dst.alignment if dst.direct else 1)
+def _copy_extents(src, dst, size, views, alignment, options):
     extents = data_extents(src.fd, size) if dst.sparse else [(0, size)]
     if src.uses_cache:
         try:
@@ -696,13 +695,12 @@ def _copy_extents(src, dst, size, views, options):
     plan = plan_extents(extents, size, alignment)
     position = _Position(options)
     if kernel_copy_allowed(src, dst, options):
-        plan = _kernel_copy_extents(src, dst, size, plan, position)
+        plan = _kernel_copy_extents(src, dst, size, plan, position, options.buffer_size)
     return _read_ahead_copy(src, dst, size, plan, views, position)
 
 
-def _kernel_copy_extents(src, dst, size, plan, position):
-    """Copy the plan with copy_file_range while the kernel does it; return what is left of the plan."""
-    chunk = src.options.buffer_size
+def _kernel_copy_extents(src, dst, size, plan, position, chunk):
+    """Copy the plan with copy_file_range, chunk bytes a call, while the kernel does it; return what is left of the plan."""
     for index, (start, end) in enumerate(plan):
         position.to(start)
         offset = start

@@ -7,21 +7,9 @@
 set -eu
 cd "$(dirname "$0")"
 
-work=$(mktemp -d /tmp/iotune-copy.XXXXXX)
-loops=()
-mounts=()
-cleanup() {
-  local rc=$? mount_point loop
-  set +e
-  for mount_point in "${mounts[@]}"; do
-    mountpoint -q "$mount_point" && { umount "$mount_point" || umount -l "$mount_point"; }
-  done
-  for loop in "${loops[@]}"; do losetup -d "$loop"; done
-  rm -rf --one-file-system "$work"
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+# shellcheck source=../setup_loop_fs/loop_fs.sh
+source ../setup_loop_fs/loop_fs.sh
+loop_fs_init copy
 
 mkdir -p "$work/bin" "$work/etc" "$work/img" "$work/ext4" "$work/xfs"
 echo "localhost ansible_connection=local ansible_python_interpreter=$(command -v python3)" >"$work/inventory"

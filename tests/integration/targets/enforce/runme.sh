@@ -13,9 +13,8 @@ vm_keys="dirty_expire_centisecs dirty_writeback_centisecs dirty_background_bytes
 declare -A vm_saved
 for key in $vm_keys; do vm_saved[$key]=$(cat "/proc/sys/vm/$key"); done
 
-work=$(mktemp -d /tmp/iotune-enforce.XXXXXX)
-loops=()
-mounts=()
+# shellcheck source=../setup_loop_fs/loop_fs.sh
+source ../setup_loop_fs/loop_fs.sh
 
 restore_vm() {
   local key
@@ -36,19 +35,8 @@ restore_vm() {
   done
 }
 
-cleanup() {
-  local rc=$? mount_point loop
-  set +e
-  restore_vm
-  for mount_point in "${mounts[@]}"; do
-    mountpoint -q "$mount_point" && { umount "$mount_point" || umount -l "$mount_point"; }
-  done
-  for loop in "${loops[@]}"; do losetup -d "$loop"; done
-  rm -rf --one-file-system "$work"
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+loop_fs_cleanup_hook() { restore_vm; }
+loop_fs_init enforce
 
 # the simulator is not part of the target's copy: find it in the collection under test
 sim=

@@ -5,21 +5,9 @@
 set -eu
 cd "$(dirname "$0")"
 
-work=$(mktemp -d /tmp/iotune-fio.XXXXXX)
-loops=()
-mounts=()
-cleanup() {
-  local rc=$? mount_point loop
-  set +e
-  for mount_point in "${mounts[@]}"; do
-    mountpoint -q "$mount_point" && { umount "$mount_point" || umount -l "$mount_point"; }
-  done
-  for loop in "${loops[@]}"; do losetup -d "$loop"; done
-  rm -rf --one-file-system "$work"
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+# shellcheck source=../setup_loop_fs/loop_fs.sh
+source ../setup_loop_fs/loop_fs.sh
+loop_fs_init fio
 
 mkdir -p "$work/img" "$work/mnt/xfs" "$work/mnt/ro" "$work/reports"
 truncate -s 400M "$work/img/xfs.img"

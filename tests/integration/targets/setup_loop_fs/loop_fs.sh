@@ -1,0 +1,27 @@
+# shellcheck shell=bash
+# Sourced by the runme.sh of targets that build file systems on loop devices (their aliases
+# say needs/target/setup_loop_fs). `loop_fs_init NAME` makes $work (/tmp/iotune-NAME.XXXXXX)
+# and traps the exit: whatever happens, the function loop_fs_cleanup_hook runs first where the
+# target defines one, then every path in mounts is unmounted, every device in loops detached
+# and $work removed; the exit status is kept. SIGINT, SIGTERM and SIGHUP exit 130.
+
+loops=()
+mounts=()
+
+loop_fs_cleanup() {
+  local rc=$? mount_point loop
+  set +e
+  if declare -F loop_fs_cleanup_hook >/dev/null; then loop_fs_cleanup_hook; fi
+  for mount_point in "${mounts[@]}"; do
+    mountpoint -q "$mount_point" && { umount "$mount_point" || umount -l "$mount_point"; }
+  done
+  for loop in "${loops[@]}"; do losetup -d "$loop"; done
+  rm -rf --one-file-system "$work"
+  exit "$rc"
+}
+
+loop_fs_init() {
+  work=$(mktemp -d "/tmp/iotune-$1.XXXXXX")
+  trap loop_fs_cleanup EXIT
+  trap 'exit 130' INT TERM HUP
+}
