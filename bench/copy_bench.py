@@ -10,7 +10,13 @@ reversed every other round: ``iotune-copy --direct``, ``dd bs=8M`` and ``dd bs=4
 ``dd bs=8M conv=fsync`` as a reference without a goal (the I/O size of iotune-copy, in C). Before
 each copy the destination is removed, the file system synced (``sync -f``), the source made cold
 (fsync, then ``POSIX_FADV_DONTNEED`` on the whole file: a per-file drop, no global drop_caches)
-and the bench waits ``--settle`` seconds. Each copy is timed from the start of its process until
+and the bench waits ``--settle`` seconds, then faults in and frees ``--warm-memory`` bytes of
+anonymous memory (``dd bs=N count=1`` from /dev/zero): a copy through the page cache allocates
+twice its size, and on a VM whose free memory goes back to the hypervisor (free page reporting,
+a balloon) the first touch of that memory costs more than the copy itself, by an amount that
+changes from minute to minute; after the warm-up every contender finds the memory it needs
+backed, as on a host that is not a VM. iotune-copy runs as the copy_tools role installs it,
+``python3 -I -S`` (isolated, no site). Each copy is timed from the start of its process until
 the data and the name are durable: iotune-copy fsyncs the file and its directory itself;
 ``conv=fsync`` syncs dd's file and the bench then fsyncs the directory; after cp the bench fsyncs
 the file and the directory. After each copy, outside the timed window, both files are dropped
@@ -76,6 +82,29 @@ def parse_size(text):
     return value
 
 
+def parse_warm(text):
+    if text == 'auto':
+        return text
+    if text.strip() == '0':
+        return 0
+    return parse_size(text)
+
+
+def warm_bytes(setting, size, available):
+    """Bytes the warm-up faults in: 'auto' is what a buffered copy of size allocates (source and destination in
+    the page cache) and 512 MiB more, at most half of the available memory; rounded down to MiB."""
+    wanted = 2 * size + (512 << 20) if setting == 'auto' else setting
+    return min(wanted, available // 2) >> 20 << 20
+
+
+def mem_available():
+    with open('/proc/meminfo') as handle:
+        for line in handle:
+            if line.startswith('MemAvailable:'):
+                return int(line.split()[1]) * 1024
+    raise BenchError('no MemAvailable in /proc/meminfo')
+
+
 def parse_args(argv):
     parser = argparse.ArgumentParser(
         description='Time iotune-copy against dd and cp on one file (same cold start, same durable end state, '
@@ -97,6 +126,11 @@ def parse_args(argv):
                         help='seconds to wait before each timed copy, after removing the previous copy and dropping the source '
                              '(default: %(default)s): the memory freed meanwhile settles (on a VM with free page reporting it goes '
                              'back to the hypervisor after about 2 s), so that every copy starts from the same state whatever ran before')
+    parser.add_argument('--warm-memory', type=parse_warm, default='auto',
+                        help='bytes of memory to fault in and free just before each timed copy, after the settle pause; 0 for none '
+                             '(default: %(default)s = 2 x --size + 512 MiB, at most half of MemAvailable): a VM that hands free '
+                             'memory back to its hypervisor makes a buffered copy pay for backing it again, so the time would '
+                             'measure the hypervisor more than the tools')
     parser.add_argument('--no-pollution', action='store_true', help='skip the cache-pollution part')
     parser.add_argument('--tool', default=os.path.normpath(TOOL), help='iotune-copy to run (default: %(default)s)')
     parser.add_argument('--python', default=sys.executable or 'python3', help='interpreter that runs it (default: %(default)s)')
@@ -355,7 +389,8 @@ class Bench(object):
         self.destdir = destdir
         self.source = os.path.join(workdir, 'source')
         self.dest = os.path.join(destdir, 'copy')
-        self.tool = [args.python, args.tool]
+        self.tool = [args.python, '-I', '-S', args.tool]     # as installed: #!/usr/bin/python3 -IS
+        self.warm = warm_bytes(args.warm_memory, args.size, mem_available())
         self.residual = 0.0        # highest share of a source still cached at the start of a timed copy, %
 
     def contenders(self):
@@ -379,6 +414,8 @@ class Bench(object):
         make_cold(src)
         self.residual = max(self.residual, cached_pct(src, size))
         time.sleep(self.args.settle)
+        if self.warm:
+            run_process(['dd', 'if=/dev/zero', 'of=/dev/null', 'bs={0}'.format(self.warm), 'count=1', 'status=none'], 'warming memory')
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.monotonic()
         run_process(argv, label)
@@ -408,9 +445,9 @@ class Bench(object):
         return contenders, times
 
     def startup_ms(self):
-        """Milliseconds (median of 5) of python -c pass (the interpreter) and python TOOL --help (and iotune-copy's imports)."""
+        """Milliseconds (median of 5) of python -I -S -c pass (the interpreter) and python -I -S TOOL --help (and iotune-copy's imports)."""
         found = []
-        for argv in ([self.args.python, '-c', 'pass'], self.tool + ['--help']):
+        for argv in (self.tool[:-1] + ['-c', 'pass'], self.tool + ['--help']):
             runs = []
             for dummy in range(5):
                 started = time.monotonic()
@@ -481,10 +518,10 @@ def report_speed(args, contenders, times):
     print('  {0:<22} {1:>9} {2:>9} {3:>7} {4:>7} {5:>7} {6:>7} {7:>7}   {8}'.format(
         'contender', 'median s', 'MiB/s', 'CoV', 'min s', 'max s', 'user s', 'sys s', 'timed'))
     timed = {
-        'iotune-direct': 'python3 iotune-copy --direct (fsyncs file and directory itself)',
+        'iotune-direct': 'python3 -IS iotune-copy --direct (fsyncs file and directory itself)',
         'dd-8m': 'dd bs=8M iflag=direct oflag=direct conv=fsync; fsync(dir)',
         'dd-4k': 'dd bs=4K iflag=direct oflag=direct conv=fsync; fsync(dir)',
-        'iotune-buffered': 'python3 iotune-copy (fsyncs file and directory itself)',
+        'iotune-buffered': 'python3 -IS iotune-copy (fsyncs file and directory itself)',
         'cp': 'cp SRC DST; fsync(DST); fsync(dir)',
         'dd-8m-buffered': 'dd bs=8M conv=fsync (buffered, no goal); fsync(dir)',
     }
@@ -580,10 +617,12 @@ def main(argv=None):
         print('sources in {0} ({1} {2} on {3}), destinations in {4}{5}; kernel {6}, {7} CPUs, {8} MiB RAM'.format(
             workdir, fstype, source, point, destdir, ' ({0} {1} on {2})'.format(dest_mount[1], dest_mount[2], dest_mount[0]) if dest_mount else '',
             os.uname().release, os.cpu_count(), os.sysconf('SC_PHYS_PAGES') * os.sysconf('SC_PAGE_SIZE') >> 20))
-        print('before every timed copy: destination removed, sync -f, source fsynced and dropped (POSIX_FADV_DONTNEED), {0:g} s pause; '
-              'after it: both files dropped from the cache and compared (cmp)'.format(args.settle), flush=True)
         load_start = loadavg()
         bench = Bench(args, workdir, destdir)
+        print('before every timed copy: destination removed, sync -f, source fsynced and dropped (POSIX_FADV_DONTNEED), {0:g} s pause, '
+              '{1}; after it: both files dropped from the cache and compared (cmp)'.format(
+                  args.settle, '{0} of memory faulted in and freed (--warm-memory)'.format(mib(bench.warm)) if bench.warm else 'no memory warm-up'),
+              flush=True)
         results = []
         contenders, times = bench.speed()
         startup = bench.startup_ms()
@@ -597,8 +636,8 @@ def main(argv=None):
                 pollution_result = exc
         results += report_speed(args, contenders, times)
         print('  source still cached at the start of a timed copy: at most {0:.1f} %'.format(bench.residual))
-        print('  fixed cost in every iotune-copy time: python -c pass {0:.0f} ms, python iotune-copy --help {1:.0f} ms '
-              '(interpreter start, site, the tool\'s imports)'.format(*startup))
+        print('  fixed cost in every iotune-copy time: python -I -S -c pass {0:.0f} ms, python -I -S iotune-copy --help {1:.0f} ms '
+              '(interpreter start and the tool\'s imports)'.format(*startup))
         print('  ratio = rate / rate on the median times; {0}, cov = sample standard deviation / mean of the times; '
               'user s, sys s: median CPU time of the copy process'.format(NOISE_FORMULA))
         skipped = None

@@ -2,7 +2,8 @@
 # Copyright: iotune.storage contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Installed as /usr/local/bin/iotune-bulk by the copy_tools role, which adds the #!/usr/bin/python3 line.
+# Installed as /usr/local/bin/iotune-bulk by the copy_tools role, which adds the #!/usr/bin/python3 -IS line
+# (isolated mode, no site: the standard library only).
 """iotune-bulk CMD [ARG...]: run a bulk job (backup, restore, copy) inside the systemd slice
 whose memory cap (page cache included) the cache_limits role sets, so that it cannot evict
 the host's working set from the page cache. Where systemd does not run, the command runs

@@ -2,7 +2,8 @@
 # Copyright: iotune.storage contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Installed as /usr/local/bin/iotune-copy by the copy_tools role, which adds the #!/usr/bin/python3 line.
+# Installed as /usr/local/bin/iotune-copy by the copy_tools role, which adds the #!/usr/bin/python3 -IS line
+# (isolated mode, no site: the standard library only, whatever PYTHON* variables or site-packages the host has).
 """iotune-copy: copy files with large I/Os, optionally with direct I/O or without filling the page cache.
 
 Usage like cp::
@@ -45,7 +46,6 @@ import argparse
 import ctypes
 import errno
 import fcntl
-import hashlib
 import math
 import mmap
 import os
@@ -825,6 +825,7 @@ def file_digest(path, options, limit=None):
             size = min(size, limit)
         if options.direct:
             end.try_direct()
+        import hashlib  # only --verify needs it: every copy pays for an import at start-up
         digest = hashlib.sha256()
         buf = mmap.mmap(-1, buffer_length(options.buffer_size, end.alignment, size))
         view = memoryview(buf)
