@@ -11,6 +11,7 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.iotune.storage.plugins.module_utils._benchmark import benchmark_settings as _benchmark_settings
 from ansible_collections.iotune.storage.plugins.module_utils._benchmark import validate_benchmark
+from ansible_collections.iotune.storage.plugins.module_utils._policy import buffer_size_text, validate_buffer_size, validate_copy_tools
 from ansible_collections.iotune.storage.plugins.module_utils._policy import cache_sysctl as _cache_sysctl
 from ansible_collections.iotune.storage.plugins.module_utils._policy import validate_policy
 from ansible_collections.iotune.storage.plugins.module_utils._profiles import PolicyError
@@ -37,6 +38,23 @@ def cache_sysctl(cache):
     return _cache_sysctl(cache)
 
 
+def copy_tools_errors(settings, where='iotune_copy_tools', sep='.'):
+    """Every problem of copy tools settings ({state, buffer_size}), [] when they are valid; a message names
+    the field as where + sep + key (the copy_tools role passes 'copy_tools', '_')."""
+    errors = []
+    validate_copy_tools(settings, where, errors, sep)
+    return errors
+
+
+def copy_buffer_size(size):
+    """A valid buffer size (int bytes or text such as 8MiB) as iotune-copy reads it: 8M, 256k, or bytes."""
+    errors = []
+    value = validate_buffer_size(size, 'buffer size', errors)
+    if errors:
+        raise AnsibleFilterError('; '.join(errors))
+    return buffer_size_text(value)
+
+
 def benchmark_errors(benchmark, measuring=None):
     """Every problem of iotune_benchmark, [] when it is valid; ``measuring`` true when a
     measurement will run whether or not it is enabled (benchmark_io.yml)."""
@@ -57,6 +75,8 @@ class FilterModule(object):
             'policy_errors': policy_errors,
             'effective_policy': effective_policy,
             'cache_sysctl': cache_sysctl,
+            'copy_tools_errors': copy_tools_errors,
+            'copy_buffer_size': copy_buffer_size,
             'benchmark_errors': benchmark_errors,
             'benchmark_settings': benchmark_settings,
         }

@@ -14,6 +14,7 @@ A policy is a dict of the shared role variables (prefix included)::
     iotune_cache: {dirty_bytes | dirty_ratio, dirty_background_bytes | dirty_background_ratio,
                    dirty_expire_centisecs, dirty_writeback_centisecs, vfs_cache_pressure,
                    bulk_slice: {memory_high}}
+    iotune_copy_tools: {state: present|absent, buffer_size}   # iotune-copy, iotune-bulk, copy.conf
 
 Missing (or null) keys mean empty.  validate_policy() returns every problem
 as one message that starts with the field path (``iotune_block_devices[0].
@@ -33,7 +34,7 @@ import re
 from ansible_collections.iotune.storage.plugins.module_utils._fstab import normalize_mount_point as normalize_path
 from ansible_collections.iotune.storage.plugins.module_utils._units import parse_int, to_bytes
 
-POLICY_KEYS = ('iotune_profile', 'iotune_mounts', 'iotune_tunefstab', 'iotune_block_devices', 'iotune_cache')
+POLICY_KEYS = ('iotune_profile', 'iotune_mounts', 'iotune_tunefstab', 'iotune_block_devices', 'iotune_cache', 'iotune_copy_tools')
 
 # Names of the shipped profiles (their content is in _profiles.PROFILES).
 PROFILE_NAMES = ('throughput', 'database_directio', 'backup_restore')
@@ -57,6 +58,12 @@ CACHE_KEYS = (
 )
 # iotune_cache keys that are vm.* sysctls (everything but bulk_slice).
 CACHE_SYSCTL_KEYS = CACHE_KEYS[:-1]
+
+COPY_TOOLS_KEYS = ('state', 'buffer_size')
+COPY_TOOLS_STATES = ('present', 'absent')
+# iotune-copy's default I/O size (seed 002: cp8M) and the largest it accepts.
+COPY_BUFFER_DEFAULT = 8 << 20
+COPY_BUFFER_MAX = 1 << 30
 
 # bytes/ratio pairs: writing one zeroes the other, so a policy names one of each.
 CACHE_PAIRS = (('dirty_bytes', 'dirty_ratio'), ('dirty_background_bytes', 'dirty_background_ratio'))
@@ -549,6 +556,31 @@ def _validate_cache(value, errors):
         validate_bulk_slice(cache['bulk_slice'], 'iotune_cache.bulk_slice', errors)
 
 
+def validate_buffer_size(value, where, errors):
+    """iotune-copy's default I/O size: 1 byte to 1 GiB; returns the int bytes or None."""
+    size = _check_size(value, where, errors, minimum=1)
+    if size is not None and size > COPY_BUFFER_MAX:
+        errors.append('%s: %s is larger than iotune-copy accepts (at most 1g = %d bytes)' % (where, show_value(value), COPY_BUFFER_MAX))
+        return None
+    return size
+
+
+def validate_copy_tools(value, where, errors, sep='.'):
+    """The iotune_copy_tools dict. A message names the field as ``where + sep + key``: ``iotune_copy_tools.state``
+    for the policy, ``copy_tools_state`` for the copy_tools role's own variables (sep ``_``)."""
+    tools = _expect_dict(value, where, errors, 'a dict with keys %s' % ', '.join(COPY_TOOLS_KEYS))
+    if tools is None:
+        return
+    for key in tools:
+        if key not in COPY_TOOLS_KEYS:
+            errors.append('%s%s%s: unknown key (accepted: %s)' % (where, sep, key, ', '.join(COPY_TOOLS_KEYS)))
+    state = tools.get('state')
+    if state is not None and state not in COPY_TOOLS_STATES:
+        errors.append('%s%sstate: unknown state %s (accepted: %s)' % (where, sep, show_value(state), ', '.join(COPY_TOOLS_STATES)))
+    if tools.get('buffer_size') is not None:
+        validate_buffer_size(tools['buffer_size'], where + sep + 'buffer_size', errors)
+
+
 def validate_policy(policy, profiles=PROFILE_NAMES):
     """Every problem of ``policy`` as a list of messages ([] when valid).
 
@@ -568,6 +600,7 @@ def validate_policy(policy, profiles=PROFILE_NAMES):
     _validate_tunefstab(policy.get('iotune_tunefstab'), errors)
     _validate_block_devices(policy.get('iotune_block_devices'), errors)
     _validate_cache(policy.get('iotune_cache'), errors)
+    validate_copy_tools(policy.get('iotune_copy_tools'), 'iotune_copy_tools', errors)
     return errors
 
 
@@ -602,6 +635,26 @@ def normalize_cache(cache):
     return result
 
 
+def normalize_copy_tools(tools):
+    """iotune_copy_tools with its defaults (state present, buffer_size 8 MiB) and the size as int bytes;
+    {} when it is not set (the copy tools are then not managed). Assumes valid input."""
+    if tools is None:
+        return {}
+    size = tools.get('buffer_size')
+    return {
+        'state': tools.get('state') or 'present',
+        'buffer_size': COPY_BUFFER_DEFAULT if size is None else validate_buffer_size(size, 'buffer_size', []),
+    }
+
+
+def buffer_size_text(size):
+    """A size in bytes as iotune-copy's --buffer-size reads it: '8M', '256k', '1G', else the bytes ('1000')."""
+    for suffix, unit in (('G', 1 << 30), ('M', 1 << 20), ('k', 1 << 10)):
+        if size >= unit and size % unit == 0:
+            return '%d%s' % (size // unit, suffix)
+    return str(size)
+
+
 def normalize_policy(policy):
     """A validated policy as plain data: every key present (null / [] / {}),
     sizes and counts as ints, mount points without trailing slash, only the
@@ -627,6 +680,7 @@ def normalize_policy(policy):
         ],
         'iotune_block_devices': block_devices,
         'iotune_cache': normalize_cache(policy.get('iotune_cache')),
+        'iotune_copy_tools': normalize_copy_tools(policy.get('iotune_copy_tools')),
     }
 
 

@@ -20,6 +20,8 @@ from ansible_collections.iotune.storage.plugins.filter import policy as policy_f
 from ansible_collections.iotune.storage.plugins.filter.policy import (
     FilterModule,
     cache_sysctl,
+    copy_buffer_size,
+    copy_tools_errors,
     effective_policy,
     policy_errors,
 )
@@ -32,7 +34,8 @@ BAD = {
 
 
 def test_filters_are_registered():
-    assert sorted(FilterModule().filters()) == ['benchmark_errors', 'benchmark_settings', 'cache_sysctl', 'effective_policy', 'policy_errors']
+    assert sorted(FilterModule().filters()) == ['benchmark_errors', 'benchmark_settings', 'cache_sysctl', 'copy_buffer_size',
+                                                'copy_tools_errors', 'effective_policy', 'policy_errors']
 
 
 @pytest.mark.parametrize('name', sorted(FilterModule().filters()))
@@ -74,6 +77,7 @@ def test_effective_policy():
         'iotune_tunefstab': [],
         'iotune_block_devices': [],
         'iotune_cache': {'bulk_slice': {'memory_high': '25%'}, 'dirty_background_bytes': 67108864},
+        'iotune_copy_tools': {},
     }
 
 
@@ -99,6 +103,25 @@ def test_cache_sysctl():
     assert cache_sysctl({'bulk_slice': {'memory_high': '25%'}}) == {}
     with pytest.raises(AnsibleFilterError):
         cache_sysctl(['vm.dirty_ratio'])
+
+
+def test_copy_tools_errors():
+    assert copy_tools_errors({'state': 'present', 'buffer_size': '8M'}) == []
+    assert copy_tools_errors({'state': 'gone', 'buffer_size': '8M'}) == [
+        "iotune_copy_tools.state: unknown state 'gone' (accepted: present, absent)"]
+    assert copy_tools_errors({'state': 'present', 'buffer_size': '0k'}, 'copy_tools', '_') == [
+        "copy_tools_buffer_size: must be a size of at least 1 bytes, got '0k'"]
+
+
+@pytest.mark.parametrize('size, text', [('8M', '8M'), ('8MiB', '8M'), (8388608, '8M'), ('256KiB', '256k'), ('1g', '1G'), (1000, '1000')])
+def test_copy_buffer_size(size, text):
+    assert copy_buffer_size(size) == text
+
+
+@pytest.mark.parametrize('size', ['2g', '8 megs', 0, None, True])
+def test_copy_buffer_size_refuses(size):
+    with pytest.raises(AnsibleFilterError, match='buffer size'):
+        copy_buffer_size(size)
 
 
 def test_filters_in_a_play(tmp_path):

@@ -6,17 +6,21 @@
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import os
+
 import pytest
 
 from ansible_collections.iotune.storage.plugins.module_utils._policy import (
     POLICY_KEYS,
     absent_matches,
+    buffer_size_text,
     cache_sysctl,
     implies,
     normalize_policy,
     option_slot,
     options_equal,
     parse_memory_high,
+    validate_copy_tools,
     validate_mount_entry,
     validate_policy,
 )
@@ -42,6 +46,7 @@ FULL = {
         'vfs_cache_pressure': 100,
         'bulk_slice': {'memory_high': '25%'},
     },
+    'iotune_copy_tools': {'state': 'present', 'buffer_size': '16m'},
 }
 
 GOOD = [
@@ -50,6 +55,11 @@ GOOD = [
     ('null keys', dict((key, None) for key in POLICY_KEYS)),
     ('full example', FULL),
     ('every profile name', {'iotune_profile': 'database_directio'}),
+    ('copy tools with defaults', {'iotune_copy_tools': {}}),
+    ('copy tools absent', {'iotune_copy_tools': {'state': 'absent'}}),
+    ('copy tools buffer forms', {'iotune_copy_tools': {'buffer_size': '8MiB'}}),
+    ('copy tools largest buffer', {'iotune_copy_tools': {'buffer_size': '1g'}}),
+    ('copy tools buffer in bytes', {'iotune_copy_tools': {'buffer_size': 1000}}),
     ('mount without option lists', {'iotune_mounts': [{'path': '/backup'}]}),
     ('vxfs mount options', {'iotune_mounts': [{
         'path': '/backup', 'present': ['delaylog', 'mincache=closesync'],
@@ -105,7 +115,7 @@ BAD = [
     ('policy not a dict', ['iotune_mounts'], 'policy: must be a dict of iotune_profile, iotune_mounts'),
     ('unknown top key', {'iotune_mount': []},
      'iotune_mount: unknown policy key (accepted: iotune_profile, iotune_mounts, iotune_tunefstab, '
-     'iotune_block_devices, iotune_cache)'),
+     'iotune_block_devices, iotune_cache, iotune_copy_tools)'),
     ('unknown profile', {'iotune_profile': 'fast'},
      "iotune_profile: unknown profile 'fast' (accepted: throughput, database_directio, backup_restore, or null)"),
     # iotune_mounts
@@ -257,6 +267,19 @@ BAD = [
      "iotune_cache.bulk_slice.memory_high: 'lots' is not a memory limit"),
     ('memory_high zero', {'iotune_cache': {'bulk_slice': {'memory_high': 0}}},
      'iotune_cache.bulk_slice.memory_high: 0 is not a memory limit'),
+    # copy tools
+    ('copy tools not a dict', {'iotune_copy_tools': 'present'},
+     'iotune_copy_tools: must be a dict with keys state, buffer_size, got str'),
+    ('copy tools unknown key', {'iotune_copy_tools': {'buffer': '8M'}},
+     'iotune_copy_tools.buffer: unknown key (accepted: state, buffer_size)'),
+    ('copy tools unknown state', {'iotune_copy_tools': {'state': 'installed'}},
+     "iotune_copy_tools.state: unknown state 'installed' (accepted: present, absent)"),
+    ('copy tools buffer not a size', {'iotune_copy_tools': {'buffer_size': '8 megs'}},
+     "iotune_copy_tools.buffer_size: '8 megs' is not a size (accepted: 10485760, 256k, 10m, 1g)"),
+    ('copy tools buffer zero', {'iotune_copy_tools': {'buffer_size': 0}},
+     'iotune_copy_tools.buffer_size: must be a size of at least 1 bytes, got 0'),
+    ('copy tools buffer too large', {'iotune_copy_tools': {'buffer_size': '2g'}},
+     "iotune_copy_tools.buffer_size: '2g' is larger than iotune-copy accepts (at most 1g = 1073741824 bytes)"),
 ]
 
 
@@ -303,6 +326,7 @@ def test_normalize_policy_fills_defaults():
         'iotune_tunefstab': [],
         'iotune_block_devices': [],
         'iotune_cache': {},
+        'iotune_copy_tools': {},
     }
     assert normalize_policy(None) == normalize_policy(dict((key, None) for key in POLICY_KEYS))
 
@@ -328,6 +352,7 @@ def test_normalize_policy_full_example():
             'vfs_cache_pressure': 100,
             'bulk_slice': {'memory_high': '25%'},
         },
+        'iotune_copy_tools': {'state': 'present', 'buffer_size': 16777216},
     }
 
 
@@ -339,6 +364,7 @@ def test_normalize_policy_conversions():
         'iotune_block_devices': [{'match': {'mountpoint': '/srv/'}, 'nr_requests': '64'},
                                  {'match': {'name': 'vdb', 'wwn': None}}],
         'iotune_cache': {'dirty_ratio': '40', 'bulk_slice': {'memory_high': '25.0%'}},
+        'iotune_copy_tools': {'buffer_size': '4MiB', 'state': None},
     }
     assert validate_policy(policy) == []
     assert normalize_policy(policy) == {
@@ -349,6 +375,7 @@ def test_normalize_policy_conversions():
                              {'device': '/dev/b', 'tunables': {}}],
         'iotune_block_devices': [{'match': {'mountpoint': '/srv'}, 'nr_requests': 64}, {'match': {'name': 'vdb'}}],
         'iotune_cache': {'dirty_ratio': 40, 'bulk_slice': {'memory_high': '25%'}},
+        'iotune_copy_tools': {'state': 'present', 'buffer_size': 4194304},
     }
 
 
@@ -430,3 +457,46 @@ def test_implies():
     assert implies('noatime', 'nodiratime')
     assert not implies('nodiratime', 'noatime')
     assert implies('convosync=direct', 'convosync')
+
+
+@pytest.mark.parametrize('tools, expected', [
+    ({}, {'state': 'present', 'buffer_size': 8388608}),
+    ({'state': None, 'buffer_size': None}, {'state': 'present', 'buffer_size': 8388608}),
+    ({'state': 'absent'}, {'state': 'absent', 'buffer_size': 8388608}),
+    ({'buffer_size': '256k'}, {'state': 'present', 'buffer_size': 262144}),
+    ({'buffer_size': '8MiB'}, {'state': 'present', 'buffer_size': 8388608}),
+])
+def test_normalize_copy_tools(tools, expected):
+    assert validate_policy({'iotune_copy_tools': tools}) == []
+    assert normalize_policy({'iotune_copy_tools': tools})['iotune_copy_tools'] == expected
+
+
+def test_copy_tools_messages_name_role_variables():
+    errors = []
+    validate_copy_tools({'state': 'on', 'buffer_size': '2g', 'extra': 1}, 'copy_tools', errors, sep='_')
+    assert errors == [
+        'copy_tools_extra: unknown key (accepted: state, buffer_size)',
+        "copy_tools_state: unknown state 'on' (accepted: present, absent)",
+        "copy_tools_buffer_size: '2g' is larger than iotune-copy accepts (at most 1g = 1073741824 bytes)",
+    ]
+
+
+@pytest.mark.parametrize('size, text', [
+    (8388608, '8M'), (262144, '256k'), (1073741824, '1G'), (1048576 * 3 // 2, '1536k'), (1000, '1000'),
+    (4096, '4k'), (1, '1'), (2 * 1073741824, '2G'),
+])
+def test_buffer_size_text(size, text):
+    assert buffer_size_text(size) == text
+
+
+def test_buffer_size_text_is_read_back_by_iotune_copy():
+    """What copy.conf gets must be what the tool parses, for every accepted policy form."""
+    import importlib.util
+    here = os.path.dirname(os.path.abspath(__file__))
+    tool_path = os.path.join(here, '..', '..', '..', '..', 'roles', 'copy_tools', 'files', 'iotune_copy.py')
+    spec = importlib.util.spec_from_file_location('iotune_copy_for_policy', tool_path)
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    for form in ('8M', '8MiB', '8mb', '256k', '256KiB', 1000, '1g', '1536k', 4097):
+        size = normalize_policy({'iotune_copy_tools': {'buffer_size': form}})['iotune_copy_tools']['buffer_size']
+        assert tool.parse_size(buffer_size_text(size)) == size, form
