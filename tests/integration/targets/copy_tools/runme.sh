@@ -3,7 +3,9 @@
 # (changed, changed, ok, ok), check mode alters nothing, rollback_io.yml uninstalls exactly.
 # Then the installed iotune-copy between loop-device ext4 and xfs file systems: buffered,
 # --direct with an unaligned tail, sparse files, a pipeline, --verify; every copy compared
-# byte for byte with cmp.
+# byte for byte with cmp. Last, the iotune_copy_tools policy through the playbooks: audit_io.yml
+# reports drift and changes nothing, harden_io.yml installs (twice: changed, then not),
+# audit_io.yml finds it compliant, rollback_io.yml uninstalls.
 set -eu
 cd "$(dirname "$0")"
 
@@ -86,3 +88,61 @@ ansible-playbook -i "$work/inventory" iotune.storage.rollback_io -e iotune_run_i
   -e iotune_journal_dir="$work/journal" >"$work/rollback.log" 2>&1 || { tail -30 "$work/rollback.log"; echo "FAIL: rollback"; exit 1; }
 [ "$(tree)" = "$start" ] || { diff <(echo "$start") <(tree); echo "FAIL: rollback did not restore the tree"; exit 1; }
 echo "ok   rollback_io.yml: the tools, copy.conf and etc/iotune are gone again"
+
+# the policy through the playbooks, into its own directory
+pol=$work/policy
+mkdir -p "$pol"
+cat >"$pol/vars.yml" <<EOF
+iotune_copy_tools: {buffer_size: 16MiB}
+copy_tools_bin_dir: $pol/bin
+copy_tools_config: $pol/etc/iotune/copy.conf
+iotune_journal_dir: $pol/journal
+iotune_report_dir: $pol/reports
+io_audit_host_report_dir: $pol/host
+iotune_run_id: copy-policy-$$
+EOF
+ptree() { (cd "$pol" && find bin etc -printf '%p %m %s\n' 2>/dev/null | sort); }
+playbook() {
+  local name=$1; shift
+  ansible-playbook -i "$work/inventory" "iotune.storage.$name" -e "@$pol/vars.yml" "$@" >"$pol/$name.log" 2>&1
+}
+report_checks() {  # report file, expected status, expected changed (true, false or -): the three copy_tools checks
+  python3 - "$@" <<'PY'
+import json, sys
+path, status, changed = sys.argv[1:]
+report = json.load(open(path))
+checks = [c for c in report["checks"] if c["concern"] == "copy_tools"]
+names = sorted(c["target"].rsplit("/", 1)[1] for c in checks)
+assert names == ["copy.conf", "iotune-bulk", "iotune-copy"], names
+assert all(c["status"] == status for c in checks), [(c["id"], c["status"]) for c in checks]
+if changed != "-":
+    assert all(c.get("changed") is (changed == "true") for c in checks), [(c["id"], c.get("changed")) for c in checks]
+assert report["summary"][status] >= 3, report["summary"]
+PY
+}
+before=$(ptree)
+playbook audit_io || { tail -30 "$pol/audit_io.log"; echo "FAIL: audit_io.yml"; exit 1; }
+report_checks "$pol/host/audit-latest.json" drift - || { echo "FAIL: audit report"; exit 1; }
+[ "$(ptree)" = "$before" ] || { echo "FAIL: audit_io.yml changed files"; exit 1; }
+if playbook audit_io -e iotune_audit_fail_on_drift=true; then echo "FAIL: fail_on_drift passed"; exit 1; fi
+grep -q "copy_tools:$pol/bin/iotune-copy:installed" "$pol/audit_io.log" || { tail -20 "$pol/audit_io.log"; echo "FAIL: the failure does not name the check"; exit 1; }
+echo "ok   audit_io.yml: the three copy_tools checks drift, nothing installed, fail_on_drift names them"
+
+playbook harden_io || { tail -30 "$pol/harden_io.log"; echo "FAIL: harden_io.yml"; exit 1; }
+report_checks "$pol/host/harden-latest.json" compliant true || { echo "FAIL: harden report"; exit 1; }
+grep -qx 'buffer_size=16M' "$pol/etc/iotune/copy.conf" || { cat "$pol/etc/iotune/copy.conf"; echo "FAIL: copy.conf"; exit 1; }
+[ "$(head -1 "$pol/bin/iotune-copy")" = '#!/usr/bin/python3 -IS' ] || { head -1 "$pol/bin/iotune-copy"; echo "FAIL: interpreter line"; exit 1; }
+# isolated: a PYTHONPATH that would shadow the standard library is ignored
+mkdir -p "$pol/shadow" && echo 'raise SystemExit("shadowed")' >"$pol/shadow/argparse.py"
+PYTHONPATH=$pol/shadow IOTUNE_COPY_CONF=$pol/etc/iotune/copy.conf "$pol/bin/iotune-copy" --verify "$work/ext4/data.bin" "$work/xfs/policy.bin"
+cmp "$work/ext4/data.bin" "$work/xfs/policy.bin"
+playbook harden_io || { tail -30 "$pol/harden_io.log"; echo "FAIL: second harden_io.yml"; exit 1; }
+report_checks "$pol/host/harden-latest.json" compliant false || { echo "FAIL: second harden report"; exit 1; }
+grep -q 'localhost *: ok=[0-9]* *changed=0 ' "$pol/harden_io.log" || { grep 'localhost *:' "$pol/harden_io.log"; echo "FAIL: the second harden changed something"; exit 1; }
+playbook audit_io -e iotune_audit_fail_on_drift=true || { tail -30 "$pol/audit_io.log"; echo "FAIL: audit after harden"; exit 1; }
+report_checks "$pol/host/audit-latest.json" compliant - || { echo "FAIL: audit report after harden"; exit 1; }
+echo "ok   harden_io.yml: installed (buffer_size=16M, python3 -IS, PYTHONPATH ignored), changed then not; audit_io.yml compliant"
+
+playbook rollback_io || { tail -30 "$pol/rollback_io.log"; echo "FAIL: rollback_io.yml"; exit 1; }
+[ "$(ptree)" = "$before" ] || { diff <(echo "$before") <(ptree); echo "FAIL: rollback left files"; exit 1; }
+echo "ok   rollback_io.yml: what harden_io.yml installed is gone"
