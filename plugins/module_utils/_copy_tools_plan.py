@@ -27,12 +27,22 @@ def _text(data):
     return None if data is None else data.decode('utf-8', 'replace')
 
 
+def _missing_parents(path, planned, isdir):
+    """The directories above path that do not exist and are not planned yet, top-down (mkdir -p)."""
+    missing = []
+    parent = os.path.dirname(path)
+    while parent not in planned and parent != os.path.dirname(parent) and not isdir(parent):
+        missing.append(parent)
+        parent = os.path.dirname(parent)
+    return missing[::-1]
+
+
 def plan_copy_tools(files, state='present', read_state=file_state, isdir=os.path.isdir):
     """``files``: [{path, content (text), mode (int)}]. Returns {checks, changes, warnings}.
 
     One check per file (setting ``installed``); ``live`` and ``persistent`` are the short
     sha256 of the installed file (None when absent). Changes are in the order they must be
-    made: missing parent directories (``dir``), then ``file`` writes, or ``remove``."""
+    made: missing parent directories, top-down (``dir``), then ``file`` writes, or ``remove``."""
     if state not in STATES:
         raise ValueError('state must be one of %s, got %r' % (', '.join(STATES), state))
     checks, changes, dirs = [], [], []
@@ -56,9 +66,7 @@ def plan_copy_tools(files, state='present', read_state=file_state, isdir=os.path
             else:
                 message = '%s differs from the version this collection installs (sha256 %s, expected %s)' % (
                     path, installed, _sha(want))
-            parent = os.path.dirname(path)
-            if not isdir(parent) and parent not in dirs:
-                dirs.append(parent)
+            dirs.extend(_missing_parents(path, dirs, isdir))
             changes.append({'kind': 'file', 'target': path, 'path': path, 'before': _text(have),
                             'after': item['content'], 'mode': item['mode']})
         expected = 'absent' if state == 'absent' else _sha(want)

@@ -134,6 +134,7 @@ grep -qx 'buffer_size=16M' "$pol/etc/iotune/copy.conf" || { cat "$pol/etc/iotune
 [ "$(head -1 "$pol/bin/iotune-copy")" = '#!/usr/bin/python3 -IS' ] || { head -1 "$pol/bin/iotune-copy"; echo "FAIL: interpreter line"; exit 1; }
 # isolated: a PYTHONPATH that would shadow the standard library is ignored
 mkdir -p "$pol/shadow" && echo 'raise SystemExit("shadowed")' >"$pol/shadow/argparse.py"
+rm -f "$work/xfs/buffered.bin" "$work/xfs/direct.bin" "$work/xfs/data.gz"   # room on the 1200 MiB file system
 PYTHONPATH=$pol/shadow IOTUNE_COPY_CONF=$pol/etc/iotune/copy.conf "$pol/bin/iotune-copy" --verify "$work/ext4/data.bin" "$work/xfs/policy.bin"
 cmp "$work/ext4/data.bin" "$work/xfs/policy.bin"
 playbook harden_io || { tail -30 "$pol/harden_io.log"; echo "FAIL: second harden_io.yml"; exit 1; }

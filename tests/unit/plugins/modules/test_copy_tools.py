@@ -67,6 +67,29 @@ def test_plan_orders_directories_first_and_names_each_difference(tmp_path):
         plan_copy_tools(files, 'removed')
 
 
+def test_plan_creates_every_missing_parent_top_down(tmp_path):
+    base = str(tmp_path)
+    files = [
+        {'path': base + '/opt/iotune/bin/iotune-copy', 'content': TOOL, 'mode': 0o755},
+        {'path': base + '/opt/iotune/bin/iotune-bulk', 'content': TOOL, 'mode': 0o755},
+        {'path': base + '/opt/iotune/etc/copy.conf', 'content': CONF, 'mode': 0o644},
+    ]
+    plan = plan_copy_tools(files)
+    assert [c['target'] for c in plan['changes'] if c['kind'] == 'dir'] == [
+        base + '/opt', base + '/opt/iotune', base + '/opt/iotune/bin', base + '/opt/iotune/etc']
+
+
+def test_missing_parents_are_created_and_rolled_back(monkeypatch, tmp_path):
+    files = [{'path': str(tmp_path / 'a' / 'b' / 'iotune-copy'), 'content': TOOL, 'mode': '0755'}]
+    args = {'files': files, 'journal_dir': str(tmp_path / 'journal')}
+    kind, result = run_main(monkeypatch, copy_tools, dict(args, run_id='deep'))
+    assert kind == 'exit' and result['changed'], result
+    assert (tmp_path / 'a' / 'b' / 'iotune-copy').read_text() == TOOL
+    kind, result = run_main(monkeypatch, io_rollback, {'run_id': 'deep', 'journal_dir': args['journal_dir']})
+    assert kind == 'exit' and [r['kind'] for r in result['records']] == ['file', 'dir', 'dir'], result
+    assert not (tmp_path / 'a').exists()
+
+
 def test_four_runs_then_rollback_restores_everything(monkeypatch, tmp_path):
     args = tree(tmp_path)
     start = snapshot(tmp_path)
