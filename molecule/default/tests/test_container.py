@@ -61,3 +61,14 @@ def test_bulk_slice_not_applicable_without_systemd(report):
 
 def test_tunefstab_file_drift(report):
     assert [s for (t, k), s in statuses(report, "tunefstab").items() if "write_pref_io" in k] == ["drift"]
+
+
+def test_copy_tools_drift_and_nothing_installed(host, report):
+    tools = statuses(report, "copy_tools")
+    assert tools == {
+        ("/usr/local/bin/iotune-copy", "installed"): "drift",
+        ("/usr/local/bin/iotune-bulk", "installed"): "drift",
+        ("/etc/iotune/copy.conf", "installed"): "drift",
+    }
+    for path in ("/usr/local/bin/iotune-copy", "/usr/local/bin/iotune-bulk", "/etc/iotune"):
+        assert not host.file(path).exists, path
