@@ -27,7 +27,7 @@ help:
 	@echo "make integration  loop-device tests on this machine (root)"
 	@echo "make molecule     molecule scenarios: default (docker) and vm (qemu)"
 	@echo "make images       build the lab container and VM images (cached by recipe hash)"
-	@echo "make bench        benchmarks on this machine: fio module vs fio CLI (wall-time overhead, bandwidth)"
+	@echo "make bench        benchmarks on this machine: fio module vs fio CLI, iotune-copy vs dd and cp (copy speed, cache pollution)"
 
 $(PYTHON): requirements-dev.txt scripts/setup
 	bash scripts/setup
