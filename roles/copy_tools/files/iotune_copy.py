@@ -42,15 +42,12 @@ Exit status: 0 success, 1 an error (the other sources are still copied), 2 usage
 Python 3.9+ standard library only, Linux.
 """
 
-import argparse
-import ctypes
 import errno
 import fcntl
 import math
 import mmap
 import os
 import queue
-import re
 import signal
 import stat
 import struct
@@ -69,7 +66,6 @@ PROGRESS_INTERVAL = 0.5
 TEMP_MARK = '.iotune-copy-'
 SIZE_FORMS = 'a number of bytes (e.g. 1048576) or a number followed by k, M or G (binary multiples, any case: 256k, 8M, 1g)'
 
-_SIZE_RE = re.compile(r'^\s*([0-9]+)\s*([kmg]?)\s*$', re.IGNORECASE)
 _MULTIPLIERS = {'': 1, 'k': 1024, 'm': 1024 ** 2, 'g': 1024 ** 3}
 
 # statx(2): mask bit, flag and offsets in struct statx (include/uapi/linux/stat.h)
@@ -104,10 +100,12 @@ class StdoutClosed(Exception):
 
 def parse_size(text):
     """Bytes of a size such as '8M', '256k', '1g' or '1048576' (binary multiples); ValueError otherwise."""
-    match = _SIZE_RE.match(str(text))
-    if not match:
+    digits = str(text).strip()
+    suffix = digits[-1:].lower() if digits[-1:].lower() in _MULTIPLIERS else ''
+    digits = digits[:len(digits) - len(suffix)].rstrip()
+    if not (digits.isascii() and digits.isdigit()):
         raise ValueError('invalid size %s: expected %s' % (quote(str(text)), SIZE_FORMS))
-    value = int(match.group(1)) * _MULTIPLIERS[match.group(2).lower()]
+    value = int(digits) * _MULTIPLIERS[suffix]
     if value <= 0:
         raise ValueError('invalid size %s: must be greater than 0' % quote(str(text)))
     return value
@@ -278,6 +276,7 @@ _LIBC = []
 
 def _statx_function():
     if not _LIBC:
+        import ctypes   # here, not at the top: only --direct needs it, and it costs every start a few ms
         try:
             func = ctypes.CDLL(None, use_errno=True).statx
             func.argtypes = (ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_uint, ctypes.c_void_p)
@@ -296,6 +295,7 @@ def statx_dio_alignment(fd):
     func = _statx_function()
     if func is None:
         return None
+    import ctypes
     buf = ctypes.create_string_buffer(_STATX_SIZE)
     if func(fd, b'', _AT_EMPTY_PATH, _STATX_DIOALIGN, buf) != 0:
         return None
@@ -1199,61 +1199,120 @@ def copy_entry(src, dst, options):
 # Command line
 
 
-def _size_argument(text):
+USAGE = """usage: {0} [options] SOURCE DEST
+       {0} [options] SOURCE... DIRECTORY""".format(PROG)
+
+HELP = USAGE + """
+
+Copy files with large I/Os (one buffer per read and write), optionally with direct I/O or
+without filling the page cache. A regular destination is replaced atomically. '-' is standard
+input (as SOURCE) or standard output (as DEST).
+
+options:
+  -r, -R, --recursive   copy directories recursively (symbolic links as links)
+  -p                    preserve mode, ownership (when permitted) and timestamps
+  --buffer-size SIZE    size of each read and write: bytes or with k, M, G
+                        (default: buffer_size= in the config file, else {0})
+  --config PATH         config file (default: {1})
+  --direct              O_DIRECT reads and writes (buffered where the file system refuses it)
+  --nocache             drop the copied data from the page cache as the copy goes
+  --progress            report bytes copied, rate and ETA on stderr
+  --verify              compare the SHA-256 of source and destination after the copy
+  -h, --help            show this help and exit
+""".format(DEFAULT_BUFFER_SIZE, DEFAULT_CONFIG)
+
+# option -> Options field; the long options that take a value
+_SHORT_OPTIONS = {'r': 'recursive', 'R': 'recursive', 'p': 'preserve', 'h': 'help'}
+_LONG_OPTIONS = {'--recursive': 'recursive', '--buffer-size': 'buffer_size', '--config': 'config', '--direct': 'direct',
+                 '--nocache': 'nocache', '--progress': 'progress', '--verify': 'verify', '--help': 'help'}
+_VALUE_OPTIONS = ('--buffer-size', '--config')
+
+
+class UsageError(Exception):
+    """A bad command line; the message is printed after the usage."""
+
+
+def _long_option(word):
+    """(option, value or None) of '--name' or '--name=value'; a unique prefix names its option, as in GNU getopt."""
+    name, equals, value = word.partition('=')
+    matches = [name] if name in _LONG_OPTIONS else sorted(option for option in _LONG_OPTIONS if option.startswith(name))
+    if not matches:
+        raise UsageError('unrecognized option %s' % quote(word))
+    if len(matches) > 1:
+        raise UsageError('option %s is ambiguous; possibilities: %s' % (quote(name), ' '.join(matches)))
+    return matches[0], (value if equals else None)
+
+
+def parse_arguments(argv):
+    """(settings, paths) of a command line, GNU style: options anywhere, '--' ends them, '-' is a path.
+
+    settings maps the Options fields given to their values (True for a flag, the text for a value).
+    """
+    settings, paths = {}, []
+    words = iter(argv)
+    for word in words:
+        if word == '--':
+            paths.extend(words)
+        elif word.startswith('--'):
+            option, value = _long_option(word)
+            if option in _VALUE_OPTIONS:
+                if value is None:
+                    value = next(words, None)
+                if value is None:
+                    raise UsageError('option %s requires an argument' % quote(option))
+                settings[_LONG_OPTIONS[option]] = value
+            elif value is not None:
+                raise UsageError("option %s doesn't allow an argument" % quote(option))
+            else:
+                settings[_LONG_OPTIONS[option]] = True
+        elif word.startswith('-') and word != '-':
+            for letter in word[1:]:
+                if letter not in _SHORT_OPTIONS:
+                    raise UsageError('invalid option -- %s' % quote(letter))
+                settings[_SHORT_OPTIONS[letter]] = True
+        else:
+            paths.append(word)
+    return settings, paths
+
+
+def _buffer_size(settings):
+    """The buffer size: --buffer-size, else buffer_size= in the config file, else the default; UsageError."""
+    if 'buffer_size' in settings:
+        try:
+            return parse_size(settings['buffer_size'])
+        except ValueError as exc:
+            raise UsageError('argument --buffer-size: %s' % exc)
+    path = settings.get('config', DEFAULT_CONFIG)
     try:
-        return parse_size(text)
+        return parse_size(read_config(path).get('buffer_size', DEFAULT_BUFFER_SIZE))
     except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc))
-
-
-def build_parser():
-    parser = argparse.ArgumentParser(
-        prog=PROG,
-        usage='%(prog)s [options] SOURCE DEST\n       %(prog)s [options] SOURCE... DIRECTORY',
-        description='Copy files with large I/Os (one buffer per read and write), optionally with direct I/O '
-                    'or without filling the page cache. A regular destination is replaced atomically. '
-                    "'-' is standard input (as SOURCE) or standard output (as DEST).")
-    parser.add_argument('paths', nargs='+', metavar='PATH', help='sources, then the destination file or directory')
-    parser.add_argument('-r', '-R', '--recursive', action='store_true', help='copy directories recursively (symbolic links as links)')
-    parser.add_argument('-p', dest='preserve', action='store_true', help='preserve mode, ownership (when permitted) and timestamps')
-    parser.add_argument('--buffer-size', type=_size_argument, metavar='SIZE',
-                        help='size of each read and write: bytes or with k, M, G (default: buffer_size= in the config file, else %s)'
-                        % DEFAULT_BUFFER_SIZE)
-    parser.add_argument('--config', default=DEFAULT_CONFIG, metavar='PATH', help='config file (default: %(default)s)')
-    parser.add_argument('--direct', action='store_true', help='O_DIRECT reads and writes (buffered where the file system refuses it)')
-    parser.add_argument('--nocache', action='store_true', help='drop the copied data from the page cache as the copy goes')
-    parser.add_argument('--progress', action='store_true', help='report bytes copied, rate and ETA on stderr')
-    parser.add_argument('--verify', action='store_true', help='compare the SHA-256 of source and destination after the copy')
-    return parser
+        raise UsageError('%s: buffer_size: %s' % (path, exc))
+    except OSError as exc:
+        raise UsageError('cannot read %s: %s' % (path, describe(exc)))
 
 
 def parse_command_line(argv, stderr=None):
-    """(Options, sources, destination) of a command line; SystemExit(2) on a usage error."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if len(args.paths) < 2:
-        parser.error('missing destination file operand after %s' % quote(args.paths[0]))
-    sources, dest = args.paths[:-1], args.paths[-1]
+    """(Options, sources, destination) of a command line; UsageError on a bad one, SystemExit(0) after --help."""
+    settings, paths = parse_arguments(argv)
+    if settings.get('help'):
+        sys.stdout.write(HELP)
+        raise SystemExit(0)
+    if not paths:
+        raise UsageError('missing file operand')
+    if len(paths) < 2:
+        raise UsageError('missing destination file operand after %s' % quote(paths[0]))
+    sources, dest = paths[:-1], paths[-1]
     if '-' in sources and len(sources) > 1:
-        parser.error("'-' (standard input) must be the only source")
+        raise UsageError("'-' (standard input) must be the only source")
     if dest == '-' and len(sources) > 1:
-        parser.error("only one source can be copied to '-' (standard output)")
-    if args.verify and ('-' in sources or dest == '-'):
-        parser.error("--verify cannot be used with '-' (standard input or output)")
-    buffer_size = args.buffer_size
-    if buffer_size is None:
-        try:
-            config = read_config(args.config)
-            buffer_size = parse_size(config.get('buffer_size', DEFAULT_BUFFER_SIZE))
-        except ValueError as exc:
-            parser.error('%s: buffer_size: %s' % (args.config, exc))
-        except OSError as exc:
-            parser.error('cannot read %s: %s' % (args.config, describe(exc)))
+        raise UsageError("only one source can be copied to '-' (standard output)")
+    if settings.get('verify') and ('-' in sources or dest == '-'):
+        raise UsageError("--verify cannot be used with '-' (standard input or output)")
+    buffer_size = _buffer_size(settings)
     if buffer_size > MAX_BUFFER_SIZE:
-        parser.error('buffer size %d is larger than the maximum, 1G' % buffer_size)
-    options = Options(buffer_size=buffer_size, recursive=args.recursive, preserve=args.preserve, direct=args.direct,
-                      nocache=args.nocache, progress=args.progress, verify=args.verify, stderr=stderr)
-    return options, sources, dest
+        raise UsageError('buffer size %d is larger than the maximum, 1G' % buffer_size)
+    flags = dict((name, bool(settings.get(name))) for name in ('recursive', 'preserve', 'direct', 'nocache', 'progress', 'verify'))
+    return Options(buffer_size=buffer_size, stderr=stderr, **flags), sources, dest
 
 
 def _total_size(sources):
@@ -1320,8 +1379,11 @@ def main(argv=None, stderr=None):
     """Run the command line (sys.argv[1:] by default); the exit status."""
     try:
         options, sources, dest = parse_command_line(sys.argv[1:] if argv is None else argv, stderr)
+    except UsageError as exc:
+        (stderr or sys.stderr).write('%s\n%s: error: %s\nTry \'%s --help\' for more information.\n' % (USAGE, PROG, exc, PROG))
+        return 2
     except SystemExit as exc:
-        return exc.code if isinstance(exc.code, int) else 2
+        return exc.code
     previous = {}
     for name in _SIGNALS:
         signum = getattr(signal, name)

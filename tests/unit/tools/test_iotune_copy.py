@@ -93,6 +93,8 @@ def direct_supported(directory):
     ('1g', 1024 * MIB),
     ('1G', 1024 * MIB),
     (' 64k ', 64 * KIB),
+    ('8 M', 8 * MIB),
+    ('0008k', 8 * KIB),
 ])
 def test_parse_size_valid(text, expected):
     assert tool.parse_size(text) == expected
@@ -106,6 +108,11 @@ def test_parse_size_valid(text, expected):
     ('k', 'expected a number of bytes'),
     ('1t', 'expected a number of bytes'),
     ('8 MiB', 'expected a number of bytes'),
+    ('+8M', 'expected a number of bytes'),
+    ('1 2k', 'expected a number of bytes'),
+    ('\uff18M', 'expected a number of bytes'),     # a fullwidth 8: a digit to str.isdigit, not to the tool
+    ('8\u00b2', 'expected a number of bytes'),
+    ('kk', 'expected a number of bytes'),
     ('0', 'must be greater than 0'),
     ('0k', 'must be greater than 0'),
 ])
@@ -145,7 +152,11 @@ def test_buffer_size_from_config(tmp_path, config, argv, expected):
     (None, ['-', 'a', 'dir'], "'-' (standard input) must be the only source"),
     (None, ['a', 'b', '-'], "only one source can be copied to '-'"),
     (None, ['onlyone'], "missing destination file operand after 'onlyone'"),
-    (None, ['--bogus', 'a', 'b'], 'unrecognized arguments: --bogus'),
+    (None, [], 'missing file operand'),
+    (None, ['--bogus', 'a', 'b'], "unrecognized option '--bogus'"),
+    (None, ['--direct=yes', 'a', 'b'], "option '--direct' doesn't allow an argument"),
+    (None, ['a', 'b', '--buffer-size'], "option '--buffer-size' requires an argument"),
+    (None, ['-rx', 'a', 'b'], "invalid option -- 'x'"),
 ])
 def test_usage_errors(tmp_path, capsys, config, argv, message):
     path = tmp_path / 'copy.conf'
@@ -153,12 +164,56 @@ def test_usage_errors(tmp_path, capsys, config, argv, message):
         path.write_text(config)
     assert tool.main(['--config', str(path)] + argv) == 2
     err = capsys.readouterr().err
-    assert err.startswith('usage: iotune-copy')
-    assert message in err
+    assert err.startswith('usage: iotune-copy [options] SOURCE DEST\n')
+    error = err.splitlines()[2]
+    assert error.startswith('iotune-copy: error: ') and message in error
+    assert err.endswith("Try 'iotune-copy --help' for more information.\n")
     if 'invalid size' in message:
         assert '256k, 8M, 1g' in err
     if config is not None:
         assert str(path) in err
+
+
+@pytest.mark.parametrize('argv, settings, paths', [
+    (['a', 'b'], {}, ['a', 'b']),
+    (['-rp', '--direct', 'a', 'b'], {'recursive': True, 'preserve': True, 'direct': True}, ['a', 'b']),
+    (['a', '-R', 'b', '--nocache'], {'recursive': True, 'nocache': True}, ['a', 'b']),
+    (['--buffer-size', '256k', '--config=/x.conf', 'a', 'b'], {'buffer_size': '256k', 'config': '/x.conf'}, ['a', 'b']),
+    (['--buffer-size=1M', '--buffer-size', '2M', 'a', 'b'], {'buffer_size': '2M'}, ['a', 'b']),
+    (['--buf', '64k', '--prog', '--ver', 'a', 'b'], {'buffer_size': '64k', 'progress': True, 'verify': True}, ['a', 'b']),
+    (['--buffer-size', '--direct', 'a', 'b'], {'buffer_size': '--direct'}, ['a', 'b']),
+    (['-', 'out'], {}, ['-', 'out']),
+    (['--', '-r', '--direct', 'b'], {}, ['-r', '--direct', 'b']),
+    (['-p', '--', '--', 'b'], {'preserve': True}, ['--', 'b']),
+    (['-h'], {'help': True}, []),
+])
+def test_parse_arguments(argv, settings, paths):
+    assert tool.parse_arguments(argv) == (settings, paths)
+
+
+def test_ambiguous_long_option(monkeypatch):
+    monkeypatch.setitem(tool._LONG_OPTIONS, '--preserve', 'preserve')
+    with pytest.raises(tool.UsageError) as info:
+        tool.parse_arguments(['--pr', 'a', 'b'])
+    assert str(info.value) == "option '--pr' is ambiguous; possibilities: --preserve --progress"
+    assert tool.parse_arguments(['--pres', 'a', 'b']) == ({'preserve': True}, ['a', 'b'])
+
+
+def test_help_goes_to_stdout_and_exits_0(capsys):
+    assert tool.main(['--help', 'ignored']) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith('usage: iotune-copy [options] SOURCE DEST\n')
+    for option in ('--recursive', '-p ', '--buffer-size SIZE', '--config PATH', '--direct', '--nocache', '--progress', '--verify',
+                   '--help'):
+        assert option in out
+    assert tool.DEFAULT_CONFIG in out and err == ''
+
+
+def test_options_from_command_line(tmp_path):
+    options, sources, dest = tool.parse_command_line(['--config', str(tmp_path / 'none'), '-rp', '--nocache', 'a', 'b', 'c'])
+    assert (options.recursive, options.preserve, options.nocache, options.direct, options.progress, options.verify) == (
+        True, True, True, False, False, False)
+    assert (sources, dest) == (['a', 'b'], 'c')
 
 
 # ---------------------------------------------------------------------------
