@@ -643,7 +643,7 @@ def normalize_copy_tools(tools):
     size = tools.get('buffer_size')
     return {
         'state': tools.get('state') or 'present',
-        'buffer_size': COPY_BUFFER_DEFAULT if size is None else validate_buffer_size(size, 'buffer_size', []),
+        'buffer_size': COPY_BUFFER_DEFAULT if size is None else as_size(size),
     }
 
 

@@ -50,7 +50,7 @@ mount "$loop_xfs" "$work/xfs"
 
 # 300 MiB and an unaligned tail of 1000 bytes
 head -c $((300 * 1048576 + 1000)) /dev/urandom >"$work/ext4/data.bin"
-IOTUNE_COPY_CONF=$work/etc/iotune/copy.conf "$copy" "$work/ext4/data.bin" "$work/xfs/buffered.bin"
+"$copy" --config "$work/etc/iotune/copy.conf" "$work/ext4/data.bin" "$work/xfs/buffered.bin"
 cmp "$work/ext4/data.bin" "$work/xfs/buffered.bin"
 "$copy" --direct --verify "$work/ext4/data.bin" "$work/xfs/direct.bin" 2>"$work/direct.err"
 cmp "$work/ext4/data.bin" "$work/xfs/direct.bin"
@@ -133,9 +133,9 @@ report_checks "$pol/host/harden-latest.json" compliant true || { echo "FAIL: har
 grep -qx 'buffer_size=16M' "$pol/etc/iotune/copy.conf" || { cat "$pol/etc/iotune/copy.conf"; echo "FAIL: copy.conf"; exit 1; }
 [ "$(head -1 "$pol/bin/iotune-copy")" = '#!/usr/bin/python3 -IS' ] || { head -1 "$pol/bin/iotune-copy"; echo "FAIL: interpreter line"; exit 1; }
 # isolated: a PYTHONPATH that would shadow the standard library is ignored
-mkdir -p "$pol/shadow" && echo 'raise SystemExit("shadowed")' >"$pol/shadow/argparse.py"
+mkdir -p "$pol/shadow" && echo 'raise SystemExit("shadowed")' >"$pol/shadow/queue.py"   # a module iotune-copy imports
 rm -f "$work/xfs/buffered.bin" "$work/xfs/direct.bin" "$work/xfs/data.gz"   # room on the 1200 MiB file system
-PYTHONPATH=$pol/shadow IOTUNE_COPY_CONF=$pol/etc/iotune/copy.conf "$pol/bin/iotune-copy" --verify "$work/ext4/data.bin" "$work/xfs/policy.bin"
+PYTHONPATH=$pol/shadow "$pol/bin/iotune-copy" --config "$pol/etc/iotune/copy.conf" --verify "$work/ext4/data.bin" "$work/xfs/policy.bin"
 cmp "$work/ext4/data.bin" "$work/xfs/policy.bin"
 playbook harden_io || { tail -30 "$pol/harden_io.log"; echo "FAIL: second harden_io.yml"; exit 1; }
 report_checks "$pol/host/harden-latest.json" compliant false || { echo "FAIL: second harden report"; exit 1; }
