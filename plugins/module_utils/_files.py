@@ -2,7 +2,7 @@
 # Copyright: iotune.storage contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Reading the host's files the way every gatherer needs: never raising."""
+"""Reading the host's files the way every gatherer needs (never raising), and file modes as users write them."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
@@ -24,3 +24,14 @@ def read_text(path, errors=None, missing_ok=False, decode_errors='replace', newl
         if errors is not None and not (missing_ok and getattr(exc, 'errno', None) == errno.ENOENT):
             errors.append('cannot read %s: %s' % (path, exc.strerror or exc))
         return None
+
+
+def parse_mode(value, where):
+    """A file mode given as an octal string (``'0640'``) or number; ValueError naming ``where`` otherwise."""
+    try:
+        mode = int(str(value), 8)
+    except ValueError:
+        mode = -1
+    if not 0 <= mode <= 0o7777:
+        raise ValueError('%s: mode must be octal such as 0755 or 0644, got %r' % (where, value))
+    return mode

@@ -124,16 +124,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.iotune.storage.plugins.module_utils._apply import apply_directory, remove_file
 from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS, apply_changes, file_diffs, finish
 from ansible_collections.iotune.storage.plugins.module_utils._copy_tools_plan import plan_copy_tools
-
-
-def parse_mode(value, where):
-    try:
-        mode = int(str(value), 8)
-    except ValueError:
-        mode = -1
-    if not 0 <= mode <= 0o7777:
-        raise ValueError('%s: mode must be octal such as 0755 or 0644, got %r' % (where, value))
-    return mode
+from ansible_collections.iotune.storage.plugins.module_utils._files import parse_mode
 
 
 def build_diff(plan):

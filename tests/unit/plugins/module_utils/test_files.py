@@ -8,7 +8,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.iotune.storage.plugins.module_utils._files import read_text
+from ansible_collections.iotune.storage.plugins.module_utils._files import parse_mode, read_text
 
 
 def test_reads_text(tmp_path):
@@ -36,3 +36,14 @@ def test_unreadable_path_is_always_reported(tmp_path):
     errors = []
     assert read_text(str(tmp_path), errors, missing_ok=True) is None
     assert errors == ['cannot read %s: Is a directory' % tmp_path]
+
+
+@pytest.mark.parametrize('value, mode', [('0640', 0o640), ('755', 0o755), (644, 0o644), ('4755', 0o4755), ('0', 0)])
+def test_parse_mode(value, mode):
+    assert parse_mode(value, 'mode') == mode
+
+
+@pytest.mark.parametrize('value', ['rwx', '0888', '17777', '-1', ''])
+def test_parse_mode_refuses_what_is_not_an_octal_mode(value):
+    with pytest.raises(ValueError, match=r"^dir_mode: mode must be octal such as 0755 or 0644, got "):
+        parse_mode(value, 'dir_mode')
