@@ -2,7 +2,8 @@
 
 Files under /etc and /usr/local (content, mode, owner; link targets), every
 /sys/block/*/queue attribute, every /proc/sys/vm value and every mount's live
-options. Prints one JSON object {item: sha256}; compare two runs with --diff.
+options. Prints one JSON object {item: sha256}, or with --save FILE writes it to FILE
+(mode 0600); compare two runs with --diff FILE.
 """
 import hashlib
 import json
@@ -62,8 +63,14 @@ def main():
             before = json.load(handle)
         changed = sorted(k for k in set(before) | set(now) if before.get(k) != now.get(k))
         print(json.dumps({"items": len(now), "changed": changed}))
-    else:
+    elif len(sys.argv) == 3 and sys.argv[1] == "--save":
+        fd = os.open(sys.argv[2], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(json.dumps(now, sort_keys=True) + "\n")
+    elif len(sys.argv) == 1:
         print(json.dumps(now, sort_keys=True))
+    else:
+        sys.exit("usage: state_digest.py [--diff FILE | --save FILE]")
 
 
 if __name__ == "__main__":
