@@ -31,7 +31,10 @@ in sysfs, else 4096. Buffers are page-aligned mmap areas, their size a multiple 
 alignment of both files. The unaligned tail of a file (size not a multiple of the
 alignment) is written with O_DIRECT cleared on the same descriptor (fcntl F_SETFL), then
 the file is synced; no padding, so it is right for block-device destinations too. A file
-system that refuses O_DIRECT is copied buffered, with one message per file system.
+system that refuses O_DIRECT is copied buffered, with one message per file system. When both
+ends are direct, ``--streams`` threads (default 8) each read a buffer and write it, chunks taken
+in file order, so that several I/Os are in flight at once: with direct I/O nothing else (no
+read-ahead, no write-back) keeps the device busy between one I/O and the next.
 
 ``--nocache`` drops the pages it read from the page cache after each read, and the pages
 it wrote after each 64 MiB (fdatasync, then POSIX_FADV_DONTNEED) and at the end.
@@ -62,6 +65,9 @@ MAX_BUFFER_SIZE = 1024 ** 3
 DEFAULT_ALIGNMENT = 4096
 NOCACHE_FLUSH_BYTES = 64 * 1024 * 1024
 READ_AHEAD_BUFFERS = 2
+DEFAULT_STREAMS = 8
+MAX_STREAMS = 64
+MAX_STREAM_MEMORY = 1024 ** 3
 PROGRESS_INTERVAL = 0.5
 TEMP_MARK = '.iotune-copy-'
 SIZE_FORMS = 'a number of bytes (e.g. 1048576) or a number followed by k, M or G (binary multiples, any case: 256k, 8M, 1g)'
@@ -475,8 +481,9 @@ class Options:
     """What to do, and the state of one run (messages, progress, failure)."""
 
     def __init__(self, buffer_size=8 * 1024 * 1024, recursive=False, preserve=False, direct=False,
-                 nocache=False, progress=False, verify=False, stderr=None):
+                 nocache=False, progress=False, verify=False, streams=DEFAULT_STREAMS, stderr=None):
         self.buffer_size = buffer_size
+        self.streams = streams
         self.recursive = recursive
         self.preserve = preserve
         self.direct = direct
@@ -657,7 +664,11 @@ def copy_data(src, dst, size, options):
     """
     alignment = common_alignment(src.alignment if src.direct else 1, dst.alignment if dst.direct else 1)
     length = buffer_length(options.buffer_size, alignment, size if src.positional else None)
-    buffers = [mmap.mmap(-1, length) for dummy in range(READ_AHEAD_BUFFERS if src.positional else 1)]
+    if _concurrent(src, dst):
+        count = min(options.streams, max(1, -(-size // length)))
+    else:
+        count = READ_AHEAD_BUFFERS if src.positional else 1
+    buffers = [mmap.mmap(-1, length) for dummy in range(count)]
     views = [memoryview(buf) for buf in buffers]
     try:
         if src.positional:
@@ -696,7 +707,98 @@ def _copy_extents(src, dst, size, views, alignment, options):
     position = _Position(options)
     if kernel_copy_allowed(src, dst, options):
         plan = _kernel_copy_extents(src, dst, size, plan, position, options.buffer_size)
+    if _concurrent(src, dst):
+        return _concurrent_copy(src, dst, size, plan_chunks(plan, size, len(views[0])), views, position, alignment)
     return _read_ahead_copy(src, dst, size, plan, views, position)
+
+
+def _concurrent(src, dst):
+    """Whether the copy goes in --streams threads: direct I/O at both ends, both positional."""
+    return src.direct and dst.direct and src.positional and dst.positional
+
+
+def plan_chunks(plan, size, length):
+    """(offset, length) of every read of the plan, in order: length bytes at most, none starting at or past size."""
+    chunks = []
+    for start, end in plan:
+        for offset in range(start, min(end, size), length):
+            chunks.append((offset, min(length, end - offset)))
+    return chunks
+
+
+def _copy_chunk(src, dst, size, view, offset, want):
+    """Read want bytes at offset into view and write what is data; the bytes copied."""
+    count = src.read(view[:want], offset)
+    valid = max(0, min(count, size - offset))
+    if valid:
+        dst.write(view[:valid], offset)
+    return valid
+
+
+def _concurrent_copy(src, dst, size, chunks, views, position, alignment):
+    """Copy the chunks in one thread per buffer, each reading a chunk and writing it; return the size the destination must have.
+
+    Up to len(views) reads and writes are in flight at once. A chunk that ends in an unaligned
+    tail is copied last, in this thread, once the others have stopped: writing the tail clears
+    O_DIRECT on the descriptor (Endpoint.write), which must not happen under another thread's I/O.
+    A chunk copied short of size means that the source shrank: no further chunk is started and
+    the copy ends there. The threads only do I/O; errors, progress and signals are handled here.
+    """
+    chunks = list(chunks)
+    tail = chunks.pop() if chunks and size % alignment and sum(chunks[-1]) > size else None
+    pending = iter(chunks)
+    lock, stop, events = threading.Lock(), threading.Event(), queue.Queue()
+
+    def stream(view):
+        try:
+            while not stop.is_set():
+                with lock:
+                    chunk = next(pending, None)
+                if chunk is None:
+                    break
+                events.put(('done', chunk, _copy_chunk(src, dst, size, view, *chunk)))
+        except BaseException as exc:  # handed to this thread, which raises it
+            events.put(('error', exc))
+        finally:
+            events.put(('exit',))
+
+    threads = [threading.Thread(target=stream, args=(view,), name='iotune-copy-stream', daemon=True)
+               for view in views[:max(1, min(len(views), len(chunks)))]]
+    end, error, copied, index = size, None, {}, 0
+    try:
+        for thread in threads:
+            thread.start()
+        running = len(threads)
+        while running:
+            item = events.get()
+            if item[0] == 'exit':
+                running -= 1
+            elif item[0] == 'error':
+                error = error or item[1]
+                stop.set()
+            else:
+                (offset, want), count = item[1], item[2]
+                if count < want and offset + count < size:
+                    end = min(end, offset + count)
+                    stop.set()
+                copied[offset] = count
+                while index < len(chunks) and chunks[index][0] in copied:
+                    position.to(chunks[index][0])
+                    position.to(chunks[index][0] + copied.pop(chunks[index][0]))
+                    index += 1
+    finally:
+        stop.set()
+        for thread in threads:
+            if thread.ident is not None:
+                thread.join()
+    if error is not None:
+        raise error
+    if tail is not None and end == size:
+        position.to(tail[0])
+        count = _copy_chunk(src, dst, size, views[0], *tail)
+        end = min(end, tail[0] + count)
+    position.to(end)
+    return end
 
 
 def _kernel_copy_extents(src, dst, size, plan, position, chunk):
@@ -1215,17 +1317,20 @@ options:
                         (default: buffer_size= in the config file, else {0})
   --config PATH         config file (default: {1})
   --direct              O_DIRECT reads and writes (buffered where the file system refuses it)
+  --streams N           with --direct: copy N buffers at once, each read and written by its
+                        own thread (1-{2}; default {3}, fewer when N buffers would pass 1G)
   --nocache             drop the copied data from the page cache as the copy goes
   --progress            report bytes copied, rate and ETA on stderr
   --verify              compare the SHA-256 of source and destination after the copy
   -h, --help            show this help and exit
-""".format(DEFAULT_BUFFER_SIZE, DEFAULT_CONFIG)
+""".format(DEFAULT_BUFFER_SIZE, DEFAULT_CONFIG, MAX_STREAMS, DEFAULT_STREAMS)
 
 # option -> Options field; the long options that take a value
 _SHORT_OPTIONS = {'r': 'recursive', 'R': 'recursive', 'p': 'preserve', 'h': 'help'}
 _LONG_OPTIONS = {'--recursive': 'recursive', '--buffer-size': 'buffer_size', '--config': 'config', '--direct': 'direct',
-                 '--nocache': 'nocache', '--progress': 'progress', '--verify': 'verify', '--help': 'help'}
-_VALUE_OPTIONS = ('--buffer-size', '--config')
+                 '--nocache': 'nocache', '--progress': 'progress', '--streams': 'streams', '--verify': 'verify',
+                 '--help': 'help'}
+_VALUE_OPTIONS = ('--buffer-size', '--config', '--streams')
 
 
 class UsageError(Exception):
@@ -1291,6 +1396,21 @@ def _buffer_size(settings):
         raise UsageError('cannot read %s: %s' % (path, describe(exc)))
 
 
+def _streams(settings, buffer_size):
+    """The number of --direct streams: --streams N (1 to MAX_STREAMS, N buffers within 1G), else the default; UsageError."""
+    if 'streams' not in settings:
+        return max(1, min(DEFAULT_STREAMS, MAX_STREAM_MEMORY // buffer_size))
+    text = settings['streams'].strip()
+    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= MAX_STREAMS:
+        raise UsageError('argument --streams: invalid value %s: expected a whole number from 1 to %d'
+                         % (quote(settings['streams']), MAX_STREAMS))
+    streams = int(text)
+    if streams * buffer_size > MAX_STREAM_MEMORY:
+        raise UsageError('argument --streams: %d buffers of %d bytes pass 1G; use fewer streams or a smaller --buffer-size'
+                         % (streams, buffer_size))
+    return streams
+
+
 def parse_command_line(argv, stderr=None):
     """(Options, sources, destination) of a command line; UsageError on a bad one, SystemExit(0) after --help."""
     settings, paths = parse_arguments(argv)
@@ -1312,7 +1432,10 @@ def parse_command_line(argv, stderr=None):
     if buffer_size > MAX_BUFFER_SIZE:
         raise UsageError('buffer size %d is larger than the maximum, 1G' % buffer_size)
     flags = dict((name, bool(settings.get(name))) for name in ('recursive', 'preserve', 'direct', 'nocache', 'progress', 'verify'))
-    return Options(buffer_size=buffer_size, stderr=stderr, **flags), sources, dest
+    if 'streams' in settings and not settings.get('direct'):
+        raise UsageError('argument --streams: only with --direct (buffered copies are kept busy by the kernel\'s read-ahead and write-back)')
+    streams = _streams(settings, buffer_size)
+    return Options(buffer_size=buffer_size, streams=streams, stderr=stderr, **flags), sources, dest
 
 
 def _total_size(sources):

@@ -157,6 +157,12 @@ def test_buffer_size_from_config(tmp_path, config, argv, expected):
     (None, ['--direct=yes', 'a', 'b'], "option '--direct' doesn't allow an argument"),
     (None, ['a', 'b', '--buffer-size'], "option '--buffer-size' requires an argument"),
     (None, ['-rx', 'a', 'b'], "invalid option -- 'x'"),
+    (None, ['--direct', '--streams', '0', 'a', 'b'], "argument --streams: invalid value '0': expected a whole number from 1 to 64"),
+    (None, ['--direct', '--streams', '65', 'a', 'b'], "argument --streams: invalid value '65'"),
+    (None, ['--direct', '--streams=four', 'a', 'b'], "argument --streams: invalid value 'four'"),
+    (None, ['--direct', '--streams', '-2', 'a', 'b'], "argument --streams: invalid value '-2'"),
+    (None, ['--streams', '4', 'a', 'b'], 'argument --streams: only with --direct'),
+    (None, ['--direct', '--streams', '33', '--buffer-size', '32M', 'a', 'b'], '33 buffers of 33554432 bytes pass 1G'),
 ])
 def test_usage_errors(tmp_path, capsys, config, argv, message):
     path = tmp_path / 'copy.conf'
@@ -203,7 +209,7 @@ def test_help_goes_to_stdout_and_exits_0(capsys):
     assert tool.main(['--help', 'ignored']) == 0
     out, err = capsys.readouterr()
     assert out.startswith('usage: iotune-copy [options] SOURCE DEST\n')
-    for option in ('--recursive', '-p ', '--buffer-size SIZE', '--config PATH', '--direct', '--nocache', '--progress', '--verify',
+    for option in ('--recursive', '-p ', '--buffer-size SIZE', '--config PATH', '--direct', '--nocache', '--progress', '--verify', '--streams N',
                    '--help'):
         assert option in out
     assert tool.DEFAULT_CONFIG in out and err == ''
@@ -214,6 +220,20 @@ def test_options_from_command_line(tmp_path):
     assert (options.recursive, options.preserve, options.nocache, options.direct, options.progress, options.verify) == (
         True, True, True, False, False, False)
     assert (sources, dest) == (['a', 'b'], 'c')
+
+
+@pytest.mark.parametrize('argv, streams', [
+    ([], 8),
+    (['--buffer-size', '256M'], 4),
+    (['--buffer-size', '1G'], 1),
+    (['--direct', '--streams', '3'], 3),
+    (['--direct', '--streams', '64', '--buffer-size', '16M'], 64),
+    (['--direct', '--streams', '1', '--buffer-size', '1G'], 1),
+])
+def test_streams_default_and_limits(tmp_path, argv, streams):
+    """8 streams by default, fewer where 8 buffers would pass 1G; --streams within 1-64 and 1G of buffers."""
+    options = tool.parse_command_line(['--config', str(tmp_path / 'none')] + argv + ['a', 'b'])[0]
+    assert options.streams == streams
 
 
 # ---------------------------------------------------------------------------
@@ -274,6 +294,18 @@ def test_buffer_length(buffer_size, alignment, size, expected):
 ])
 def test_plan_extents(extents, size, alignment, expected):
     assert tool.plan_extents(extents, size, alignment) == expected
+
+
+@pytest.mark.parametrize('plan, size, length, expected', [
+    ([], 100, 64, []),
+    ([(0, 128)], 128, 64, [(0, 64), (64, 64)]),
+    ([(0, 4096)], 4000, 1024, [(0, 1024), (1024, 1024), (2048, 1024), (3072, 1024)]),
+    ([(0, 512), (8192, 12288)], 10000, 4096, [(0, 512), (8192, 4096)]),
+    ([(0, 8192)], 8192, 3072, [(0, 3072), (3072, 3072), (6144, 2048)]),
+    ([(0, 8192)], 4096, 4096, [(0, 4096)]),
+])
+def test_plan_chunks(plan, size, length, expected):
+    assert tool.plan_chunks(plan, size, length) == expected
 
 
 def _fake_sysfs(root, entries):
@@ -347,7 +379,8 @@ def test_dio_alignment_real_file(tmp_path):
 SIZES = [0, 1, 4095, 4096, 4097, BUF - 1, BUF, BUF + 1, 3 * BUF + 4321]
 
 
-@pytest.mark.parametrize('flags', [[], ['--direct'], ['--nocache'], ['--direct', '--nocache']], ids=lambda f: ' '.join(f) or 'plain')
+@pytest.mark.parametrize('flags', [[], ['--direct'], ['--nocache'], ['--direct', '--nocache'], ['--direct', '--streams', '1'],
+                                   ['--direct', '--streams', '3']], ids=lambda f: ' '.join(f) or 'plain')
 @pytest.mark.parametrize('size', SIZES)
 def test_copy_sizes(tmp_path, size, flags):
     content = data(size, size)
@@ -400,23 +433,29 @@ def test_direct_writes_aligned_part_with_o_direct_and_tail_without(tmp_path, mon
     fd = os.open(src, os.O_RDONLY)
     alignment = tool.dio_alignment(fd)
     os.close(fd)
-    calls = []
+    calls, in_flight = [], []
     real_write_at = tool.write_at
 
     def spy(fd, view, offset):
-        calls.append((offset, len(view), bool(fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_DIRECT)))
-        return real_write_at(fd, view, offset)
+        direct = bool(fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_DIRECT)
+        calls.append((offset, len(view), direct, len(in_flight)))
+        in_flight.append(offset)
+        try:
+            time.sleep(0.05 if len(view) == BUF else 0)  # the full chunks are still being written when the tail is read
+            return real_write_at(fd, view, offset)
+        finally:
+            in_flight.remove(offset)
 
     monkeypatch.setattr(tool, 'write_at', spy)
     rc, err = run_main(['--direct', '--buffer-size', '64k', src, tmp_path / 'dst'])
     assert (rc, err) == (0, '')
     assert read(tmp_path / 'dst') == content
     head = tool.align_down(4321, alignment)
-    expected = [(0, BUF, True), (BUF, BUF, True), (2 * BUF, BUF, True)]
-    if head:
-        expected.append((3 * BUF, head, True))
-    expected.append((3 * BUF + head, 4321 - head, False))
-    assert calls == expected
+    tail = [(3 * BUF, head, True)] if head else []
+    tail.append((3 * BUF + head, 4321 - head, False))
+    # the full chunks in parallel streams, in any order; the tail alone after them, O_DIRECT off only for its end
+    assert sorted(call[:3] for call in calls[:-len(tail)]) == [(0, BUF, True), (BUF, BUF, True), (2 * BUF, BUF, True)]
+    assert calls[-len(tail):] == [call + (0,) for call in tail]
 
 
 def test_direct_refused_falls_back_once(tmp_path, monkeypatch):
@@ -450,6 +489,98 @@ def test_direct_einval_during_io_falls_back(tmp_path, monkeypatch):
     assert rc == 0
     assert read(tmp_path / 'dst') == content
     assert err.count(FALLBACK) == 1
+
+
+def _stream_threads():
+    return [thread for thread in threading.enumerate() if thread.name == 'iotune-copy-stream']
+
+
+@pytest.mark.parametrize('streams', [1, 3, 8])
+def test_direct_streams_keep_that_many_reads_in_flight(tmp_path, monkeypatch, streams):
+    """--streams N: N chunks are read at once (each stream reads, then writes its own buffer), never more."""
+    if not direct_supported(tmp_path):
+        pytest.skip('no O_DIRECT on %s' % tmp_path)
+    chunks = 12
+    lock = threading.Lock()
+    state = {'now': 0, 'peak': 0}
+    real_read_at = tool.read_at
+
+    def read_at(fd, view, offset):
+        with lock:
+            state['now'] += 1
+            state['peak'] = max(state['peak'], state['now'])
+        deadline = time.monotonic() + 5
+        while state['now'] < min(streams, chunks) and state['peak'] < streams and time.monotonic() < deadline:
+            time.sleep(0.002)
+        time.sleep(0.01)  # room for a read that should not start
+        try:
+            return real_read_at(fd, view, offset)
+        finally:
+            with lock:
+                state['now'] -= 1
+
+    monkeypatch.setattr(tool, 'read_at', read_at)
+    content = data(chunks * BUF, 20)
+    src = write(tmp_path / 'src', content)
+    rc, err = run_main(['--direct', '--streams', streams, '--buffer-size', '64k', src, tmp_path / 'dst'])
+    assert (rc, err) == (0, '')
+    assert read(tmp_path / 'dst') == content
+    assert state['peak'] == streams
+    assert _stream_threads() == []
+
+
+def test_direct_streams_not_more_than_the_chunks(tmp_path, monkeypatch):
+    """A file of two buffers gets two streams (and two buffers), whatever --streams says."""
+    if not direct_supported(tmp_path):
+        pytest.skip('no O_DIRECT on %s' % tmp_path)
+    started = []
+    real_thread = threading.Thread
+
+    def thread(*args, **kwargs):
+        started.append(kwargs.get('name'))
+        return real_thread(*args, **kwargs)
+
+    monkeypatch.setattr(tool.threading, 'Thread', thread)
+    content = data(2 * BUF, 21)
+    src = write(tmp_path / 'src', content)
+    rc, err = run_main(['--direct', '--streams', '8', '--buffer-size', '64k', src, tmp_path / 'dst'])
+    assert (rc, err) == (0, '')
+    assert read(tmp_path / 'dst') == content
+    assert started == ['iotune-copy-stream'] * 2
+
+
+def test_direct_streams_stop_where_the_source_shrank(tmp_path, monkeypatch):
+    """Reads past a point return nothing (the file was truncated during the copy): the copy ends there."""
+    if not direct_supported(tmp_path):
+        pytest.skip('no O_DIRECT on %s' % tmp_path)
+    real_read_at = tool.read_at
+
+    def read_at(fd, view, offset):
+        return 0 if offset >= 5 * BUF else real_read_at(fd, view, offset)
+
+    monkeypatch.setattr(tool, 'read_at', read_at)
+    content = data(12 * BUF + 100, 22)
+    src = write(tmp_path / 'src', content)
+    rc, err = run_main(['--direct', '--streams', '4', '--buffer-size', '64k', '--progress', src, tmp_path / 'dst'])
+    assert rc == 0, err
+    assert read(tmp_path / 'dst') == content[:5 * BUF]
+    assert _stream_threads() == []
+
+
+@pytest.mark.parametrize('failure, status, message', [
+    (OSError(errno.ENOSPC, 'No space left on device'), 1, "iotune-copy: error writing '{dst}': No space left on device\n"),
+    (signal.SIGINT, 130, ''),
+], ids=['ENOSPC', 'SIGINT'])
+def test_direct_streams_failure_stops_all_and_leaves_nothing(tmp_path, monkeypatch, failure, status, message):
+    if not direct_supported(tmp_path):
+        pytest.skip('no O_DIRECT on %s' % tmp_path)
+    monkeypatch.setattr(tool, 'write_at', _failing(tool.write_at, 3, failure))
+    src = write(tmp_path / 'src', data(16 * BUF, 23))
+    dst = tmp_path / 'dst'
+    rc, err = run_main(['--direct', '--streams', '4', '--buffer-size', '64k', src, dst])
+    assert (rc, err) == (status, message.format(dst=dst))
+    assert temp_files(tmp_path) == [] and not os.path.exists(str(dst))
+    assert _stream_threads() == []
 
 
 def test_statx_without_direct_io_copies_buffered(tmp_path, monkeypatch):
