@@ -18,7 +18,8 @@ regular files hands each buffer-sized chunk to the kernel with copy_file_range(2
 does: no copy through user space, and a reflink or a server-side copy where the file system
 offers one; where the kernel declines (another file system type, a device, a pipe), the tool
 reads and writes. From a file or a block device, a second thread reads the next buffer while
-the last one is written (two buffers), so the source and the destination are busy at once.
+the last one is written (two buffers; with direct I/O at both ends, ``--streams`` below), so the
+source and the destination are busy at once.
 Only the data extents of sparse files are copied
 (SEEK_DATA/SEEK_HOLE); holes stay holes. A regular destination is written under a
 temporary name in its directory (``.<name>.iotune-copy-<random>``), synced and renamed

@@ -536,9 +536,9 @@ def test_direct_streams_not_more_than_the_chunks(tmp_path, monkeypatch):
     started = []
     real_thread = threading.Thread
 
-    def thread(*args, **kwargs):
+    def thread(target=None, **kwargs):
         started.append(kwargs.get('name'))
-        return real_thread(*args, **kwargs)
+        return real_thread(target=target, **kwargs)
 
     monkeypatch.setattr(tool.threading, 'Thread', thread)
     content = data(2 * BUF, 21)

@@ -57,7 +57,10 @@ cmp "$work/ext4/data.bin" "$work/xfs/direct.bin"
 ! grep -q "O_DIRECT not supported" "$work/direct.err" || { echo "FAIL: ext4/xfs refused O_DIRECT"; exit 1; }
 "$copy" --direct --nocache "$work/xfs/direct.bin" "$work/ext4/back.bin"
 cmp "$work/ext4/data.bin" "$work/ext4/back.bin"
-echo "ok   iotune-copy: buffered, --direct (unaligned tail) and --nocache between ext4 and xfs, byte for byte"
+"$copy" --direct --streams 3 --buffer-size 1M "$work/xfs/direct.bin" "$work/ext4/streams.bin"
+cmp "$work/ext4/data.bin" "$work/ext4/streams.bin"
+rm -f "$work/ext4/streams.bin"
+echo "ok   iotune-copy: buffered, --direct (8 and 3 streams, unaligned tail) and --nocache between ext4 and xfs, byte for byte"
 
 # sparse: 512 MiB with two 1 MiB data extents
 truncate -s 512M "$work/xfs/sparse.img"
