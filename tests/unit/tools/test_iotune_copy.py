@@ -65,6 +65,11 @@ def temp_files(directory):
     return sorted(name for name in os.listdir(str(directory)) if tool.TEMP_MARK in name)
 
 
+def copy_threads():
+    """The tool's threads still alive: its read-ahead reader and its --streams threads."""
+    return [thread for thread in threading.enumerate() if thread.name in ('iotune-copy-reader', 'iotune-copy-stream')]
+
+
 def direct_supported(directory):
     """Whether the file system of directory takes O_DIRECT (the tool's path is asserted either way)."""
     path = os.path.join(str(directory), '.probe-direct')
@@ -491,10 +496,6 @@ def test_direct_einval_during_io_falls_back(tmp_path, monkeypatch):
     assert err.count(FALLBACK) == 1
 
 
-def _stream_threads():
-    return [thread for thread in threading.enumerate() if thread.name == 'iotune-copy-stream']
-
-
 @pytest.mark.parametrize('streams', [1, 3, 8])
 def test_direct_streams_keep_that_many_reads_in_flight(tmp_path, monkeypatch, streams):
     """--streams N: N chunks are read at once (each stream reads, then writes its own buffer), never more."""
@@ -526,7 +527,7 @@ def test_direct_streams_keep_that_many_reads_in_flight(tmp_path, monkeypatch, st
     assert (rc, err) == (0, '')
     assert read(tmp_path / 'dst') == content
     assert state['peak'] == streams
-    assert _stream_threads() == []
+    assert copy_threads() == []
 
 
 def test_direct_streams_not_more_than_the_chunks(tmp_path, monkeypatch):
@@ -564,7 +565,7 @@ def test_direct_streams_stop_where_the_source_shrank(tmp_path, monkeypatch):
     rc, err = run_main(['--direct', '--streams', '4', '--buffer-size', '64k', '--progress', src, tmp_path / 'dst'])
     assert rc == 0, err
     assert read(tmp_path / 'dst') == content[:5 * BUF]
-    assert _stream_threads() == []
+    assert copy_threads() == []
 
 
 @pytest.mark.parametrize('failure, status, message', [
@@ -580,7 +581,7 @@ def test_direct_streams_failure_stops_all_and_leaves_nothing(tmp_path, monkeypat
     rc, err = run_main(['--direct', '--streams', '4', '--buffer-size', '64k', src, dst])
     assert (rc, err) == (status, message.format(dst=dst))
     assert temp_files(tmp_path) == [] and not os.path.exists(str(dst))
-    assert _stream_threads() == []
+    assert copy_threads() == []
 
 
 def test_statx_without_direct_io_copies_buffered(tmp_path, monkeypatch):
@@ -1042,15 +1043,11 @@ def test_failed_copy_leaves_no_partial_file(tmp_path, monkeypatch, existing, fai
     assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == handlers
     assert (rc, err) == (status, message.format(dst=dst))
     assert temp_files(tmp_path) == []
-    assert _reader_threads() == []
+    assert copy_threads() == []
     if existing is None:
         assert not os.path.exists(str(dst))
     else:
         assert read(dst) == existing
-
-
-def _reader_threads():
-    return [thread for thread in threading.enumerate() if thread.name == 'iotune-copy-reader']
 
 
 @pytest.mark.parametrize('fail_on_call', [1, 3])
@@ -1064,7 +1061,7 @@ def test_read_error_names_the_source_and_leaves_nothing(tmp_path, monkeypatch, f
     rc, err = run_main(['--buffer-size', '64k', src, other, out])
     assert (rc, err) == (1, "iotune-copy: error reading '%s': Input/output error\n" % src)
     assert sorted(os.listdir(str(out))) == ['other'] and read(out / 'other') == b'still copied'
-    assert _reader_threads() == []
+    assert copy_threads() == []
 
 
 def test_reads_run_ahead_of_writes_by_at_most_the_buffers(tmp_path, monkeypatch):
