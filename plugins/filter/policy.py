@@ -39,7 +39,7 @@ def cache_sysctl(cache):
 
 
 def copy_tools_errors(settings, where='iotune_copy_tools', sep='.'):
-    """Every problem of copy tools settings ({state, buffer_size}), [] when they are valid; a message names
+    """Every problem of copy tools settings ({state, buffer_size, streams}), [] when they are valid; a message names
     the field as where + sep + key (the copy_tools role passes 'copy_tools', '_')."""
     errors = []
     validate_copy_tools(settings, where, errors, sep)

@@ -14,7 +14,7 @@ A policy is a dict of the shared role variables (prefix included)::
     iotune_cache: {dirty_bytes | dirty_ratio, dirty_background_bytes | dirty_background_ratio,
                    dirty_expire_centisecs, dirty_writeback_centisecs, vfs_cache_pressure,
                    bulk_slice: {memory_high}}
-    iotune_copy_tools: {state: present|absent, buffer_size}   # iotune-copy, iotune-bulk, copy.conf
+    iotune_copy_tools: {state: present|absent, buffer_size, streams}   # iotune-copy, iotune-bulk, copy.conf
 
 Missing (or null) keys mean empty.  validate_policy() returns every problem
 as one message that starts with the field path (``iotune_block_devices[0].
@@ -59,11 +59,14 @@ CACHE_KEYS = (
 # iotune_cache keys that are vm.* sysctls (everything but bulk_slice).
 CACHE_SYSCTL_KEYS = CACHE_KEYS[:-1]
 
-COPY_TOOLS_KEYS = ('state', 'buffer_size')
+COPY_TOOLS_KEYS = ('state', 'buffer_size', 'streams')
 COPY_TOOLS_STATES = ('present', 'absent')
 # iotune-copy's default I/O size (seed 002: cp8M) and the largest it accepts.
 COPY_BUFFER_DEFAULT = 8 << 20
 COPY_BUFFER_MAX = 1 << 30
+# iotune-copy --direct: the most buffers in flight it accepts, and the memory they may take.
+COPY_STREAMS_MAX = 64
+COPY_STREAMS_MEMORY = 1 << 30
 
 # bytes/ratio pairs: writing one zeroes the other, so a policy names one of each.
 CACHE_PAIRS = (('dirty_bytes', 'dirty_ratio'), ('dirty_background_bytes', 'dirty_background_ratio'))
@@ -577,8 +580,14 @@ def validate_copy_tools(value, where, errors, sep='.'):
     state = tools.get('state')
     if state is not None and state not in COPY_TOOLS_STATES:
         errors.append('%s%sstate: unknown state %s (accepted: %s)' % (where, sep, show_value(state), ', '.join(COPY_TOOLS_STATES)))
+    size = COPY_BUFFER_DEFAULT
     if tools.get('buffer_size') is not None:
-        validate_buffer_size(tools['buffer_size'], where + sep + 'buffer_size', errors)
+        size = validate_buffer_size(tools['buffer_size'], where + sep + 'buffer_size', errors)
+    if tools.get('streams') is not None:
+        streams = _check_int(tools['streams'], where + sep + 'streams', errors, minimum=1, maximum=COPY_STREAMS_MAX)
+        if streams is not None and size is not None and streams * size > COPY_STREAMS_MEMORY:
+            errors.append('%s%sstreams: %d buffers of %s pass the 1g iotune-copy allows for them (accepted: streams x buffer_size <= 1g)'
+                          % (where, sep, streams, buffer_size_text(size)))
 
 
 def validate_policy(policy, profiles=PROFILE_NAMES):
@@ -636,14 +645,17 @@ def normalize_cache(cache):
 
 
 def normalize_copy_tools(tools):
-    """iotune_copy_tools with its defaults (state present, buffer_size 8 MiB) and the size as int bytes;
-    {} when it is not set (the copy tools are then not managed). Assumes valid input."""
+    """iotune_copy_tools with its defaults (state present, buffer_size 8 MiB, streams None: the tool's own
+    default) and the size as int bytes; {} when it is not set (the copy tools are then not managed).
+    Assumes valid input."""
     if tools is None:
         return {}
     size = tools.get('buffer_size')
+    streams = tools.get('streams')
     return {
         'state': tools.get('state') or 'present',
         'buffer_size': COPY_BUFFER_DEFAULT if size is None else as_size(size),
+        'streams': None if streams is None else as_int(streams),
     }
 
 

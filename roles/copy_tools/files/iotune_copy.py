@@ -33,9 +33,10 @@ alignment of both files. The unaligned tail of a file (size not a multiple of th
 alignment) is written with O_DIRECT cleared on the same descriptor (fcntl F_SETFL), then
 the file is synced; no padding, so it is right for block-device destinations too. A file
 system that refuses O_DIRECT is copied buffered, with one message per file system. When both
-ends are direct, ``--streams`` threads (default 8) each read a buffer and write it, chunks taken
-in file order, so that several I/Os are in flight at once: with direct I/O nothing else (no
-read-ahead, no write-back) keeps the device busy between one I/O and the next.
+ends are direct, ``--streams`` threads (default ``streams=`` in the config file, else 8) each
+read a buffer and write it, chunks taken in file order, so that several I/Os are in flight at
+once: with direct I/O nothing else (no read-ahead, no write-back) keeps the device busy between
+one I/O and the next.
 
 ``--nocache`` drops the pages it read from the page cache after each read, and the pages
 it wrote after each 64 MiB (fdatasync, then POSIX_FADV_DONTNEED) and at the end.
@@ -1319,7 +1320,8 @@ options:
   --config PATH         config file (default: {1})
   --direct              O_DIRECT reads and writes (buffered where the file system refuses it)
   --streams N           with --direct: copy N buffers at once, each read and written by its
-                        own thread (1-{2}; default {3}, fewer when N buffers would pass 1G)
+                        own thread (1-{2}; default: streams= in the config file, else {3};
+                        fewer when N buffers would pass 1G)
   --nocache             drop the copied data from the page cache as the copy goes
   --progress            report bytes copied, rate and ETA on stderr
   --verify              compare the SHA-256 of source and destination after the copy
@@ -1381,35 +1383,54 @@ def parse_arguments(argv):
     return settings, paths
 
 
-def _buffer_size(settings):
+def _config(settings):
+    """The key=value pairs of the config file (--config, else the default); UsageError when it cannot be read."""
+    path = settings.get('config', DEFAULT_CONFIG)
+    try:
+        return path, read_config(path)
+    except ValueError as exc:
+        raise UsageError(str(exc))
+    except OSError as exc:
+        raise UsageError('cannot read %s: %s' % (path, describe(exc)))
+
+
+def _buffer_size(settings, config):
     """The buffer size: --buffer-size, else buffer_size= in the config file, else the default; UsageError."""
     if 'buffer_size' in settings:
         try:
             return parse_size(settings['buffer_size'])
         except ValueError as exc:
             raise UsageError('argument --buffer-size: %s' % exc)
-    path = settings.get('config', DEFAULT_CONFIG)
+    path, values = config
     try:
-        return parse_size(read_config(path).get('buffer_size', DEFAULT_BUFFER_SIZE))
+        return parse_size(values.get('buffer_size', DEFAULT_BUFFER_SIZE))
     except ValueError as exc:
         raise UsageError('%s: buffer_size: %s' % (path, exc))
-    except OSError as exc:
-        raise UsageError('cannot read %s: %s' % (path, describe(exc)))
 
 
-def _streams(settings, buffer_size):
-    """The number of --direct streams: --streams N (1 to MAX_STREAMS, N buffers within 1G), else the default; UsageError."""
-    if 'streams' not in settings:
-        return max(1, min(DEFAULT_STREAMS, MAX_STREAM_MEMORY // buffer_size))
-    text = settings['streams'].strip()
+def _stream_count(text, where):
+    """int of a stream count from 1 to MAX_STREAMS; UsageError naming where it came from."""
+    text = text.strip()
     if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= MAX_STREAMS:
-        raise UsageError('argument --streams: invalid value %s: expected a whole number from 1 to %d'
-                         % (quote(settings['streams']), MAX_STREAMS))
-    streams = int(text)
-    if streams * buffer_size > MAX_STREAM_MEMORY:
-        raise UsageError('argument --streams: %d buffers of %d bytes pass 1G; use fewer streams or a smaller --buffer-size'
-                         % (streams, buffer_size))
-    return streams
+        raise UsageError('%s: invalid value %s: expected a whole number from 1 to %d' % (where, quote(text), MAX_STREAMS))
+    return int(text)
+
+
+def _streams(settings, config, buffer_size):
+    """The number of --direct streams; UsageError.
+
+    --streams N (1 to MAX_STREAMS, N buffers within 1G), else streams= in the config file, else the
+    default; a default from the file or the tool is lowered to what fits in 1G of buffers, so a
+    large --buffer-size still works without --streams."""
+    if 'streams' in settings:
+        streams = _stream_count(settings['streams'], 'argument --streams')
+        if streams * buffer_size > MAX_STREAM_MEMORY:
+            raise UsageError('argument --streams: %d buffers of %d bytes pass 1G; use fewer streams or a smaller --buffer-size'
+                             % (streams, buffer_size))
+        return streams
+    path, values = config
+    default = _stream_count(values['streams'], '%s: streams' % path) if 'streams' in values else DEFAULT_STREAMS
+    return max(1, min(default, MAX_STREAM_MEMORY // buffer_size))
 
 
 def parse_command_line(argv, stderr=None):
@@ -1429,13 +1450,15 @@ def parse_command_line(argv, stderr=None):
         raise UsageError("only one source can be copied to '-' (standard output)")
     if settings.get('verify') and ('-' in sources or dest == '-'):
         raise UsageError("--verify cannot be used with '-' (standard input or output)")
-    buffer_size = _buffer_size(settings)
+    # the file is read only when the command line leaves a setting to it
+    config = (None, {}) if 'buffer_size' in settings and 'streams' in settings else _config(settings)
+    buffer_size = _buffer_size(settings, config)
     if buffer_size > MAX_BUFFER_SIZE:
         raise UsageError('buffer size %d is larger than the maximum, 1G' % buffer_size)
     flags = dict((name, bool(settings.get(name))) for name in ('recursive', 'preserve', 'direct', 'nocache', 'progress', 'verify'))
     if 'streams' in settings and not settings.get('direct'):
         raise UsageError('argument --streams: only with --direct (buffered copies are kept busy by the kernel\'s read-ahead and write-back)')
-    streams = _streams(settings, buffer_size)
+    streams = _streams(settings, config, buffer_size)
     return Options(buffer_size=buffer_size, streams=streams, stderr=stderr, **flags), sources, dest
 
 

@@ -241,6 +241,44 @@ def test_streams_default_and_limits(tmp_path, argv, streams):
     assert options.streams == streams
 
 
+@pytest.mark.parametrize('config, argv, streams', [
+    ('streams=3\n', ['--direct'], 3),
+    ('streams = "16"\nbuffer_size=16M\n', ['--direct'], 16),
+    ('streams=1\n', [], 1),
+    ('streams=3\n', ['--direct', '--streams', '5'], 5),
+    ('streams=bogus\n', ['--direct', '--streams', '5'], 5),
+    # a default from the file is lowered to what fits in 1G of buffers, as the tool's own is
+    ('streams=64\n', ['--direct', '--buffer-size', '256M'], 4),
+])
+def test_streams_from_config(tmp_path, config, argv, streams):
+    path = tmp_path / 'copy.conf'
+    path.write_text(config)
+    assert tool.parse_command_line(['--config', str(path)] + argv + ['a', 'b'])[0].streams == streams
+
+
+@pytest.mark.parametrize('config, message', [
+    ('streams=0\n', "streams: invalid value '0': expected a whole number from 1 to 64"),
+    ('streams=65\n', "streams: invalid value '65'"),
+    ('streams=four\n', "streams: invalid value 'four'"),
+])
+def test_bad_streams_in_config(tmp_path, capsys, config, message):
+    path = tmp_path / 'copy.conf'
+    path.write_text(config)
+    assert tool.main(['--config', str(path), '--direct', 'a', 'b']) == 2
+    error = capsys.readouterr().err.splitlines()[2]
+    assert error.startswith('iotune-copy: error: %s: %s' % (path, message)), error
+
+
+def test_config_not_read_when_the_command_line_settles_it(tmp_path):
+    path = tmp_path / 'copy.conf'
+    path.write_text('no equals sign\n')
+    options = tool.parse_command_line(['--config', str(path), '--direct', '--streams', '2', '--buffer-size', '1M', 'a', 'b'])[0]
+    assert (options.streams, options.buffer_size) == (2, MIB)
+    with pytest.raises(tool.UsageError) as info:
+        tool.parse_command_line(['--config', str(path), '--direct', '--streams', '2', 'a', 'b'])
+    assert str(info.value) == '%s:1: expected key=value, found \'no equals sign\'' % path
+
+
 # ---------------------------------------------------------------------------
 # Alignment helpers
 

@@ -60,6 +60,8 @@ GOOD = [
     ('copy tools buffer forms', {'iotune_copy_tools': {'buffer_size': '8MiB'}}),
     ('copy tools largest buffer', {'iotune_copy_tools': {'buffer_size': '1g'}}),
     ('copy tools buffer in bytes', {'iotune_copy_tools': {'buffer_size': 1000}}),
+    ('copy tools streams', {'iotune_copy_tools': {'streams': 64, 'buffer_size': '16m'}}),
+    ('copy tools streams as text', {'iotune_copy_tools': {'streams': '1', 'buffer_size': '1g'}}),
     ('mount without option lists', {'iotune_mounts': [{'path': '/backup'}]}),
     ('vxfs mount options', {'iotune_mounts': [{
         'path': '/backup', 'present': ['delaylog', 'mincache=closesync'],
@@ -269,9 +271,9 @@ BAD = [
      'iotune_cache.bulk_slice.memory_high: 0 is not a memory limit'),
     # copy tools
     ('copy tools not a dict', {'iotune_copy_tools': 'present'},
-     'iotune_copy_tools: must be a dict with keys state, buffer_size, got str'),
+     'iotune_copy_tools: must be a dict with keys state, buffer_size, streams, got str'),
     ('copy tools unknown key', {'iotune_copy_tools': {'buffer': '8M'}},
-     'iotune_copy_tools.buffer: unknown key (accepted: state, buffer_size)'),
+     'iotune_copy_tools.buffer: unknown key (accepted: state, buffer_size, streams)'),
     ('copy tools unknown state', {'iotune_copy_tools': {'state': 'installed'}},
      "iotune_copy_tools.state: unknown state 'installed' (accepted: present, absent)"),
     ('copy tools buffer not a size', {'iotune_copy_tools': {'buffer_size': '8 megs'}},
@@ -280,6 +282,18 @@ BAD = [
      'iotune_copy_tools.buffer_size: must be a size of at least 1 bytes, got 0'),
     ('copy tools buffer too large', {'iotune_copy_tools': {'buffer_size': '2g'}},
      "iotune_copy_tools.buffer_size: '2g' is larger than iotune-copy accepts (at most 1g = 1073741824 bytes)"),
+    ('copy tools no streams', {'iotune_copy_tools': {'streams': 0}},
+     'iotune_copy_tools.streams: must be an integer between 1 and 64, got 0'),
+    ('copy tools too many streams', {'iotune_copy_tools': {'streams': 65}},
+     'iotune_copy_tools.streams: must be an integer between 1 and 64, got 65'),
+    ('copy tools streams not a number', {'iotune_copy_tools': {'streams': 'many'}},
+     "iotune_copy_tools.streams: must be an integer between 1 and 64, got 'many'"),
+    ('copy tools streams a boolean', {'iotune_copy_tools': {'streams': True}},
+     'iotune_copy_tools.streams: must be an integer between 1 and 64, got true'),
+    ('copy tools streams pass 1g of buffers', {'iotune_copy_tools': {'streams': 9, 'buffer_size': '128m'}},
+     'iotune_copy_tools.streams: 9 buffers of 128M pass the 1g iotune-copy allows for them (accepted: streams x buffer_size <= 1g)'),
+    ('copy tools streams with the default buffer', {'iotune_copy_tools': {'streams': 129}},
+     'iotune_copy_tools.streams: must be an integer between 1 and 64, got 129'),
 ]
 
 
@@ -352,7 +366,7 @@ def test_normalize_policy_full_example():
             'vfs_cache_pressure': 100,
             'bulk_slice': {'memory_high': '25%'},
         },
-        'iotune_copy_tools': {'state': 'present', 'buffer_size': 16777216},
+        'iotune_copy_tools': {'state': 'present', 'buffer_size': 16777216, 'streams': None},
     }
 
 
@@ -375,7 +389,7 @@ def test_normalize_policy_conversions():
                              {'device': '/dev/b', 'tunables': {}}],
         'iotune_block_devices': [{'match': {'mountpoint': '/srv'}, 'nr_requests': 64}, {'match': {'name': 'vdb'}}],
         'iotune_cache': {'dirty_ratio': 40, 'bulk_slice': {'memory_high': '25%'}},
-        'iotune_copy_tools': {'state': 'present', 'buffer_size': 4194304},
+        'iotune_copy_tools': {'state': 'present', 'buffer_size': 4194304, 'streams': None},
     }
 
 
@@ -460,11 +474,13 @@ def test_implies():
 
 
 @pytest.mark.parametrize('tools, expected', [
-    ({}, {'state': 'present', 'buffer_size': 8388608}),
-    ({'state': None, 'buffer_size': None}, {'state': 'present', 'buffer_size': 8388608}),
-    ({'state': 'absent'}, {'state': 'absent', 'buffer_size': 8388608}),
-    ({'buffer_size': '256k'}, {'state': 'present', 'buffer_size': 262144}),
-    ({'buffer_size': '8MiB'}, {'state': 'present', 'buffer_size': 8388608}),
+    ({}, {'state': 'present', 'buffer_size': 8388608, 'streams': None}),
+    ({'state': None, 'buffer_size': None, 'streams': None}, {'state': 'present', 'buffer_size': 8388608, 'streams': None}),
+    ({'state': 'absent'}, {'state': 'absent', 'buffer_size': 8388608, 'streams': None}),
+    ({'buffer_size': '256k'}, {'state': 'present', 'buffer_size': 262144, 'streams': None}),
+    ({'buffer_size': '8MiB', 'streams': '16'}, {'state': 'present', 'buffer_size': 8388608, 'streams': 16}),
+    # without streams the tool's default applies, lowered where 8 buffers would pass 1g
+    ({'buffer_size': '1g'}, {'state': 'present', 'buffer_size': 1073741824, 'streams': None}),
 ])
 def test_normalize_copy_tools(tools, expected):
     assert validate_policy({'iotune_copy_tools': tools}) == []
@@ -473,11 +489,12 @@ def test_normalize_copy_tools(tools, expected):
 
 def test_copy_tools_messages_name_role_variables():
     errors = []
-    validate_copy_tools({'state': 'on', 'buffer_size': '2g', 'extra': 1}, 'copy_tools', errors, sep='_')
+    validate_copy_tools({'state': 'on', 'buffer_size': '2g', 'streams': 0, 'extra': 1}, 'copy_tools', errors, sep='_')
     assert errors == [
-        'copy_tools_extra: unknown key (accepted: state, buffer_size)',
+        'copy_tools_extra: unknown key (accepted: state, buffer_size, streams)',
         "copy_tools_state: unknown state 'on' (accepted: present, absent)",
         "copy_tools_buffer_size: '2g' is larger than iotune-copy accepts (at most 1g = 1073741824 bytes)",
+        'copy_tools_streams: must be an integer between 1 and 64, got 0',
     ]
 
 
