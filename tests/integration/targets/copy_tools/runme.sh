@@ -33,7 +33,8 @@ for mode in --check "" "" --check; do
 done
 [ "${changed[*]}" = "1 1 0 0" ] || { echo "FAIL: four runs changed ${changed[*]}, expected 1 1 0 0"; exit 1; }
 [ -x "$work/bin/iotune-copy" ] && [ -x "$work/bin/iotune-bulk" ] || { echo "FAIL: tools not executable"; exit 1; }
-grep -qx 'buffer_size=4M' "$work/etc/iotune/copy.conf" || { echo "FAIL: copy.conf"; exit 1; }
+grep -qx 'buffer_size=4M' "$work/etc/iotune/copy.conf" && grep -qx 'streams=3' "$work/etc/iotune/copy.conf" ||
+  { cat "$work/etc/iotune/copy.conf"; echo "FAIL: copy.conf"; exit 1; }
 echo "ok   copy_tools role: four runs changed ${changed[*]}, check mode changed nothing"
 copy=$work/bin/iotune-copy
 
@@ -60,7 +61,10 @@ cmp "$work/ext4/data.bin" "$work/ext4/back.bin"
 "$copy" --direct --streams 3 --buffer-size 1M "$work/xfs/direct.bin" "$work/ext4/streams.bin"
 cmp "$work/ext4/data.bin" "$work/ext4/streams.bin"
 rm -f "$work/ext4/streams.bin"
-echo "ok   iotune-copy: buffered, --direct (8 and 3 streams, unaligned tail) and --nocache between ext4 and xfs, byte for byte"
+"$copy" --config "$work/etc/iotune/copy.conf" --direct "$work/xfs/direct.bin" "$work/ext4/streams.bin"   # streams=3 of copy.conf
+cmp "$work/ext4/data.bin" "$work/ext4/streams.bin"
+rm -f "$work/ext4/streams.bin"
+echo "ok   iotune-copy: buffered, --direct (8 and 3 streams, from the command line and copy.conf; unaligned tail) and --nocache between ext4 and xfs, byte for byte"
 
 # sparse: 512 MiB with two 1 MiB data extents
 truncate -s 512M "$work/xfs/sparse.img"
@@ -96,7 +100,7 @@ echo "ok   rollback_io.yml: the tools, copy.conf and etc/iotune are gone again"
 pol=$work/policy
 mkdir -p "$pol"
 cat >"$pol/vars.yml" <<EOF
-iotune_copy_tools: {buffer_size: 16MiB}
+iotune_copy_tools: {buffer_size: 16MiB, streams: 2}
 copy_tools_bin_dir: $pol/bin
 copy_tools_config: $pol/etc/iotune/copy.conf
 iotune_journal_dir: $pol/journal
@@ -133,7 +137,7 @@ echo "ok   audit_io.yml: the three copy_tools checks drift, nothing installed, f
 
 playbook harden_io || { tail -30 "$pol/harden_io.log"; echo "FAIL: harden_io.yml"; exit 1; }
 report_checks "$pol/host/harden-latest.json" compliant true || { echo "FAIL: harden report"; exit 1; }
-grep -qx 'buffer_size=16M' "$pol/etc/iotune/copy.conf" || { cat "$pol/etc/iotune/copy.conf"; echo "FAIL: copy.conf"; exit 1; }
+grep -qx 'buffer_size=16M' "$pol/etc/iotune/copy.conf" && grep -qx 'streams=2' "$pol/etc/iotune/copy.conf" || { cat "$pol/etc/iotune/copy.conf"; echo "FAIL: copy.conf"; exit 1; }
 [ "$(head -1 "$pol/bin/iotune-copy")" = '#!/usr/bin/python3 -IS' ] || { head -1 "$pol/bin/iotune-copy"; echo "FAIL: interpreter line"; exit 1; }
 # isolated: a PYTHONPATH that would shadow the standard library is ignored
 mkdir -p "$pol/shadow" && echo 'raise SystemExit("shadowed")' >"$pol/shadow/queue.py"   # a module iotune-copy imports
@@ -145,7 +149,7 @@ report_checks "$pol/host/harden-latest.json" compliant false || { echo "FAIL: se
 grep -q 'localhost *: ok=[0-9]* *changed=0 ' "$pol/harden_io.log" || { grep 'localhost *:' "$pol/harden_io.log"; echo "FAIL: the second harden changed something"; exit 1; }
 playbook audit_io -e iotune_audit_fail_on_drift=true || { tail -30 "$pol/audit_io.log"; echo "FAIL: audit after harden"; exit 1; }
 report_checks "$pol/host/audit-latest.json" compliant - || { echo "FAIL: audit report after harden"; exit 1; }
-echo "ok   harden_io.yml: installed (buffer_size=16M, python3 -IS, PYTHONPATH ignored), changed then not; audit_io.yml compliant"
+echo "ok   harden_io.yml: installed (buffer_size=16M, streams=2, python3 -IS, PYTHONPATH ignored), changed then not; audit_io.yml compliant"
 
 playbook rollback_io || { tail -30 "$pol/rollback_io.log"; echo "FAIL: rollback_io.yml"; exit 1; }
 [ "$(ptree)" = "$before" ] || { diff <(echo "$before") <(ptree); echo "FAIL: rollback left files"; exit 1; }
