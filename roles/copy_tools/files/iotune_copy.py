@@ -552,6 +552,8 @@ class Endpoint:
         self.alignment = 1
         self.dirty = None
         self.dirty_bytes = 0
+        # --streams threads share the descriptor: the first that meets EINVAL drops O_DIRECT
+        self._direct_lock = threading.Lock()
 
     @property
     def uses_cache(self):
@@ -580,8 +582,12 @@ class Endpoint:
         self.options.warn_buffered(self.path or self.name, dev)
 
     def drop_direct(self, quiet=False):
-        disable_direct(self.fd)
-        self.direct = False
+        """Clear O_DIRECT (once, whichever thread comes first), with the fallback message unless quiet."""
+        with self._direct_lock:
+            if not self.direct:
+                return
+            disable_direct(self.fd)
+            self.direct = False
         if not quiet:
             self._warn_buffered()
 
@@ -589,13 +595,14 @@ class Endpoint:
         """Fill view from offset (ignored when sequential); fewer bytes only at the end of the data."""
         got = 0
         while got < len(view):
+            direct = self.direct  # as the read is issued: another stream may drop O_DIRECT meanwhile
             try:
                 if self.positional:
                     count = read_at(self.fd, view[got:], offset + got)
                 else:
                     count = os.readv(self.fd, [view[got:]])
             except OSError as exc:
-                if self.direct and exc.errno == errno.EINVAL:
+                if direct and exc.errno == errno.EINVAL:
                     self.drop_direct()
                     continue
                 raise CopyError('error reading %s: %s' % (quote(self.name), describe(exc)))
@@ -629,13 +636,14 @@ class Endpoint:
     def _write_all(self, view, offset):
         done = 0
         while done < len(view):
+            direct = self.direct  # as the write is issued: another stream may drop O_DIRECT meanwhile
             try:
                 if self.positional:
                     count = write_at(self.fd, view[done:], offset + done)
                 else:
                     count = os.write(self.fd, view[done:])
             except OSError as exc:
-                if self.direct and exc.errno == errno.EINVAL:
+                if direct and exc.errno == errno.EINVAL:
                     self.drop_direct()
                     continue
                 if exc.errno == errno.EPIPE and not self.positional:

@@ -529,7 +529,30 @@ def test_direct_einval_during_io_falls_back(tmp_path, monkeypatch):
     content = data(3 * BUF + 1, 3)
     src = write(tmp_path / 'src', content)
     rc, err = run_main(['--direct', '--buffer-size', '64k', src, tmp_path / 'dst'])
-    assert rc == 0
+    assert rc == 0, err
+    assert read(tmp_path / 'dst') == content
+    assert err.count(FALLBACK) == 1
+
+
+def test_direct_einval_in_two_streams_at_once_falls_back_once(tmp_path, monkeypatch):
+    """Two streams whose writes were both issued under O_DIRECT both get EINVAL: the one that comes
+    second retries buffered (it found O_DIRECT already dropped), and the message comes once."""
+    if not direct_supported(tmp_path):
+        pytest.skip('no O_DIRECT on %s' % tmp_path)
+    real_write_at = tool.write_at
+    both_issued = threading.Barrier(2, timeout=10)
+
+    def refuse_direct(fd, view, offset):
+        if fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_DIRECT:
+            both_issued.wait()   # both streams are inside a direct write before either fails
+            raise OSError(errno.EINVAL, 'Invalid argument')
+        return real_write_at(fd, view, offset)
+
+    monkeypatch.setattr(tool, 'write_at', refuse_direct)
+    content = data(4 * BUF, 5)
+    src = write(tmp_path / 'src', content)
+    rc, err = run_main(['--direct', '--streams', '2', '--buffer-size', '64k', src, tmp_path / 'dst'])
+    assert rc == 0, err
     assert read(tmp_path / 'dst') == content
     assert err.count(FALLBACK) == 1
 

@@ -133,8 +133,8 @@ def test_profile_without_entries_only_sets_the_cache():
 def test_profiles_leave_the_copy_tools_to_the_user():
     for name in sorted(PROFILES):
         assert effective_policy({'iotune_profile': name})['iotune_copy_tools'] == {}
-        assert effective_policy({'iotune_profile': name, 'iotune_copy_tools': {'buffer_size': '16m'}})['iotune_copy_tools'] == {
-            'state': 'present', 'buffer_size': 16777216}
+        assert effective_policy({'iotune_profile': name, 'iotune_copy_tools': {'buffer_size': '16m', 'streams': 4}})['iotune_copy_tools'] == {
+            'state': 'present', 'buffer_size': 16777216, 'streams': 4}
 
 
 # (id, profile, user mount entry, expected present, expected absent)
