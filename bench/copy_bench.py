@@ -547,21 +547,21 @@ def report_speed(args, contenders, times):
         'cp': 'cp SRC DST; fsync(DST); fsync(dir)',
         'dd-8m-buffered': 'dd bs=8M conv=fsync (buffered, no goal); fsync(dir)',
     }
+    walls = dict((key, [wall for wall, dummy in runs]) for key, runs in times.items())
     rates = {}
     covs = {}
     for key, label, dummy, dummy in contenders:
-        walls = [wall for wall, dummy in times[key]]
-        seconds = median(walls)
+        seconds = median(walls[key])
         rates[key] = args.size / MIB / seconds
-        covs[key] = cov(walls)
+        covs[key] = cov(walls[key])
         print('  {0:<22} {1:>9.3f} {2:>9.1f} {3:>6.1f}% {4:>7.3f} {5:>7.3f} {6:>7.2f} {7:>7.2f}   {8}'.format(
-            label, seconds, rates[key], covs[key] * 100, min(walls), max(walls), median([cpu[0] for dummy, cpu in times[key]]),
+            label, seconds, rates[key], covs[key] * 100, min(walls[key]), max(walls[key]), median([cpu[0] for dummy, cpu in times[key]]),
             median([cpu[1] for dummy, cpu in times[key]]), timed[key]))
     print('')
     print('  {0:<42} {1:>8} {2:>9} {3:>10} {4:>10}  {5:<6} {6}'.format('goal', 'ratio', 'needs', 'of medians', 'noise', 'result', 'MiB/s'))
     results = []
     for name, top, bottom, least in GOALS:
-        ratio = paired_ratio([wall for wall, dummy in times[top]], [wall for wall, dummy in times[bottom]])
+        ratio = paired_ratio(walls[top], walls[bottom])
         noise = 2 * 100 * math.sqrt(covs[top] ** 2 + covs[bottom] ** 2)
         ok = round(ratio, 2) >= least
         results.append((name, ok))
