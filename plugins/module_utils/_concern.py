@@ -2,16 +2,14 @@
 # Copyright: iotune.storage contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""What every concern module (mount_options, tunefstab, block_queue, cache_limits)
-does the same way: journal options, the diff of a plan, applying it through the
-journal, and the result."""
+"""What every concern does the same way: journal options, the diff of a plan,
+applying it through the journal, and the summary line."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
-from ansible_collections.iotune.storage.plugins.module_utils._apply import ApplyError, apply_file
-from ansible_collections.iotune.storage.plugins.module_utils._checks import ERROR, STATUSES, summarize
-from ansible_collections.iotune.storage.plugins.module_utils._journal import Journal, JournalError, journal_path, new_run_id
+from ansible_collections.iotune.storage.plugins.module_utils._apply import apply_file
+from ansible_collections.iotune.storage.plugins.module_utils._checks import STATUSES, summarize
 
 DEFAULT_JOURNAL_DIR = '/var/lib/iotune/journal'
 # Options every concern module takes for the write-ahead journal.
@@ -65,68 +63,3 @@ def apply_changes(journal, changes, **appliers):
             apply_file(journal, change.get('path') or change['target'], change['after'], mode=change.get('mode'))
         else:
             appliers[change['kind']](journal, change)
-
-
-def _mark_changed(before_checks, after_checks):
-    """The checks after apply, each with ``changed``: its status moved."""
-    status_before = dict((check['id'], check['status']) for check in before_checks)
-    return [dict(check, changed=status_before.get(check['id'], check['status']) != check['status'])
-            for check in after_checks]
-
-
-def finish(module, plan, diffs, apply=None, replan=None, **extra):
-    """Report a plan (check mode) or apply it.
-
-    ``apply(journal)`` makes the plan's changes, journalling each one first;
-    ``replan()`` reads the state again afterwards and returns a new plan.  An
-    ``error`` check stops the run before anything is written."""
-    for warning in plan['warnings']:
-        module.warn(warning)
-    result = dict(
-        changed=bool(plan['changes']),
-        checks=plan['checks'],
-        summary=summarize(plan['checks']),
-        changes=plan['changes'],
-        msg=summary_message(plan['checks']),
-        **extra
-    )
-    if module._diff:
-        result['diff'] = diffs
-    if module.check_mode or not plan['changes']:
-        module.exit_json(**result)
-
-    errors = [check for check in plan['checks'] if check['status'] == ERROR]
-    if errors:
-        result.update(changed=False, msg='nothing changed: %s' % '; '.join(check['message'] for check in errors))
-        module.fail_json(**result)
-
-    params = module.params
-    run_id = params.get('run_id') or new_run_id()
-    result['run_id'] = run_id
-    result['journal'] = journal_path(params['journal_dir'], run_id)
-    try:
-        journal = Journal(params['journal_dir'], run_id, module._name.split('.')[-1])
-    except JournalError as exc:
-        result.update(changed=False, msg='run_id: %s' % exc)
-        module.fail_json(**result)
-    try:
-        apply(journal)
-    except (ApplyError, JournalError, IOError, OSError) as exc:
-        result.update(changed=journal.written > 0, msg='%s (%d change(s) made before the failure are in %s; '
-                      'io_rollback run_id=%s undoes them)' % (exc, journal.written, result['journal'], run_id))
-        module.fail_json(**result)
-    after = replan()
-    for warning in after['warnings']:
-        if warning not in plan['warnings']:
-            module.warn(warning)
-    if after['changes']:
-        module.warn('after applying, still planned: %s' % ', '.join(
-            '%s %s' % (change['kind'], change['target']) for change in after['changes']))
-    result.update(
-        changed=journal.written > 0,
-        checks=_mark_changed(plan['checks'], after['checks']),
-        checks_before=plan['checks'],
-        summary=summarize(after['checks']),
-        msg='%s; %d change(s) journalled in %s' % (summary_message(after['checks']), journal.written, result['journal']),
-    )
-    module.exit_json(**result)

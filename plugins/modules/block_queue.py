@@ -312,8 +312,9 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.iotune.storage.plugins.module_utils._blockq_plan import (
     DEFAULT_RULES_FILE, MATCH_KEYS, SCHEDULERS, SETTINGS, plan_block_queue, validate_request)
 from ansible_collections.iotune.storage.plugins.module_utils._udev import DB_DIR, RULES_DIRS
-from ansible_collections.iotune.storage.plugins.module_utils._apply import apply_sysfs
-from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS, apply_changes, file_diffs, finish, live_diff
+from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS
+from ansible_collections.iotune.storage.plugins.module_utils._engine import BlockQueue, exit_concern
+from ansible_collections.iotune.storage.plugins.module_utils._runner import CommandRunner
 
 
 MATCH_SPEC = dict(
@@ -335,11 +336,6 @@ SETTING_SPECS = dict(
     nr_requests=dict(type='int'),
     scheduler=dict(type='str', choices=list(SCHEDULERS)),
 )
-
-
-def build_diff(plan):
-    return live_diff(plan['changes'], 'sysfs', 'sysfs', lambda change, side: '%s = %s' % (change['path'], change[side])) \
-        + file_diffs(plan['changes'])
 
 
 def main():
@@ -374,23 +370,10 @@ def main():
     if errors:
         module.fail_json(msg='invalid block_queue policy: %s' % '; '.join(errors), errors=errors)
 
-    def plan_now():
-        return plan_block_queue(
-            requests,
-            sys_root=params['sys_root'],
-            proc_root=params['proc_root'],
-            rules_dirs=params['udev_rules_dirs'],
-            db_dir=params['udev_db_dir'],
-            rules_file=params['rules_file'],
-            persist=params['persist'],
-        )
-
-    plan = plan_now()
-
-    def apply(journal):
-        apply_changes(journal, plan['changes'], sysfs=apply_sysfs)
-
-    finish(module, plan, build_diff(plan), apply=apply, replan=plan_now, devices=plan['devices'])
+    concern = BlockQueue(CommandRunner(module), requests, persist=params['persist'], rules_file=params['rules_file'],
+                         sys_root=params['sys_root'], proc_root=params['proc_root'],
+                         rules_dirs=params['udev_rules_dirs'], db_dir=params['udev_db_dir'])
+    exit_concern(module, concern, concern.runner)
 
 
 if __name__ == '__main__':

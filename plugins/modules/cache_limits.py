@@ -242,22 +242,13 @@ from ansible_collections.iotune.storage.plugins.module_utils._cache_plan import 
     DEFAULT_SYSCTL_FILE,
     DEFAULT_UNIT_DIR,
     SYSTEMD_RUN_DIR,
-    plan_cache,
     validate_sysctl,
 )
-from ansible_collections.iotune.storage.plugins.module_utils._iofacts import read_memory_bytes
 from ansible_collections.iotune.storage.plugins.module_utils._policy import validate_bulk_slice
 from ansible_collections.iotune.storage.plugins.module_utils._sysctl import CONF_DIRS, SYSCTL_CONF
-from ansible_collections.iotune.storage.plugins.module_utils._apply import ApplyError, apply_sysctl
-from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS, apply_changes, file_diffs, finish, live_diff
-
-
-C_LOCALE = {'LANG': 'C', 'LC_ALL': 'C', 'LC_MESSAGES': 'C'}
-
-
-def build_diff(plan):
-    return file_diffs(plan['changes']) + live_diff(
-        plan['changes'], 'sysctl', 'sysctl values', lambda change, side: '%s = %s' % (change['target'], change[side]))
+from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS
+from ansible_collections.iotune.storage.plugins.module_utils._engine import CacheLimits, exit_concern
+from ansible_collections.iotune.storage.plugins.module_utils._runner import CommandRunner
 
 
 def main():
@@ -279,7 +270,6 @@ def main():
         required_one_of=[('sysctl', 'bulk_slice')],
         supports_check_mode=True,
     )
-    module.run_command_environ_update = C_LOCALE
     params = module.params
 
     dummy, errors = validate_sysctl(params['sysctl'])
@@ -288,41 +278,11 @@ def main():
     if errors:
         module.fail_json(msg='invalid cache limits request: ' + '; '.join(errors), errors=errors)
 
-    systemctl = module.get_bin_path('systemctl')
-
-    def run_command(argv):
-        if systemctl is None:
-            return 127, '', 'systemctl not found'
-        return module.run_command(argv, check_rc=False, expand_user_and_vars=False)
-
-    def plan_now():
-        return plan_cache(
-            sysctl=params['sysctl'],
-            bulk_slice=params['bulk_slice'],
-            sysctl_file=params['sysctl_file'],
-            proc_root=params['proc_root'],
-            conf_dirs=params['sysctl_conf_dirs'],
-            sysctl_conf=params['sysctl_conf'],
-            systemd_run_dir=params['systemd_run_dir'],
-            run_command=run_command,
-            systemctl=systemctl or 'systemctl',
-            memory_bytes=read_memory_bytes(params['proc_root']),
-        )
-
-    plan = plan_now()
-
-    def daemon_reload(journal, change):
-        journal.record('unit', change['target'], None, change['action'], systemctl=systemctl)
-        rc, out, err = run_command([systemctl or 'systemctl', 'daemon-reload'])
-        if rc != 0:
-            raise ApplyError('systemctl daemon-reload failed (rc=%s): %s' % (rc, (err or out).strip()))
-
-    def apply(journal):
-        apply_changes(journal, plan['changes'], unit=daemon_reload,
-                      sysctl=lambda journal, change: apply_sysctl(journal, change, params['proc_root']))
-
-    finish(module, plan, build_diff(plan), apply=apply, replan=plan_now,
-           sysctl=plan['sysctl'], bulk_slice=plan['bulk_slice'])
+    concern = CacheLimits(CommandRunner(module), sysctl=params['sysctl'], bulk_slice=params['bulk_slice'],
+                          sysctl_file=params['sysctl_file'], proc_root=params['proc_root'],
+                          conf_dirs=params['sysctl_conf_dirs'], sysctl_conf=params['sysctl_conf'],
+                          systemd_run_dir=params['systemd_run_dir'])
+    exit_concern(module, concern, concern.runner)
 
 
 if __name__ == '__main__':

@@ -121,16 +121,10 @@ checks_before:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.iotune.storage.plugins.module_utils._apply import apply_directory, remove_file
-from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS, apply_changes, file_diffs, finish
-from ansible_collections.iotune.storage.plugins.module_utils._copy_tools_plan import plan_copy_tools
+from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS
+from ansible_collections.iotune.storage.plugins.module_utils._engine import CopyTools, exit_concern
 from ansible_collections.iotune.storage.plugins.module_utils._files import parse_mode
-
-
-def build_diff(plan):
-    removed = [{'before_header': change['target'], 'after_header': '%s (removed)' % change['target'],
-                'before': change['before'], 'after': ''} for change in plan['changes'] if change['kind'] == 'remove']
-    return file_diffs(plan['changes']) + removed
+from ansible_collections.iotune.storage.plugins.module_utils._runner import CommandRunner
 
 
 def main():
@@ -155,16 +149,8 @@ def main():
     except ValueError as exc:
         module.fail_json(msg=str(exc))
 
-    def plan_now():
-        return plan_copy_tools(files, module.params['state'])
-
-    plan = plan_now()
-
-    def apply(journal):
-        apply_changes(journal, plan['changes'], dir=lambda journal, change: apply_directory(journal, change['target']),
-                      remove=lambda journal, change: remove_file(journal, change['target']))
-
-    finish(module, plan, build_diff(plan), apply=apply, replan=plan_now)
+    concern = CopyTools(CommandRunner(module), files, module.params['state'])
+    exit_concern(module, concern, concern.runner)
 
 
 if __name__ == '__main__':

@@ -255,53 +255,11 @@ checks_before:
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS
+from ansible_collections.iotune.storage.plugins.module_utils._engine import MountOptions, exit_concern
 from ansible_collections.iotune.storage.plugins.module_utils._fstab import normalize_mount_point
-from ansible_collections.iotune.storage.plugins.module_utils._mount_plan import plan_mounts
-from ansible_collections.iotune.storage.plugins.module_utils._policy import is_userspace_option, validate_mount_entry
-from ansible_collections.iotune.storage.plugins.module_utils._apply import ApplyError, apply_file, apply_mount
-from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS, finish, live_diff
-
-
-def revert_line(text, change):
-    """``text`` with the fstab line of ``change`` as it was before."""
-    lines = text.split('\n')
-    lines[change['line'] - 1] = change['before_line'].rstrip('\n')
-    return '\n'.join(lines)
-
-
-def apply_mount_plan(journal, plan, requests, run_command, mount_bin, proc_root):
-    """fstab first, then one remount per mount point; a failed remount puts its
-    fstab line back (journalled too) before the error is raised."""
-    fstab = plan['fstab']
-    if fstab['changed']:
-        apply_file(journal, fstab['path'], fstab['after'])
-    wanted = dict((normalize_mount_point(r['path']), r) for r in requests)
-    text = fstab['after']
-    for change in plan['changes']:
-        if change['kind'] != 'mount':
-            continue
-        request = wanted[change['target']]
-        try:
-            apply_mount(journal, change, run_command, mount_bin, proc_root,
-                        [o for o in request['present'] if not is_userspace_option(o)],
-                        [o for o in request['absent'] if not is_userspace_option(o)])
-        except ApplyError as exc:
-            edits = [c for c in plan['changes'] if c['kind'] == 'fstab' and c['target'] == change['target']]
-            if edits:
-                text = revert_line(text, edits[0])
-                apply_file(journal, fstab['path'], text)
-                raise ApplyError('%s; line %d of %s was put back' % (exc, edits[0]['line'], fstab['path']))
-            raise
-
-
-def build_diff(plan):
-    fstab = plan['fstab']
-    diffs = []
-    if fstab['changed']:
-        diffs.append({'before_header': fstab['path'], 'after_header': fstab['path'],
-                      'before': fstab['before'], 'after': fstab['after']})
-    return diffs + live_diff(plan['changes'], 'mount', 'mount options',
-                             lambda change, side: '%s %s' % (change['target'], ','.join(change[side])))
+from ansible_collections.iotune.storage.plugins.module_utils._policy import validate_mount_entry
+from ansible_collections.iotune.storage.plugins.module_utils._runner import CommandRunner
 
 
 def main():
@@ -343,20 +301,9 @@ def main():
     if errors:
         module.fail_json(msg='invalid mount options request: ' + '; '.join(errors), errors=errors)
 
-    mount_bin = module.get_bin_path('mount', required=False) or 'mount'
-
-    def run_command(argv):
-        return module.run_command(argv, check_rc=False, expand_user_and_vars=False)
-
-    def plan_now():
-        return plan_mounts(requests, fstab_path=params['fstab'], proc_root=params['proc_root'], remount=params['remount'])
-
-    plan = plan_now()
-
-    def apply(journal):
-        apply_mount_plan(journal, plan, requests, run_command, mount_bin, params['proc_root'])
-
-    finish(module, plan, build_diff(plan), apply=apply, replan=plan_now, mounts=plan['mounts'])
+    concern = MountOptions(CommandRunner(module), requests, fstab=params['fstab'], remount=params['remount'],
+                           proc_root=params['proc_root'])
+    exit_concern(module, concern, concern.runner)
 
 
 if __name__ == '__main__':

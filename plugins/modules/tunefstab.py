@@ -232,19 +232,10 @@ checks_before:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.iotune.storage.plugins.module_utils._apply import apply_vxtunefs
-from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS, apply_changes, file_diffs, finish, live_diff
-from ansible_collections.iotune.storage.plugins.module_utils._tunefstab_plan import (
-    find_vxtunefs, plan_tunefstab, read_live, validate_entry)
-
-
-C_LOCALE = {'LANG': 'C', 'LC_ALL': 'C', 'LC_MESSAGES': 'C'}
-
-
-def build_diff(plan):
-    return live_diff(plan['changes'], 'vxtunefs', 'vxtunefs',
-                     lambda change, side: '%s %s=%s' % (change['target'], change['setting'], change[side])) \
-        + file_diffs(plan['changes'])
+from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS
+from ansible_collections.iotune.storage.plugins.module_utils._engine import Tunefstab, exit_concern
+from ansible_collections.iotune.storage.plugins.module_utils._runner import CommandRunner
+from ansible_collections.iotune.storage.plugins.module_utils._tunefstab_plan import find_vxtunefs, validate_entry
 
 
 def main():
@@ -267,7 +258,6 @@ def main():
         required_together=[['device', 'tunables']],
         supports_check_mode=True,
     )
-    module.run_command_environ_update = C_LOCALE
     params = module.params
     if params['entries'] is not None:
         raw = [(entry, 'entries[%d]' % index) for index, entry in enumerate(params['entries'])]
@@ -285,23 +275,9 @@ def main():
     if vxtunefs_problem:
         module.warn(vxtunefs_problem)
 
-    def run_command(argv):
-        return module.run_command(argv, check_rc=False, expand_user_and_vars=False)
-
-    def plan_now():
-        return plan_tunefstab(entries, path=params['path'], vxtunefs=vxtunefs, run_command=run_command,
-                              proc_root=params['proc_root'], apply=params['apply'])
-
-    def vxtunefs_values(binary, mount_point):
-        return read_live(binary, mount_point, run_command)
-
-    plan = plan_now()
-
-    def apply(journal):
-        apply_changes(journal, plan['changes'],
-                      vxtunefs=lambda journal, change: apply_vxtunefs(journal, change, run_command, vxtunefs_values))
-
-    finish(module, plan, build_diff(plan), apply=apply, replan=plan_now, devices=plan['devices'], vxtunefs=vxtunefs)
+    concern = Tunefstab(CommandRunner(module), entries, path=params['path'], apply=params['apply'], vxtunefs=vxtunefs,
+                        proc_root=params['proc_root'])
+    exit_concern(module, concern, concern.runner)
 
 
 if __name__ == '__main__':
