@@ -294,9 +294,11 @@ def _concern_results(concerns, plans, applied=None):
 
 
 def run_concerns(concerns, runner, check_mode=False, diff=False, run_id=None, journal_dir=None, warn=None,
-                 apply=True):
+                 apply=True, mark_all=False):
     """Plan every concern; unless ``check_mode`` (or not ``apply``: an audit), apply every
-    plan under one run id, reload what the changes need, and plan again.
+    plan under one run id, reload what the changes need, and plan again. With ``mark_all``
+    an enforcing run marks every check with ``changed`` and ``status_before``, also when
+    nothing was to change.
 
     Returns the result dict (``checks``, ``summary``, ``concerns``, ``changed``, ``diff``;
     after changes ``run_id``, ``journal``, ``reloaded``, ``checks_before``). Raises
@@ -310,9 +312,13 @@ def run_concerns(concerns, runner, check_mode=False, diff=False, run_id=None, jo
                   concerns=_concern_results(concerns, plans))
     if diff:
         result['diff'] = [d for concern, plan in zip(concerns, plans) for d in concern.diff(plan)]
-    if check_mode or not apply or not planned:
-        if not apply:
-            result['changed'] = False
+    if not apply:
+        result['changed'] = False
+        return result
+    if check_mode or not planned:
+        if mark_all:
+            # what an enforcing run reports of every check, also when it changed nothing
+            result['checks'] = mark_changed(checks, checks)
         return result
 
     errors = [check for concern, plan in planned for check in plan['checks'] if check['status'] == ERROR]

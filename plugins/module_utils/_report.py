@@ -10,6 +10,8 @@ __metaclass__ = type
 import json
 import os
 
+from ansible_collections.iotune.storage.plugins.module_utils._apply import atomic_write
+
 
 def report_paths(directory, names):
     """The path of each report file; ValueError naming the field when a name is not a plain file name."""
@@ -31,3 +33,28 @@ def report_paths(directory, names):
 def render_report(report):
     """The bytes of a report file: JSON as the controller's copy is written (to_nice_json), and a newline."""
     return (json.dumps(report, indent=4, sort_keys=True, separators=(',', ': ')) + '\n').encode('utf-8')
+
+
+def _holds(path, data):
+    try:
+        with open(path, 'rb') as handle:
+            return handle.read() == data
+    except (IOError, OSError):
+        return False
+
+
+def write_report(directory, names, report, mode=0o640, dir_mode=0o750, check=False):
+    """Write ``report`` to each of ``names`` in ``directory`` (created with ``dir_mode``),
+    atomically, skipping files that already hold it. Returns (paths, written).
+    ValueError names a bad field; IOError/OSError come from the file system."""
+    paths = report_paths(directory, names)
+    data = render_report(report)
+    written = [path for path in paths if not _holds(path, data)]
+    if check or not written:
+        return paths, written
+    if not os.path.isdir(directory):
+        os.makedirs(directory, 0o755)
+        os.chmod(directory, dir_mode)
+    for path in written:
+        atomic_write(path, data, mode=mode)
+    return paths, written

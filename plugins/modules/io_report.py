@@ -82,21 +82,11 @@ written:
   elements: str
 '''
 
-import os
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.iotune.storage.plugins.module_utils._apply import atomic_write
 from ansible_collections.iotune.storage.plugins.module_utils._files import parse_mode
-from ansible_collections.iotune.storage.plugins.module_utils._report import render_report, report_paths
-
-
-def _holds(path, data):
-    try:
-        with open(path, 'rb') as handle:
-            return handle.read() == data
-    except (IOError, OSError):
-        return False
+from ansible_collections.iotune.storage.plugins.module_utils._report import write_report
 
 
 def main():
@@ -113,26 +103,16 @@ def main():
     params = module.params
     result = dict(changed=False, paths=[], written=[])
     try:
-        paths = report_paths(params['dir'], params['names'])
         mode = parse_mode(params['mode'], 'mode')
         dir_mode = parse_mode(params['dir_mode'], 'dir_mode')
-        data = render_report(params['report'])
+        result['paths'], result['written'] = write_report(params['dir'], params['names'], params['report'], mode,
+                                                          dir_mode, check=module.check_mode)
     except ValueError as exc:
         module.fail_json(msg=str(exc), **result)
-    result['paths'] = paths
-    result['written'] = [path for path in paths if not _holds(path, data)]
-    result['changed'] = bool(result['written'])
-    if module.check_mode or not result['written']:
-        module.exit_json(**result)
-    try:
-        if not os.path.isdir(params['dir']):
-            os.makedirs(params['dir'], 0o755)
-            os.chmod(params['dir'], dir_mode)
-        for path in result['written']:
-            atomic_write(path, data, mode=mode)
     except (IOError, OSError) as exc:
         module.fail_json(msg='cannot write the report %s: %s' % (getattr(exc, 'filename', None) or params['dir'],
                                                                  exc.strerror or exc), **result)
+    result['changed'] = bool(result['written'])
     module.exit_json(**result)
 
 

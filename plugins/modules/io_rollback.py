@@ -111,6 +111,8 @@ from ansible_collections.iotune.storage.plugins.module_utils._checks import COMP
 from ansible_collections.iotune.storage.plugins.module_utils._journal import (
     JournalError, file_state, journal_path, latest_open_run, list_runs, read_mark, read_records, validate_run_id,
     write_mark)
+from ansible_collections.iotune.storage.plugins.module_utils._engine import UDEV_CONTROL
+from ansible_collections.iotune.storage.plugins.module_utils._runner import CommandRunner
 from ansible_collections.iotune.storage.plugins.module_utils._tunefstab_plan import read_live
 
 CONCERN = 'io_rollback'
@@ -155,7 +157,7 @@ def main():
         ),
         supports_check_mode=True,
     )
-    module.run_command_environ_update = {'LANG': 'C', 'LC_ALL': 'C', 'LC_MESSAGES': 'C'}
+    runner = CommandRunner(module)
     journal_dir = module.params['journal_dir']
     run_id = module.params['run_id']
     result = dict(changed=False, run_id=run_id, records=[], checks=[], already_rolled_back=False, errors=[])
@@ -200,18 +202,15 @@ def main():
         module.exit_json(**result)
     check = module.check_mode
 
-    def run_command(argv):
-        return module.run_command(argv, check_rc=False, expand_user_and_vars=False)
-
     def vxtunefs_values(binary, mount_point):
-        return read_live(binary, mount_point, run_command)
+        return read_live(binary, mount_point, runner)
 
     restorers = {
         'file': lambda record: restore_file(record['target'], record['before'], check),
         'sysfs': lambda record: restore_sysfs(record, check),
         'sysctl': lambda record: restore_sysctl(record, check),
-        'mount': lambda record: restore_mount(record, run_command, check),
-        'vxtunefs': lambda record: restore_vxtunefs(record, run_command, vxtunefs_values, check),
+        'mount': lambda record: restore_mount(record, runner if check else runner.change, check),
+        'vxtunefs': lambda record: restore_vxtunefs(record, runner if check else runner.change, vxtunefs_values, check),
         'unit': lambda record: False,  # daemon-reload once, after the unit files are back
         'dir': lambda record: restore_directory(record, check),
     }
@@ -242,9 +241,17 @@ def main():
     units = [record for record in records if record['kind'] == 'unit']
     if units and restored and not check:
         systemctl = units[-1].get('systemctl') or module.get_bin_path('systemctl') or 'systemctl'
-        rc, out, err = run_command([systemctl, 'daemon-reload'])
+        rc, out, err = runner.change([systemctl, 'daemon-reload'])
         if rc != 0:
             result['errors'].append('systemctl daemon-reload failed (rc=%s): %s' % (rc, (err or out).strip()))
+    # udevd must read a restored (or removed) rule file for devices that appear later; the values are back live
+    rules = [entry for entry in restored if entry['kind'] == 'file' and entry['target'].endswith('.rules')]
+    if rules and not check and os.path.exists(UDEV_CONTROL):
+        rc, out, err = runner.change(['udevadm', 'control', '--reload'])
+        if rc != 0:
+            result['errors'].append('udevadm control --reload failed (rc=%s): %s' % (rc, (err or out).strip()))
+        else:
+            result['reloaded'] = ['udevadm control --reload']
     if module._diff:
         result['diff'] = diffs
 

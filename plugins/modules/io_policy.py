@@ -1,0 +1,391 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: io_policy
+short_description: Audit or enforce the whole iotune policy on a host in one round trip
+version_added: 0.3.0
+description:
+  - Takes the whole iotune policy (mount options, VxFS tunefstab, block-device queues, writeback and page-cache limits
+    and the bulk slice, the large-block copy tools) and, in one module run on the host, reads the state, plans every
+    concern and returns one list of checks.
+  - With O(mode=audit) it changes nothing but its report file. With O(mode=enforce) and outside check mode it makes
+    every planned change under one O(run_id), each journalled before it is made (C(io_rollback) undoes the run, also one
+    killed half-way), reloads what the changes need (C(udevadm control --reload) after a new udev rule file when udevd
+    runs, C(sysctl --load) of the managed sysctl file, C(systemctl daemon-reload) after a slice unit change), reads the
+    state again and returns every check with C(changed) and C(status_before).
+  - An C(error) check in a concern that has changes to make stops the run before anything is written.
+  - With O(report), writes the host report (the checks, their summary and a few host facts) to
+    C(<report.dir>/<name>) for each of O(report.names), atomically; never in check mode.
+  - The action plugin of the same name validates the policy on the controller (a bad policy fails before the host is
+    contacted, naming the field and the accepted values), merges its profile, and sends the copy tools from the
+    collection's files. Results carry a digest and a size of each tool, never its content.
+author:
+  - iotune.storage maintainers (@iotune)
+extends_documentation_fragment:
+  - iotune.storage.attributes
+  - iotune.storage.attributes.concern
+  - iotune.storage.journal
+attributes:
+  diff_mode:
+    support: full
+    details:
+      - Shows every file and live value each concern would change (the copy tools as a digest and a size).
+options:
+  policy:
+    description:
+      - The policy, with the keys of the iotune policy variables (C(iotune_profile), C(iotune_mounts),
+        C(iotune_tunefstab), C(iotune_block_devices), C(iotune_cache), C(iotune_copy_tools)); see C(docs/policy.md).
+      - Default the host's variables of these names.
+      - The action plugin validates it, merges the profile under it and passes the effective policy to the module.
+    type: dict
+  validate_only:
+    description: Validate the policy (and O(benchmark)) on the controller and return, without contacting the host.
+    type: bool
+    default: false
+  benchmark:
+    description:
+      - The C(iotune_benchmark) settings (default the host's variable), validated with the policy on the controller
+        so that a bad value stops the run before any host work. The module does not measure.
+    type: dict
+  measuring:
+    description: Validate O(benchmark) as for a measurement that runs whatever its C(enabled) says (C(benchmark_io.yml)).
+    type: bool
+    default: false
+  copy_tools_bin_dir:
+    description: Directory the copy tools are installed in (default the variable C(copy_tools_bin_dir), else V(/usr/local/bin)).
+    type: path
+  copy_tools_config:
+    description: The copy tools' configuration file (default the variable C(copy_tools_config), else V(/etc/iotune/copy.conf)).
+    type: path
+  copy_tools_slice:
+    description:
+      - The slice C(iotune-bulk) runs commands in (default the variable C(copy_tools_slice), else the name of
+        C(iotune_cache.bulk_slice), else V(iotune-bulk.slice)).
+    type: str
+  concerns:
+    description: The concerns to run, of those the policy sets. Default all.
+    type: list
+    elements: str
+    choices: [mount_options, tunefstab, block_queue, cache_limits, copy_tools]
+    default: [mount_options, tunefstab, block_queue, cache_limits, copy_tools]
+  mode:
+    description: V(audit) plans and reports only; V(enforce) makes the changes (outside check mode).
+    type: str
+    choices: [audit, enforce]
+    default: audit
+  fstab:
+    description:
+      - The fstab file of the mount options concern.
+      - This and the other file and behaviour options below default to the enforcing roles' variables when the host
+        has them (C(mount_options_fstab), C(mount_options_remount), C(tunefstab_path), C(tunefstab_apply),
+        C(tunefstab_vxtunefs), C(block_queue_persist), C(block_queue_rules_file), C(cache_limits_sysctl_file),
+        C(iotune_journal_dir)), so that an audit, an enforcement and a rollback use the same files.
+    type: path
+    default: /etc/fstab
+  remount:
+    description: Whether enforcing remounts to change live mount options (else only fstab changes).
+    type: bool
+    default: true
+  tunefstab_path:
+    description: The VxFS tunefstab file.
+    type: path
+    default: /etc/vx/tunefstab
+  tunefstab_apply:
+    description: Whether enforcing also sets live VxFS values with C(vxtunefs -o) (which briefly freezes the file system).
+    type: bool
+    default: false
+  vxtunefs:
+    description: Path of C(vxtunefs); by default searched in E(PATH) and the VxFS directories.
+    type: path
+  block_queue_persist:
+    description: Whether block queue settings must also be in the udev rule file.
+    type: bool
+    default: true
+  rules_file:
+    description: The udev rule file the block queue concern manages.
+    type: path
+    default: /etc/udev/rules.d/60-iotune.rules
+  sysctl_file:
+    description: The sysctl file the cache limits concern manages.
+    type: path
+    default: /etc/sysctl.d/60-iotune.conf
+  copy_tools_files:
+    description:
+      - The copy tools and their configuration, C({path, content, mode}); the action plugin builds them from the
+        collection's files and the C(iotune_copy_tools) policy.
+    type: list
+    elements: dict
+    default: []
+  report:
+    description: Where the host report goes; no report is written without it, nor in check mode.
+    type: dict
+    suboptions:
+      dir:
+        description: Directory of the report files.
+        type: path
+        default: /var/lib/iotune/reports
+      names:
+        description: File names (this run's and the latest); none writes no file but still returns RV(report).
+        type: list
+        elements: str
+        default: []
+      host:
+        description: The host name the report carries (the inventory name).
+        type: str
+        required: true
+      profile:
+        description: The policy's profile, for the report.
+        type: str
+      mode:
+        description: The report's mode (V(audit), V(harden)).
+        type: str
+        required: true
+  sys_root:
+    description: Mount point of sysfs. Only changed for tests.
+    type: path
+    default: /sys
+  proc_root:
+    description: Mount point of procfs. Only changed for tests.
+    type: path
+    default: /proc
+notes:
+  - The per-concern modules (M(iotune.storage.mount_options), M(iotune.storage.tunefstab),
+    M(iotune.storage.block_queue), M(iotune.storage.cache_limits), M(iotune.storage.copy_tools)) run the same planners
+    and appliers for one concern.
+seealso:
+  - module: iotune.storage.io_rollback
+  - module: iotune.storage.io_facts
+'''
+
+EXAMPLES = r'''
+- name: Audit the whole policy, writing the host report
+  iotune.storage.io_policy:
+    policy:
+      iotune_mounts:
+        - {path: /backup, present: [noatime], absent: ["mincache=direct"]}
+      iotune_cache: {dirty_background_bytes: 128m}
+    report: {names: [audit-latest.json], host: "{{ inventory_hostname }}", mode: audit}
+  register: audit
+
+- name: Enforce it under one run id (io_rollback run_id=chg-4711 undoes it)
+  iotune.storage.io_policy:
+    policy: "{{ my_policy }}"
+    mode: enforce
+    run_id: chg-4711
+'''
+
+RETURN = r'''
+checks:
+  description:
+    - Every check of every concern (C(id), C(concern), C(target), C(setting), C(expected), C(live), C(persistent),
+      C(status), C(message)); after changes each also has C(changed) and C(status_before).
+  returned: always
+  type: list
+  elements: dict
+summary:
+  description: Number of checks per status.
+  returned: always
+  type: dict
+  sample: {compliant: 12, drift: 1, not_persistent: 0, not_applicable: 0, error: 0}
+concerns:
+  description: Per concern run, its C(summary), its C(changes) (file contents over 4 KiB as a digest and a size) and its own details.
+  returned: always
+  type: dict
+msg:
+  description: Summary of the checks.
+  returned: always
+  type: str
+report:
+  description: The host report (also written to the host with O(report)).
+  returned: when O(report) is given
+  type: dict
+report_paths:
+  description: The report files written (none in check mode or when they already hold the report).
+  returned: when O(report) is given
+  type: list
+  elements: str
+run_id:
+  description: The run whose journal holds the changes.
+  returned: when changes were applied
+  type: str
+journal:
+  description: Path of the run's journal file.
+  returned: when changes were applied
+  type: str
+reloaded:
+  description: The reload commands run after the changes.
+  returned: when changes were applied
+  type: list
+  elements: str
+checks_before:
+  description: The checks as they were before the changes.
+  returned: when changes were applied
+  type: list
+  elements: dict
+'''
+
+import os
+import time
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.iotune.storage.plugins.module_utils._cache_plan import DEFAULT_SLICE, DEFAULT_UNIT_DIR
+from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS, summary_message
+from ansible_collections.iotune.storage.plugins.module_utils._engine import (
+    CONCERNS, BlockQueue, CacheLimits, CopyTools, EngineError, MountOptions, Tunefstab, run_concerns)
+from ansible_collections.iotune.storage.plugins.module_utils._files import parse_mode
+from ansible_collections.iotune.storage.plugins.module_utils._iofacts import gather_io_facts
+from ansible_collections.iotune.storage.plugins.module_utils._mountinfo import read_mountinfo, visible_mounts
+from ansible_collections.iotune.storage.plugins.module_utils._policy import cache_sysctl
+from ansible_collections.iotune.storage.plugins.module_utils._report import write_report
+from ansible_collections.iotune.storage.plugins.module_utils._runner import CommandRunner
+from ansible_collections.iotune.storage.plugins.module_utils._tunefstab_plan import find_vxtunefs, validate_entry
+
+
+def build_concerns(params, runner, mount_entries, memory_bytes, warn):
+    """The concerns the policy sets, of those asked for, in apply order."""
+    policy = params['policy']
+    wanted = set(params['concerns'])
+    concerns = []
+    if 'mount_options' in wanted and policy.get('iotune_mounts'):
+        concerns.append(MountOptions(runner, policy['iotune_mounts'], fstab=params['fstab'],
+                                     remount=params['remount'], proc_root=params['proc_root']))
+    if 'tunefstab' in wanted and policy.get('iotune_tunefstab'):
+        entries = [validate_entry(entry)[0] for entry in policy['iotune_tunefstab']]
+        vxtunefs, problem = find_vxtunefs(params['vxtunefs'])
+        if problem:
+            warn(problem)
+        concerns.append(Tunefstab(runner, entries, path=params['tunefstab_path'], apply=params['tunefstab_apply'],
+                                  vxtunefs=vxtunefs, proc_root=params['proc_root'], mount_entries=mount_entries))
+    if 'block_queue' in wanted and policy.get('iotune_block_devices'):
+        concerns.append(BlockQueue(runner, policy['iotune_block_devices'], persist=params['block_queue_persist'],
+                                   rules_file=params['rules_file'], sys_root=params['sys_root'],
+                                   proc_root=params['proc_root'], mount_entries=mount_entries))
+    cache = policy.get('iotune_cache') or {}
+    if 'cache_limits' in wanted and cache:
+        bulk = cache.get('bulk_slice')
+        if bulk:
+            bulk = {'memory_high': bulk['memory_high'], 'name': bulk.get('name') or DEFAULT_SLICE,
+                    'unit_dir': bulk.get('unit_dir') or DEFAULT_UNIT_DIR}
+        concerns.append(CacheLimits(runner, sysctl=cache_sysctl(cache), bulk_slice=bulk,
+                                    sysctl_file=params['sysctl_file'], proc_root=params['proc_root'],
+                                    memory_bytes=memory_bytes))
+    if 'copy_tools' in wanted and policy.get('iotune_copy_tools'):
+        files = [dict(item, mode=parse_mode(item.get('mode') or '0644', 'copy_tools_files[%d]' % index))
+                 for index, item in enumerate(params['copy_tools_files'])]
+        concerns.append(CopyTools(runner, files, policy['iotune_copy_tools'].get('state') or 'present'))
+    return concerns
+
+
+def host_facts(params, runner, mount_entries, facts):
+    """The few facts a report carries, from one io_facts pass (memory, VxFS tools, tool versions)."""
+    try:
+        block_devices = len(os.listdir(os.path.join(params['sys_root'], 'block')))
+    except OSError:
+        block_devices = 0
+    return {
+        'memory_bytes': facts.get('memory_bytes'),
+        'fio': (facts['tools'].get('fio') or {}).get('version'),
+        'coreutils': (facts['tools'].get('coreutils') or {}).get('version'),
+        'vxfs_tools': facts['vxfs']['tools_present'],
+        'block_devices': block_devices,
+        'mounts': len(visible_mounts(mount_entries)),
+    }
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            JOURNAL_ARGS,
+            policy=dict(type='dict'),
+            validate_only=dict(type='bool', default=False),
+            benchmark=dict(type='dict'),
+            measuring=dict(type='bool', default=False),
+            copy_tools_bin_dir=dict(type='path'),
+            copy_tools_config=dict(type='path'),
+            copy_tools_slice=dict(type='str'),
+            concerns=dict(type='list', elements='str', choices=list(CONCERNS), default=list(CONCERNS)),
+            mode=dict(type='str', choices=['audit', 'enforce'], default='audit'),
+            fstab=dict(type='path', default='/etc/fstab'),
+            remount=dict(type='bool', default=True),
+            tunefstab_path=dict(type='path', default='/etc/vx/tunefstab'),
+            tunefstab_apply=dict(type='bool', default=False),
+            vxtunefs=dict(type='path'),
+            block_queue_persist=dict(type='bool', default=True),
+            rules_file=dict(type='path', default='/etc/udev/rules.d/60-iotune.rules'),
+            sysctl_file=dict(type='path', default='/etc/sysctl.d/60-iotune.conf'),
+            copy_tools_files=dict(type='list', elements='dict', default=[]),
+            report=dict(type='dict', options=dict(
+                dir=dict(type='path', default='/var/lib/iotune/reports'),
+                names=dict(type='list', elements='str', default=[]),
+                host=dict(type='str', required=True),
+                profile=dict(type='str'),
+                mode=dict(type='str', required=True),
+            )),
+            sys_root=dict(type='path', default='/sys'),
+            proc_root=dict(type='path', default='/proc'),
+        ),
+        supports_check_mode=True,
+    )
+    params = module.params
+    if params['policy'] is None:
+        module.fail_json(msg='policy: the effective policy is needed (the io_policy action plugin passes it)')
+    runner = CommandRunner(module)
+    read_errors = []
+    mount_entries = read_mountinfo(params['proc_root'], read_errors)
+    facts = gather_io_facts(gather=['memory', 'vxfs', 'tools'], proc_root=params['proc_root'],
+                            tunefstab_path=params['tunefstab_path'], run_command=runner)
+    try:
+        concerns = build_concerns(params, runner, mount_entries if not read_errors else None,
+                                  facts.get('memory_bytes'), module.warn)
+    except ValueError as exc:
+        module.fail_json(msg=str(exc))
+    try:
+        result = run_concerns(concerns, runner, check_mode=module.check_mode, diff=module._diff,
+                              run_id=params['run_id'], journal_dir=params['journal_dir'], warn=module.warn,
+                              apply=params['mode'] == 'enforce', mark_all=True)
+        failure = None
+    except EngineError as exc:
+        result, failure = exc.result, str(exc)
+    result['msg'] = failure or summary_message(result['checks'])
+    if result.get('journal') and not failure:
+        result['msg'] += '; %d change(s) journalled in %s' % (result['changes_made'], result['journal'])
+
+    if params['report'] is not None:
+        spec = params['report']
+        report = {
+            'host': spec['host'],
+            'run_id': result.get('run_id') or params['run_id'],
+            'time': time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()),
+            'profile': spec['profile'],
+            'host_facts': host_facts(params, runner, mount_entries, facts),
+            'mode': spec['mode'],
+            'summary': dict(result['summary']),
+            'checks': result['checks'],
+        }
+        if params['mode'] == 'enforce':
+            report['summary']['changed'] = sum(1 for check in result['checks'] if check.get('changed'))
+        result['report'] = report
+        try:
+            result['report_paths'] = write_report(spec['dir'], spec['names'], report, check=module.check_mode)[1] \
+                if spec['names'] else []
+        except ValueError as exc:
+            module.fail_json(msg='report.%s' % exc, **result)
+        except (IOError, OSError) as exc:
+            module.fail_json(msg='cannot write the report %s: %s' % (getattr(exc, 'filename', None) or spec['dir'],
+                                                                     exc.strerror or exc), **result)
+    if failure:
+        module.fail_json(**result)
+    module.exit_json(**result)
+
+
+if __name__ == '__main__':
+    main()
