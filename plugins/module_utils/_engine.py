@@ -35,8 +35,6 @@ from ansible_collections.iotune.storage.plugins.module_utils._udev import DB_DIR
 
 CONCERNS = ('mount_options', 'tunefstab', 'block_queue', 'cache_limits', 'copy_tools')
 UDEV_CONTROL = '/run/udev/control'
-# Files larger than this show in a diff as a digest and a size, not as text (the copy tools).
-DIFF_TEXT_LIMIT = 4096
 
 
 class MountOptions(object):
@@ -208,32 +206,41 @@ class CacheLimits(object):
         return []
 
 
-def _digest_line(text):
-    data = (text or '').encode('utf-8')
-    return 'sha256 %s, %d bytes\n' % (hashlib.sha256(data).hexdigest(), len(data)) if text is not None else ''
+def _digest(text):
+    data = text.encode('utf-8', 'surrogateescape')
+    return 'sha256 %s, %d bytes' % (hashlib.sha256(data).hexdigest(), len(data))
 
 
 class CopyTools(object):
+    """The tools (executable files) show in results and diffs as a digest and a size, never
+    as their content; the configuration file shows as text."""
     name = 'copy_tools'
 
     def __init__(self, runner, files, state='present'):
         self.runner, self.files, self.state = runner, files, state
+        self.tools = set(item['path'] for item in files if item['mode'] & 0o111)
 
     def plan(self):
         return plan_copy_tools(self.files, self.state)
 
+    def _side(self, change, text):
+        if text is None:
+            return None
+        return _digest(text) if change['target'] in self.tools else text
+
     def diff(self, plan):
         diffs = []
-        for change in plan['changes']:
-            if change['kind'] not in ('file', 'remove'):
-                continue
-            after = change['after'] if change['kind'] == 'file' else None
-            large = max(len(change['before'] or ''), len(after or '')) > DIFF_TEXT_LIMIT
-            show = _digest_line if large else (lambda text: text or '')
-            diffs.append({'before_header': change['target'] if change['before'] is not None else '%s (absent)' % change['target'],
-                          'after_header': change['target'] if after is not None else '%s (removed)' % change['target'],
-                          'before': show(change['before']), 'after': show(after)})
+        for change in self.show(plan['changes']):
+            if change['kind'] in ('file', 'remove'):
+                diffs.append({'before_header': change['target'] if change['before'] is not None else '%s (absent)' % change['target'],
+                              'after_header': change['target'] if change['after'] is not None else '%s (removed)' % change['target'],
+                              'before': (change['before'] or '') + ('\n' if change['target'] in self.tools and change['before'] else ''),
+                              'after': (change['after'] or '') + ('\n' if change['target'] in self.tools and change['after'] else '')})
         return diffs
+
+    def show(self, changes):
+        return [dict(change, before=self._side(change, change.get('before')), after=self._side(change, change.get('after')))
+                if change['kind'] in ('file', 'remove') else change for change in changes]
 
     def apply(self, journal, plan):
         apply_changes(journal, plan['changes'], dir=lambda journal, change: apply_directory(journal, change['target']),
@@ -244,19 +251,6 @@ class CopyTools(object):
 
     def reloads(self, plan):
         return []
-
-
-def public_changes(changes):
-    """The changes as a result shows them: file contents as a digest and a size."""
-    shown = []
-    for change in changes:
-        if change['kind'] in ('file', 'remove') and isinstance(change.get('after', change.get('before')), str):
-            change = dict(change)
-            for side in ('before', 'after'):
-                if isinstance(change.get(side), str) and len(change[side]) > DIFF_TEXT_LIMIT:
-                    change[side] = _digest_line(change[side]).strip()
-        shown.append(change)
-    return shown
 
 
 def mark_changed(before_checks, after_checks):
@@ -289,7 +283,7 @@ def _concern_results(concerns, plans, applied=None):
     """Per concern: its own result keys, the summary of ``plans`` and the changes of
     ``applied`` (the plans that were applied), else of ``plans``."""
     return dict((concern.name, dict(concern.extra(plan), summary=summarize(plan['checks']),
-                                    changes=public_changes(done['changes'])))
+                                    changes=concern.show(done['changes']) if hasattr(concern, 'show') else done['changes']))
                 for concern, plan, done in zip(concerns, plans, applied or plans))
 
 

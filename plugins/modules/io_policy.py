@@ -196,7 +196,7 @@ summary:
   type: dict
   sample: {compliant: 12, drift: 1, not_persistent: 0, not_applicable: 0, error: 0}
 concerns:
-  description: Per concern run, its C(summary), its C(changes) (file contents over 4 KiB as a digest and a size) and its own details.
+  description: Per concern run, its C(summary), its C(changes) (the copy tools as a digest and a size) and its own details.
   returned: always
   type: dict
 msg:
