@@ -1,0 +1,108 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""io_policy on the controller: validate the policy and merge its profile before any
+host work, add the copy tools from the collection's files, then run the module once."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+from ansible.plugins.action import ActionBase
+
+from ansible_collections.iotune.storage.plugins.module_utils._benchmark import validate_benchmark
+from ansible_collections.iotune.storage.plugins.plugin_utils._copy_tools import (
+    DEFAULT_BIN_DIR, DEFAULT_CONFIG, DEFAULT_SLICE, copy_tool_files)
+from ansible_collections.iotune.storage.plugins.module_utils._profiles import PolicyError, effective_policy
+
+# Arguments only the controller side reads; the module never sees them.
+CONTROLLER_ARGS = ('benchmark', 'measuring', 'validate_only', 'copy_tools_bin_dir', 'copy_tools_config',
+                   'copy_tools_slice')
+CONCERNS = ('mount_options', 'tunefstab', 'block_queue', 'cache_limits', 'copy_tools')
+# The policy, when the task does not give one: the host's iotune_* variables.
+POLICY_VARS = ('iotune_profile', 'iotune_mounts', 'iotune_tunefstab', 'iotune_block_devices', 'iotune_cache',
+               'iotune_copy_tools')
+# An argument the task does not give comes from this variable of the host when it is set: the
+# enforcing roles' settings, which belong in the inventory so audit, enforce and rollback agree.
+ARG_VARS = (
+    ('fstab', 'mount_options_fstab'),
+    ('remount', 'mount_options_remount'),
+    ('tunefstab_path', 'tunefstab_path'),
+    ('tunefstab_apply', 'tunefstab_apply'),
+    ('vxtunefs', 'tunefstab_vxtunefs'),
+    ('block_queue_persist', 'block_queue_persist'),
+    ('rules_file', 'block_queue_rules_file'),
+    ('sysctl_file', 'cache_limits_sysctl_file'),
+    ('journal_dir', 'iotune_journal_dir'),
+    ('copy_tools_bin_dir', 'copy_tools_bin_dir'),
+    ('copy_tools_config', 'copy_tools_config'),
+    ('copy_tools_slice', 'copy_tools_slice'),
+    ('benchmark', 'iotune_benchmark'),
+)
+
+
+def with_host_vars(args, lookup):
+    """``args`` completed from the host's variables: ``lookup(name)`` returns a
+    variable's value, or None when it is not set (or set empty)."""
+    args = dict(args)
+    if args.get('policy') is None:
+        args['policy'] = dict((name, lookup(name)) for name in POLICY_VARS)
+    for arg, var in ARG_VARS:
+        if args.get(arg) is None:
+            value = lookup(var)
+            if value not in (None, ''):
+                args[arg] = value
+    return args
+
+
+def module_args(args, policy_errors=None):
+    """(module arguments, errors) for the task arguments ``args``: the effective policy and
+    the copy tools' files; errors name the field and the accepted values."""
+    args = dict(args)
+    controller = dict((key, args.pop(key, None)) for key in CONTROLLER_ARGS)
+    errors = []
+    try:
+        policy = effective_policy(args.get('policy') or {})
+    except PolicyError as exc:
+        errors.extend(exc.errors)
+        policy = None
+    if controller['benchmark'] is not None or controller['measuring']:
+        errors.extend(validate_benchmark(controller['benchmark'], controller['measuring']))
+    if errors:
+        return None, errors
+    args['policy'] = policy
+    concerns = CONCERNS if args.get('concerns') is None else args['concerns']
+    if policy['iotune_copy_tools'] and 'copy_tools' in concerns:
+        bulk = (policy['iotune_cache'] or {}).get('bulk_slice') or {}
+        args['copy_tools_files'] = copy_tool_files(
+            policy['iotune_copy_tools'],
+            bin_dir=controller['copy_tools_bin_dir'] or DEFAULT_BIN_DIR,
+            config=controller['copy_tools_config'] or DEFAULT_CONFIG,
+            slice_name=controller['copy_tools_slice'] or bulk.get('name') or DEFAULT_SLICE)
+    return args, []
+
+
+class ActionModule(ActionBase):
+    TRANSFERS_FILES = False
+
+    def run(self, tmp=None, task_vars=None):
+        result = super(ActionModule, self).run(tmp, task_vars)
+        del tmp
+        task_vars = task_vars or {}
+
+        def lookup(name):
+            return self._templar.template(task_vars[name]) if name in task_vars else None
+
+        args, errors = module_args(with_host_vars(self._task.args, lookup))
+        if errors:
+            result.update(failed=True, changed=False, errors=errors,
+                          msg='Invalid iotune policy: %s' % '; '.join(errors))
+            return result
+        if self._task.args.get('validate_only'):
+            result.update(changed=False, msg='the policy is valid', policy=args['policy'])
+            return result
+        result.update(self._execute_module(module_name='iotune.storage.io_policy', module_args=args,
+                                           task_vars=task_vars))
+        # the module's arguments hold the copy tools' content: a result never echoes it
+        result.pop('invocation', None)
+        return result
