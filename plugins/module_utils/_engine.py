@@ -200,8 +200,9 @@ class CacheLimits(object):
     def reloads(self, plan):
         # the values are already live: loading only the managed file proves it loads and never resets
         # values that other files or an administrator set. sysctl(8) writes the real /proc only.
-        if self.proc_root == '/proc' and any(change['kind'] == 'file' and change.get('path', change['target']) == self.sysctl_file
-               for change in plan['changes']) and os.path.exists(self.sysctl_file):
+        wrote = any(change['kind'] == 'file' and change.get('path', change['target']) == self.sysctl_file
+                    for change in plan['changes'])
+        if self.proc_root == '/proc' and wrote and os.path.exists(self.sysctl_file):
             return [[self.runner.bin('sysctl', 'sysctl'), '--load', self.sysctl_file]]
         return []
 

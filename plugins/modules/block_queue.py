@@ -310,7 +310,7 @@ checks_before:
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils._blockq_plan import (
-    DEFAULT_RULES_FILE, MATCH_KEYS, SCHEDULERS, SETTINGS, plan_block_queue, validate_request)
+    DEFAULT_RULES_FILE, MATCH_KEYS, SCHEDULERS, SETTINGS, validate_request)
 from ansible_collections.iotune.storage.plugins.module_utils._udev import DB_DIR, RULES_DIRS
 from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS
 from ansible_collections.iotune.storage.plugins.module_utils._engine import BlockQueue, exit_concern
