@@ -270,12 +270,16 @@ class EngineError(Exception):
         self.result = result
 
 
-def _plan_all(concerns, warn):
+def _plan_all(concerns, warn, known=None):
+    """Plan each concern; warn each warning (named by its concern when there are several)
+    that is not already in the ``known`` plans."""
     plans = []
-    for concern in concerns:
+    for index, concern in enumerate(concerns):
         plan = concern.plan()
+        seen = known[index]['warnings'] if known else []
         for warning in plan['warnings']:
-            warn('%s: %s' % (concern.name, warning))
+            if warning not in seen:
+                warn('%s: %s' % (concern.name, warning) if len(concerns) > 1 else warning)
         plans.append(plan)
     return plans
 
@@ -351,10 +355,11 @@ def run_concerns(concerns, runner, check_mode=False, diff=False, run_id=None, jo
         else:
             result['reloaded'].append(' '.join(argv))
 
-    after_plans = _plan_all(concerns, lambda message: None)
+    after_plans = _plan_all(concerns, warn, plans)
     for concern, plan in zip(concerns, after_plans):
         if plan['changes']:
-            warn('%s: after applying, still planned: %s' % (concern.name, ', '.join(
+            prefix = '%s: ' % concern.name if len(concerns) > 1 else ''
+            warn('%safter applying, still planned: %s' % (prefix, ', '.join(
                 '%s %s' % (change['kind'], change['target']) for change in plan['changes'])))
     after = [check for plan in after_plans for check in plan['checks']]
     result.update(

@@ -2,7 +2,8 @@
 # Copyright: iotune.storage contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""finish(): how every concern module reports a plan (check mode) or applies it through the journal."""
+"""exit_concern(): how every concern module reports a plan (check mode) or applies it through the journal
+(the engine's run_concerns with one concern)."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
@@ -13,7 +14,8 @@ import pytest
 
 from ansible_collections.iotune.storage.plugins.module_utils._apply import ApplyError
 from ansible_collections.iotune.storage.plugins.module_utils._checks import make_check
-from ansible_collections.iotune.storage.plugins.module_utils._concern import file_diffs, finish, live_diff, summary_message
+from ansible_collections.iotune.storage.plugins.module_utils._concern import file_diffs, live_diff, summary_message
+from ansible_collections.iotune.storage.plugins.module_utils._engine import exit_concern
 from ansible_collections.iotune.storage.plugins.module_utils._journal import read_records, validate_run_id, write_mark
 
 
@@ -65,9 +67,33 @@ class Recorder(object):
             raise self.error
 
 
+class FakeConcern(object):
+    """A concern whose first plan is ``plan`` and whose later plans come from ``replan()``."""
+    name = 'block_queue'
+
+    def __init__(self, plan, apply, replan, diffs, extra):
+        self.plans, self.applier, self.replan, self.diffs, self.extras = [plan], apply, replan, diffs, extra
+
+    def plan(self):
+        return self.plans.pop() if self.plans else self.replan()
+
+    def diff(self, plan):
+        return self.diffs
+
+    def apply(self, journal, plan):
+        self.applier(journal)
+
+    def extra(self, plan):
+        return self.extras
+
+    def reloads(self, plan):
+        return []
+
+
 def _finish(module, plan, apply=None, replan=None, diffs=None, **extra):
+    concern = FakeConcern(plan, apply, replan, diffs if diffs is not None else ['the diff'], extra)
     with pytest.raises(Done) as excinfo:
-        finish(module, plan, diffs if diffs is not None else ['the diff'], apply=apply, replan=replan, **extra)
+        exit_concern(module, concern, runner=None)
     return excinfo.value.args
 
 
