@@ -10,10 +10,10 @@ __metaclass__ = type
 
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.iotune.storage.plugins.module_utils._benchmark import validate_benchmark
+from ansible_collections.iotune.storage.plugins.plugin_utils._benchmark import validate_benchmark
 from ansible_collections.iotune.storage.plugins.plugin_utils._copy_tools import (
     DEFAULT_BIN_DIR, DEFAULT_CONFIG, DEFAULT_SLICE, copy_tool_files)
-from ansible_collections.iotune.storage.plugins.module_utils._profiles import PolicyError, effective_policy
+from ansible_collections.iotune.storage.plugins.plugin_utils._profiles import PolicyError, effective_policy
 
 # Arguments only the controller side reads; the module never sees them.
 CONTROLLER_ARGS = ('benchmark', 'measuring', 'validate_only', 'copy_tools_bin_dir', 'copy_tools_config',

@@ -16,6 +16,8 @@ The slice is iotune-bulk.slice, or the ``slice=`` of /etc/iotune/copy.conf
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import importlib.machinery
+import importlib.util
 import os
 import shutil
 import sys
@@ -27,19 +29,30 @@ SYSTEMD_RUN_DIR = '/run/systemd/system'
 UNIT_DIRS = ('/etc/systemd/system', '/run/systemd/system', '/usr/lib/systemd/system', '/lib/systemd/system')
 
 
-def read_conf(path):
-    """key=value lines of copy.conf ('#' comments); {} when the file is missing."""
-    values = {}
+def copy_tool():
+    """iotune-copy, installed beside this file (the copy_tools role installs both): its
+    read_config is the one reader of copy.conf. None when it is not there."""
+    here = os.path.dirname(os.path.realpath(__file__))
+    for name in ('iotune-copy', 'iotune_copy.py'):
+        path = os.path.join(here, name)
+        if os.path.isfile(path):
+            loader = importlib.machinery.SourceFileLoader('iotune_copy', path)
+            module = importlib.util.module_from_spec(importlib.util.spec_from_loader('iotune_copy', loader))
+            loader.exec_module(module)
+            return module
+    return None
+
+
+def slice_of(path):
+    """The slice= of the config file, else the default; ValueError naming the file on a bad one."""
+    tool = copy_tool()
+    if tool is None:
+        raise ValueError('iotune-copy is not installed beside %s, and its config reader is needed '
+                         '(the copy_tools role installs both)' % PROG)
     try:
-        with open(path) as handle:
-            for line in handle:
-                line = line.split('#', 1)[0].strip()
-                if '=' in line:
-                    key, value = line.split('=', 1)
-                    values[key.strip()] = value.strip()
-    except (IOError, OSError):
-        pass
-    return values
+        return tool.read_config(path).get('slice') or DEFAULT_SLICE
+    except OSError as exc:
+        raise ValueError('cannot read %s: %s' % (path, exc.strerror))
 
 
 def command_for(argv, slice_name, systemd_running, systemd_run):
@@ -60,8 +73,11 @@ def main(argv=None):
         sys.stderr.write('usage: %s COMMAND [ARG...]\nRuns COMMAND in %s (the memory cap of bulk jobs).\n'
                          % (PROG, DEFAULT_SLICE))
         return 0 if argv else 2
-    conf = read_conf(os.environ.get('IOTUNE_COPY_CONF', CONF))
-    slice_name = conf.get('slice') or DEFAULT_SLICE
+    try:
+        slice_name = slice_of(os.environ.get('IOTUNE_COPY_CONF', CONF))
+    except ValueError as exc:
+        sys.stderr.write('%s: %s\n' % (PROG, exc))
+        return 2
     command, warning = command_for(argv, slice_name, os.path.isdir(SYSTEMD_RUN_DIR), shutil.which('systemd-run'))
     if warning:
         sys.stderr.write(warning + '\n')

@@ -53,6 +53,7 @@ import math
 import mmap
 import os
 import queue
+import re
 import signal
 import stat
 import struct
@@ -75,6 +76,7 @@ TEMP_MARK = '.iotune-copy-'
 SIZE_FORMS = 'a number of bytes (e.g. 1048576) or a number followed by k, M or G (binary multiples, any case: 256k, 8M, 1g)'
 
 _MULTIPLIERS = {'': 1, 'k': 1024, 'm': 1024 ** 2, 'g': 1024 ** 3}
+_COMMENT = re.compile(r'(^|\s)#.*$')
 
 # statx(2): mask bit, flag and offsets in struct statx (include/uapi/linux/stat.h)
 _STATX_DIOALIGN = 0x2000
@@ -120,11 +122,15 @@ def parse_size(text):
 
 
 def parse_config(text, name='config'):
-    """key=value pairs of a config file's text ('#' starts a comment line); ValueError on other lines."""
+    """key=value pairs of a config file's text; ValueError on a line that is not one.
+
+    The one reader of copy.conf: iotune-bulk loads it from this file. '#' starts a comment,
+    at the start of a line or after a blank; a value may be quoted.
+    """
     values = {}
     for number, line in enumerate(text.splitlines(), 1):
-        line = line.strip()
-        if not line or line.startswith('#'):
+        line = _COMMENT.sub('', line).strip()
+        if not line:
             continue
         key, sep, value = line.partition('=')
         if not sep or not key.strip():

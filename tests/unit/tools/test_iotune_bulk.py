@@ -41,11 +41,28 @@ def test_without_systemd_the_command_runs_as_it_is(running, systemd_run):
     assert warning == 'iotune-bulk: systemd is not running here: running cp without the memory cap of iotune-bulk.slice'
 
 
-def test_reads_the_slice_from_copy_conf(tmp_path):
+def test_reads_the_slice_with_iotune_copys_reader(tmp_path):
     conf = tmp_path / 'copy.conf'
     conf.write_text('# managed\nbuffer_size=8M\nslice = backup.slice  # the backup cap\n')
-    assert bulk.read_conf(str(conf)) == {'buffer_size': '8M', 'slice': 'backup.slice'}
-    assert bulk.read_conf(str(tmp_path / 'missing')) == {}
+    assert bulk.copy_tool().read_config(str(conf)) == {'buffer_size': '8M', 'slice': 'backup.slice'}
+    assert bulk.slice_of(str(conf)) == 'backup.slice'
+    assert bulk.slice_of(str(tmp_path / 'missing')) == 'iotune-bulk.slice'
+
+
+def test_a_bad_copy_conf_stops_it_as_it_stops_iotune_copy(tmp_path):
+    conf = tmp_path / 'copy.conf'
+    conf.write_text('slice=backup.slice\nnot a setting\n')
+    done = run(['true'], IOTUNE_COPY_CONF=str(conf))
+    assert done.returncode == 2
+    assert done.stderr == "iotune-bulk: %s:2: expected key=value, found 'not a setting'\n" % conf
+
+
+def test_without_iotune_copy_beside_it_it_says_so(tmp_path):
+    alone = tmp_path / 'iotune-bulk'
+    alone.write_text(open(TOOL).read())
+    done = subprocess.run([sys.executable, str(alone), 'true'], capture_output=True, text=True, timeout=30,
+                          env=dict(os.environ, IOTUNE_COPY_CONF=str(tmp_path / 'none')), check=False)
+    assert done.returncode == 2 and 'iotune-copy is not installed beside iotune-bulk' in done.stderr
 
 
 def run(args, **env):

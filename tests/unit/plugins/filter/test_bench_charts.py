@@ -25,7 +25,7 @@ from ansible.plugins.filter.core import flatten, to_json, to_nice_json
 from ansible_collections.iotune.storage.plugins.filter import report as report_filters
 from ansible_collections.iotune.storage.plugins.filter.fio import FilterModule as FioFilters
 from ansible_collections.iotune.storage.plugins.filter.report import FilterModule, bench_charts, bench_fleet
-from ansible_collections.iotune.storage.plugins.module_utils import _bench_chart as bc
+from ansible_collections.iotune.storage.plugins.plugin_utils import _bench_chart as bc
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', '..'))
 TEMPLATES = os.path.join(ROOT, 'roles', 'io_audit', 'templates')

@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from ansible_collections.iotune.storage.plugins.module_utils._fio_compare import (
+from ansible_collections.iotune.storage.plugins.plugin_utils._fio_compare import (
     COMPARABLE_METRICS,
     DEFAULT_METRICS,
     compare,

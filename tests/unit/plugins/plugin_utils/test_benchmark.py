@@ -8,7 +8,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.iotune.storage.plugins.module_utils._benchmark import (
+from ansible_collections.iotune.storage.plugins.plugin_utils._benchmark import (
     DEFAULTS,
     benchmark_report,
     benchmark_summary,

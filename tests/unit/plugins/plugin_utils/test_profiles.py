@@ -11,9 +11,9 @@ import re
 
 import pytest
 
-from ansible_collections.iotune.storage.plugins.module_utils import _profiles
+from ansible_collections.iotune.storage.plugins.plugin_utils import _profiles
 from ansible_collections.iotune.storage.plugins.module_utils._policy import PROFILE_NAMES, validate_policy
-from ansible_collections.iotune.storage.plugins.module_utils._profiles import (
+from ansible_collections.iotune.storage.plugins.plugin_utils._profiles import (
     PROFILES,
     PolicyError,
     apply_profile,
