@@ -16,12 +16,13 @@ export PATH := $(BIN):$(PATH)
 export ANSIBLE_FORCE_COLOR := false
 export PY_COLORS := 0
 
-.PHONY: help setup collection lint unit integration molecule molecule-default molecule-vm test images demo bench clean
+.PHONY: help setup collection schema lint unit integration molecule molecule-default molecule-vm test images demo bench clean
 
 help:
 	@echo "make demo         run the main job against the built-in lab VM"
 	@echo "make test         setup + lint + unit + integration + molecule (what CI runs)"
 	@echo "make setup        Debian packages, Docker, .venv, offline ansible-test bootstrap"
+	@echo "make schema       regenerate the argument specs and docs/policy.md tables from the policy schema"
 	@echo "make lint         yamllint, ansible-lint (production), ansible-test sanity"
 	@echo "make unit         unit tests of module_utils and modules"
 	@echo "make integration  loop-device tests on this machine (root)"
@@ -41,6 +42,11 @@ collection: $(PYTHON)
 	@rm -rf $(COLL_DIR) && mkdir -p $(COLL_DIR)
 	@git ls-files -z --cached --others --exclude-standard \
 	  | rsync -a --from0 --ignore-missing-args --files-from=- ./ $(COLL_DIR)/
+
+# The parts of the roles' argument specs, docs/policy.md and the block_queue module's doc that
+# come from the policy schema (plugins/module_utils/_policy.py); a unit test fails when they differ.
+schema: collection
+	cd $(COLL_DIR) && PYTHONPATH=$(COLL_ROOT) $(PYTHON) scripts/gen_schema --root $(CURDIR)
 
 lint: collection
 	$(BIN)/yamllint -s .

@@ -23,6 +23,7 @@ from ansible_collections.iotune.storage.plugins.module_utils._checks import (
     DRIFT, ERROR, NOT_APPLICABLE, NOT_PERSISTENT, make_check, status_of)
 from ansible_collections.iotune.storage.plugins.module_utils._files import read_text
 from ansible_collections.iotune.storage.plugins.module_utils._mountinfo import read_mountinfo, visible_mounts
+from ansible_collections.iotune.storage.plugins.module_utils._policy import MATCH_KEYS, SCHEDULERS
 
 CONCERN = 'block_queue'
 SETTINGS = ('read_ahead_kb', 'max_sectors_kb', 'nr_requests', 'scheduler')
@@ -30,8 +31,6 @@ INT_SETTINGS = ('read_ahead_kb', 'max_sectors_kb', 'nr_requests')
 # the order in which the settings are written: a new scheduler reallocates the
 # requests, so nr_requests comes after it
 WRITE_ORDER = ('scheduler', 'nr_requests', 'max_sectors_kb', 'read_ahead_kb')
-MATCH_KEYS = ('name', 'mountpoint', 'wwn', 'serial')
-SCHEDULERS = ('none', 'mq-deadline', 'kyber', 'bfq', 'noop', 'deadline', 'cfq')
 MINIMUM = {'read_ahead_kb': 0, 'max_sectors_kb': 4, 'nr_requests': 4}
 ACCEPTED = {
     'read_ahead_kb': 'an integer >= 0 (KiB; 0 turns read-ahead off)',

@@ -29,6 +29,7 @@ from ansible_collections.iotune.storage.plugins.module_utils._checks import ERRO
 from ansible_collections.iotune.storage.plugins.module_utils._files import read_text
 from ansible_collections.iotune.storage.plugins.module_utils._policy import (
     CACHE_SYSCTL_KEYS,
+    DEFAULT_SLICE,
     MEMORY_HIGH_ACCEPTED,
     as_int,
     parse_memory_high,
@@ -45,7 +46,6 @@ from ansible_collections.iotune.storage.plugins.module_utils._sysctl import (
 
 CONCERN = 'cache_limits'
 DEFAULT_SYSCTL_FILE = '/etc/sysctl.d/60-iotune.conf'
-DEFAULT_SLICE = 'iotune-bulk.slice'
 DEFAULT_UNIT_DIR = '/etc/systemd/system'
 SYSTEMD_RUN_DIR = '/run/systemd/system'
 

@@ -34,33 +34,233 @@ import re
 from ansible_collections.iotune.storage.plugins.module_utils._fstab import normalize_mount_point as normalize_path
 from ansible_collections.iotune.storage.plugins.module_utils._units import parse_int, to_bytes
 
-POLICY_KEYS = ('iotune_profile', 'iotune_mounts', 'iotune_tunefstab', 'iotune_block_devices', 'iotune_cache', 'iotune_copy_tools')
+# ---------------------------------------------------------------------------
+# The schema: the one definition of the policy's keys, types, units and accepted values.
+# In the form of an Ansible argument spec (type, elements, options, choices, default,
+# required, description), plus two keys for the reference table of docs/policy.md:
+# ``unit`` and ``accepted``. `make schema` (scripts/gen_schema) writes the roles'
+# meta/argument_specs.yml entries and that table from it; the key lists below and the
+# validators use it.
 
-# Names of the shipped profiles (their content is in _profiles.PROFILES).
-PROFILE_NAMES = ('throughput', 'database_directio', 'backup_restore')
+SIZE_TEXT = 'bytes or a size with a binary multiple: %s' % '10485760, 256k, 10m, 1g'
 
-SCHEDULERS = ('none', 'mq-deadline', 'kyber', 'bfq', 'deadline', 'cfq', 'noop')
+SCHEMA = {
+    'iotune_profile': {
+        'description': 'Named starting point merged under the user\'s values (docs/policy.md, Profiles).',
+        'type': 'str',
+        'choices': ['throughput', 'database_directio', 'backup_restore'],
+        'accepted': 'a profile name, or null',
+    },
+    'iotune_mounts': {
+        'description': 'Mount options to ensure and to forbid per mount point; all other options are left alone.',
+        'type': 'list', 'elements': 'dict', 'default': [],
+        'options': {
+            'path': {
+                'description': 'Mount point.',
+                'type': 'str', 'required': True,
+                'accepted': 'an absolute mount point; each path once',
+            },
+            'present': {
+                'description': 'Options that must be in effect, e.g. V(noatime), V(commit=60), V(delaylog).',
+                'type': 'list', 'elements': 'str', 'default': [],
+                'accepted': 'mount options, plain (`noatime`) or key=value (`commit=60`); no option in both lists, '
+                            'none that contradicts another',
+            },
+            'absent': {
+                'description': 'Options that must not be in effect, e.g. V(mincache=direct), V(sync).',
+                'type': 'list', 'elements': 'str', 'default': [],
+                'accepted': 'mount options, as for `present`; not `relatime` (the kernel default)',
+            },
+        },
+    },
+    'iotune_tunefstab': {
+        'description': 'VxFS tunables per device (C(/etc/vx/tunefstab) and live C(vxtunefs)).',
+        'type': 'list', 'elements': 'dict', 'default': [],
+        'options': {
+            'device': {
+                'description': 'Block device as named in tunefstab, e.g. C(/dev/vx/dsk/datadg/vol01), or V(system-default).',
+                'type': 'str', 'required': True,
+                'accepted': 'an absolute device path without spaces, or `system-default`; each device once',
+            },
+            'tunables': {
+                'description': 'Tunable name to value; sizes accept C(256k), C(10m), C(10485760).',
+                'type': 'dict', 'required': True,
+                'accepted': 'VxFS tunables (`ansible-doc iotune.storage.tunefstab`); byte-valued ones take sizes',
+            },
+        },
+    },
+    'iotune_block_devices': {
+        'description': 'Block-device queue settings, each entry for the device its O(iotune_block_devices[].match) selects.',
+        'type': 'list', 'elements': 'dict', 'default': [],
+        'options': {
+            'match': {
+                'description': 'How to find the device; exactly one key.',
+                'type': 'dict', 'required': True,
+                'accepted': 'exactly one of the keys below; each device once',
+                'options': {
+                    'name': {
+                        'description': 'Kernel name, e.g. C(sdb), C(nvme0n1), C(dm-3).',
+                        'type': 'str',
+                        'accepted': 'a kernel device name without `/dev/`',
+                    },
+                    'mountpoint': {
+                        'description': 'A mount point; resolved through partitions, dm and md to the queue that applies.',
+                        'type': 'str',
+                        'accepted': 'an absolute mount point',
+                    },
+                    'wwn': {
+                        'description': 'World wide name.',
+                        'type': 'str',
+                        'accepted': 'text (`naa.`, `eui.`, `0x` prefixes ignored)',
+                    },
+                    'serial': {
+                        'description': 'Serial number.',
+                        'type': 'str',
+                        'accepted': 'text',
+                    },
+                },
+            },
+            'read_ahead_kb': {
+                'description': 'Read-ahead in KiB (C(blockdev --setra) counts 512-byte sectors, twice this).',
+                'type': 'int', 'unit': 'KiB',
+                'accepted': '>= 0 (0 turns read-ahead off)',
+            },
+            'max_sectors_kb': {
+                'description': 'Largest request in KiB; at most the device\'s C(max_hw_sectors_kb).',
+                'type': 'int', 'unit': 'KiB',
+                'accepted': '>= 1; checked against the device\'s `max_hw_sectors_kb` on the host',
+            },
+            'nr_requests': {
+                'description': 'Queue depth of the block layer.',
+                'type': 'int', 'unit': 'requests',
+                'accepted': '>= 1 (the kernel raises values under 4 to 4)',
+            },
+            'scheduler': {
+                'description': 'I/O scheduler; must be one the device offers.',
+                'type': 'str',
+                'choices': ['none', 'mq-deadline', 'kyber', 'bfq', 'deadline', 'cfq', 'noop'],
+                'accepted': 'checked against what the device offers on the host (`deadline`, `cfq`, `noop`: legacy kernels)',
+            },
+        },
+    },
+    'iotune_cache': {
+        'description': 'Writeback and page-cache limits (C(vm.*) sysctls) and the memory cap for bulk jobs.',
+        'type': 'dict', 'default': {},
+        'options': {
+            'dirty_bytes': {
+                'description': 'C(vm.dirty_bytes); a size. Exclusive with O(iotune_cache.dirty_ratio).',
+                'type': 'raw', 'unit': 'bytes',
+                'accepted': 'a size of at least 8k (two pages); not with `dirty_ratio`',
+            },
+            'dirty_ratio': {
+                'description': 'C(vm.dirty_ratio), percent of available memory.',
+                'type': 'int', 'unit': '%',
+                'accepted': '0 to 100; not with `dirty_bytes`',
+            },
+            'dirty_background_bytes': {
+                'description': 'C(vm.dirty_background_bytes); a size. Exclusive with O(iotune_cache.dirty_background_ratio).',
+                'type': 'raw', 'unit': 'bytes',
+                'accepted': 'a size of at least 1 byte, below `dirty_bytes`; not with `dirty_background_ratio`',
+            },
+            'dirty_background_ratio': {
+                'description': 'C(vm.dirty_background_ratio), percent of available memory.',
+                'type': 'int', 'unit': '%',
+                'accepted': '0 to 100, below `dirty_ratio`; not with `dirty_background_bytes`',
+            },
+            'dirty_expire_centisecs': {
+                'description': 'C(vm.dirty_expire_centisecs).',
+                'type': 'int', 'unit': '1/100 s',
+                'accepted': '>= 0',
+            },
+            'dirty_writeback_centisecs': {
+                'description': 'C(vm.dirty_writeback_centisecs).',
+                'type': 'int', 'unit': '1/100 s',
+                'accepted': '>= 0',
+            },
+            'vfs_cache_pressure': {
+                'description': 'C(vm.vfs_cache_pressure).',
+                'type': 'int',
+                'accepted': '>= 0',
+            },
+            'bulk_slice': {
+                'description': 'Memory cap for bulk jobs (a systemd slice), so backups and copies do not evict the working set.',
+                'type': 'dict',
+                'options': {
+                    'memory_high': {
+                        'description': 'C(MemoryHigh=) of the slice, a size (C(4G)) or a percentage of RAM (C(25%)), or V(infinity).',
+                        'type': 'raw', 'required': True,
+                        'accepted': 'a size (`4g`), a percentage of RAM (`25%`) or `infinity`',
+                    },
+                    'name': {
+                        'description': 'Slice unit name; C(iotune-bulk) runs commands in it (the C(copy_tools) role writes it to copy.conf).',
+                        'type': 'str', 'default': 'iotune-bulk.slice',
+                        'accepted': 'a systemd unit name ending in `.slice` (letters, digits, `:_.-`; no `/`)',
+                    },
+                },
+            },
+        },
+    },
+    'iotune_copy_tools': {
+        'description': [
+            'The large-block copy tools (C(iotune-copy), C(iotune-bulk) and C(/etc/iotune/copy.conf)); unset, they are not '
+            'audited or installed. The C(copy_tools) role\'s variables C(copy_tools_bin_dir) and C(copy_tools_config) say where.',
+        ],
+        'type': 'dict',
+        'options': {
+            'state': {
+                'description': 'V(present) (installed and current) or V(absent) (not installed).',
+                'type': 'str', 'choices': ['present', 'absent'], 'default': 'present',
+                'accepted': '',
+            },
+            'buffer_size': {
+                'description': 'Default C(--buffer-size) of C(iotune-copy), a size from 1 byte to 1 GiB (V(256k), V(8M), V(8388608)).',
+                'type': 'raw', 'default': '8M', 'unit': 'bytes',
+                'accepted': '1 byte to `1g`; written to `copy.conf` as the tool reads it (`8MiB` becomes `8M`)',
+            },
+            'streams': {
+                'description': [
+                    'Default C(--streams) of C(iotune-copy --direct), the buffers it keeps in flight, 1 to 64; '
+                    'O(iotune_copy_tools.buffer_size) times O(iotune_copy_tools.streams) at most 1 GiB.',
+                    'Not set, the tool\'s own default applies (8, fewer where 8 buffers would pass 1 GiB).',
+                ],
+                'type': 'int', 'unit': 'buffers',
+                'accepted': '1 to 64, with `streams` x `buffer_size` at most `1g`',
+            },
+        },
+    },
+}
 
-MOUNT_KEYS = ('path', 'present', 'absent')
-TUNEFSTAB_KEYS = ('device', 'tunables')
-BLOCK_DEVICE_KEYS = ('match', 'read_ahead_kb', 'max_sectors_kb', 'nr_requests', 'scheduler')
-MATCH_KEYS = ('name', 'mountpoint', 'wwn', 'serial')
-BULK_SLICE_KEYS = ('memory_high',)
-CACHE_KEYS = (
-    'dirty_bytes',
-    'dirty_ratio',
-    'dirty_background_bytes',
-    'dirty_background_ratio',
-    'dirty_expire_centisecs',
-    'dirty_writeback_centisecs',
-    'vfs_cache_pressure',
-    'bulk_slice',
-)
+
+def schema_keys(*path):
+    """The keys of the schema entry at ``path`` (``schema_keys('iotune_cache', 'bulk_slice')``)."""
+    node = {'options': SCHEMA}
+    for name in path:
+        node = node['options'][name]
+    return tuple(node['options'])
+
+
+def schema_choices(*path):
+    node = {'options': SCHEMA}
+    for name in path:
+        node = node['options'][name]
+    return tuple(node['choices'])
+
+
+POLICY_KEYS = schema_keys()
+PROFILE_NAMES = schema_choices('iotune_profile')
+SCHEDULERS = schema_choices('iotune_block_devices', 'scheduler')
+MOUNT_KEYS = schema_keys('iotune_mounts')
+TUNEFSTAB_KEYS = schema_keys('iotune_tunefstab')
+BLOCK_DEVICE_KEYS = schema_keys('iotune_block_devices')
+MATCH_KEYS = schema_keys('iotune_block_devices', 'match')
+CACHE_KEYS = schema_keys('iotune_cache')
+BULK_SLICE_KEYS = schema_keys('iotune_cache', 'bulk_slice')
 # iotune_cache keys that are vm.* sysctls (everything but bulk_slice).
-CACHE_SYSCTL_KEYS = CACHE_KEYS[:-1]
+CACHE_SYSCTL_KEYS = tuple(key for key in CACHE_KEYS if key != 'bulk_slice')
+COPY_TOOLS_KEYS = schema_keys('iotune_copy_tools')
+COPY_TOOLS_STATES = schema_choices('iotune_copy_tools', 'state')
+DEFAULT_SLICE = SCHEMA['iotune_cache']['options']['bulk_slice']['options']['name']['default']
 
-COPY_TOOLS_KEYS = ('state', 'buffer_size', 'streams')
-COPY_TOOLS_STATES = ('present', 'absent')
 # iotune-copy's default I/O size (seed 002: cp8M) and the largest it accepts.
 COPY_BUFFER_DEFAULT = 8 << 20
 COPY_BUFFER_MAX = 1 << 30
@@ -521,12 +721,20 @@ def validate_cache_value(key, value, where, errors):
     return _check_int(value, where, errors, minimum=0)
 
 
-def validate_bulk_slice(value, where, errors, accepted=BULK_SLICE_KEYS):
+_SLICE_NAME_RE = re.compile(r'^[A-Za-z0-9:_.\\-]+\.slice$')
+SLICE_NAME_ACCEPTED = 'a systemd unit name ending in .slice (letters, digits, ":_.-\\"; no "/"), e.g. backup.slice'
+
+
+def validate_bulk_slice(value, where, errors):
     """The bulk_slice dict; returns the normalized memory_high or None."""
-    value = _expect_dict(value, where, errors, 'a dict with key memory_high')
+    value = _expect_dict(value, where, errors, 'a dict with keys %s' % ', '.join(BULK_SLICE_KEYS))
     if value is None:
         return None
-    _check_keys(value, accepted, where, errors)
+    _check_keys(value, BULK_SLICE_KEYS, where, errors)
+    name = value.get('name')
+    if name is not None and (not isinstance(name, str) or not _SLICE_NAME_RE.match(name)
+                             or name.startswith('-') or len(name) > 255):
+        errors.append('%s.name: %s is not a slice name (accepted: %s)' % (where, show_value(name), SLICE_NAME_ACCEPTED))
     if value.get('memory_high') is None:
         errors.append('%s.memory_high: required (%s)' % (where, MEMORY_HIGH_ACCEPTED))
         return None
@@ -641,6 +849,8 @@ def normalize_cache(cache):
     bulk = (cache or {}).get('bulk_slice')
     if bulk is not None:
         result['bulk_slice'] = {'memory_high': parse_memory_high(bulk['memory_high'])}
+        if bulk.get('name') is not None:
+            result['bulk_slice']['name'] = bulk['name']
     return result
 
 

@@ -81,7 +81,9 @@ options:
       - I/O scheduler (C(queue/scheduler)).
       - A scheduler the device does not offer gives an V(error) check naming the ones it offers.
     type: str
-    choices: &schedulers [none, mq-deadline, kyber, bfq, noop, deadline, cfq]
+    # BEGIN make schema: choices iotune_block_devices.scheduler
+    choices: [none, mq-deadline, kyber, bfq, deadline, cfq, noop]
+    # END make schema
   devices:
     description:
       - Several devices in one call (one round trip per host for the whole policy).
@@ -107,7 +109,9 @@ options:
       scheduler:
         description: See O(scheduler).
         type: str
-        choices: *schedulers
+        # BEGIN make schema: choices iotune_block_devices.scheduler
+        choices: [none, mq-deadline, kyber, bfq, deadline, cfq, noop]
+        # END make schema
   persist:
     description:
       - Whether the settings must survive a reboot. When V(false), only the live values are checked and no udev
@@ -310,7 +314,8 @@ checks_before:
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils._blockq_plan import (
-    DEFAULT_RULES_FILE, MATCH_KEYS, SCHEDULERS, SETTINGS, validate_request)
+    DEFAULT_RULES_FILE, SETTINGS, validate_request)
+from ansible_collections.iotune.storage.plugins.module_utils._policy import MATCH_KEYS, SCHEDULERS
 from ansible_collections.iotune.storage.plugins.module_utils._udev import DB_DIR, RULES_DIRS
 from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS
 from ansible_collections.iotune.storage.plugins.module_utils._engine import BlockQueue, exit_concern

@@ -274,7 +274,7 @@ def main():
 
     dummy, errors = validate_sysctl(params['sysctl'])
     if params['bulk_slice'] is not None:
-        validate_bulk_slice({'memory_high': params['bulk_slice']['memory_high']}, 'bulk_slice', errors)
+        validate_bulk_slice(dict((key, params['bulk_slice'][key]) for key in ('memory_high', 'name')), 'bulk_slice', errors)
     if errors:
         module.fail_json(msg='invalid cache limits request: ' + '; '.join(errors), errors=errors)
 

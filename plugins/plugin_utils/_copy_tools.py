@@ -10,7 +10,7 @@ __metaclass__ = type
 
 import os
 
-from ansible_collections.iotune.storage.plugins.module_utils._policy import buffer_size_text
+from ansible_collections.iotune.storage.plugins.module_utils._policy import DEFAULT_SLICE, buffer_size_text
 
 FILES_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                          'roles', 'copy_tools', 'files')
@@ -21,7 +21,6 @@ SHEBANG = '#!/usr/bin/python3 -IS\n'
 TOOLS = (('iotune-copy', 'iotune_copy.py'), ('iotune-bulk', 'iotune_bulk.py'))
 DEFAULT_BIN_DIR = '/usr/local/bin'
 DEFAULT_CONFIG = '/etc/iotune/copy.conf'
-DEFAULT_SLICE = 'iotune-bulk.slice'
 
 
 def render_copy_conf(tools, slice_name=DEFAULT_SLICE):

@@ -114,7 +114,10 @@ def harden_runs(host, prepared):
     for run_id in ("vm-harden-1", "vm-harden-2"):
         rc, output = playbook("harden_io", "-e", "iotune_run_id=" + run_id)
         report = json.loads(host.file("/var/lib/iotune/reports/harden-%s.json" % run_id).content_string)
-        runs.append({"rc": rc, "output": output, "recap": recap(output), "report": report})
+        unit = host.file("/etc/systemd/system/backup.slice")
+        runs.append({"rc": rc, "output": output, "recap": recap(output), "report": report,
+                     "slice_unit": unit.content_string if unit.exists else None,
+                     "slice_live": host.check_output("systemctl show -p MemoryHigh --value backup.slice")})
     rc, output = playbook("rollback_io", "-e", "iotune_run_id=vm-harden-1")
     return {"check": check, "runs": runs, "rollback": {"rc": rc, "output": output, "digest": digest(host)}}
 
@@ -139,6 +142,10 @@ def test_harden_changes_and_reports_the_changes(harden_runs):
     assert "block_queue:vdb:read_ahead_kb" in ids and "block_queue:vdb:scheduler" in ids, ids
     assert "cache_limits:sysctl:vm.dirty_ratio" in ids, ids
     assert "tunefstab:/dev/vx/dsk/labdg/vol01:discovered_direct_iosz" in ids, ids
+    # the policy names its bulk slice (iotune_cache.bulk_slice.name): that unit is written and loaded
+    assert "cache_limits:backup.slice:MemoryHigh" in ids, ids
+    assert first["slice_unit"].endswith("[Slice]\nMemoryHigh=25%\n"), first["slice_unit"]
+    assert first["slice_live"] not in ("", "infinity"), first["slice_live"]
     assert all(c["status"] == "compliant" and c["status_before"] != "compliant" for c in changed), changed
 
 

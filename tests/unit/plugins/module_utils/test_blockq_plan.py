@@ -63,7 +63,7 @@ def one(result, target, setting):
     ({'match': {'name': 'vda'}, 'nr_requests': True},
      ['devices[0].nr_requests: True is not valid; expected an integer >= 4 (the kernel raises smaller values to 4)']),
     ({'match': {'name': 'vda'}, 'scheduler': 'cfqq'},
-     ["devices[0].scheduler: 'cfqq' is not valid; expected one of none, mq-deadline, kyber, bfq, noop, deadline, cfq"]),
+     ["devices[0].scheduler: 'cfqq' is not valid; expected one of none, mq-deadline, kyber, bfq, deadline, cfq, noop"]),
     ({'match': {'name': 'vda'}}, ['devices[0]: nothing to check; give at least one of read_ahead_kb, max_sectors_kb, '
                                   'nr_requests, scheduler']),
     ({'match': {'name': 'vda', 'wwn': 'x'}, 'nr_requests': 64},

@@ -91,6 +91,9 @@ GOOD = [
     ('memory_high infinity', {'iotune_cache': {'bulk_slice': {'memory_high': 'infinity'}}}),
     ('memory_high fraction', {'iotune_cache': {'bulk_slice': {'memory_high': '12.5%'}}}),
     ('memory_high bytes', {'iotune_cache': {'bulk_slice': {'memory_high': 268435456}}}),
+    # declared by the argument spec and read by copy_tools: the policy takes it too
+    ('bulk_slice name', {'iotune_cache': {'bulk_slice': {'memory_high': '25%', 'name': 'backup.slice'}}}),
+    ('bulk_slice name with escapes', {'iotune_cache': {'bulk_slice': {'memory_high': '4g', 'name': 'bulk-jobs\\x2dnight.slice'}}}),
 ]
 
 
@@ -258,9 +261,15 @@ BAD = [
     ('vfs_cache_pressure text', {'iotune_cache': {'vfs_cache_pressure': 'high'}},
      "iotune_cache.vfs_cache_pressure: must be an integer >= 0, got 'high'"),
     ('bulk_slice not a dict', {'iotune_cache': {'bulk_slice': '25%'}},
-     'iotune_cache.bulk_slice: must be a dict with key memory_high, got str'),
+     'iotune_cache.bulk_slice: must be a dict with keys memory_high, name, got str'),
     ('bulk_slice unknown key', {'iotune_cache': {'bulk_slice': {'memory_high': '25%', 'memory_max': '50%'}}},
-     'iotune_cache.bulk_slice.memory_max: unknown key (accepted: memory_high)'),
+     'iotune_cache.bulk_slice.memory_max: unknown key (accepted: memory_high, name)'),
+    ('bulk_slice name not a slice', {'iotune_cache': {'bulk_slice': {'memory_high': '25%', 'name': 'backup.service'}}},
+     "iotune_cache.bulk_slice.name: 'backup.service' is not a slice name (accepted: a systemd unit name ending in .slice"),
+    ('bulk_slice name a path', {'iotune_cache': {'bulk_slice': {'memory_high': '25%', 'name': '../../etc/x.slice'}}},
+     "iotune_cache.bulk_slice.name: '../../etc/x.slice' is not a slice name"),
+    ('bulk_slice name not text', {'iotune_cache': {'bulk_slice': {'memory_high': '25%', 'name': 7}}},
+     'iotune_cache.bulk_slice.name: 7 is not a slice name'),
     ('memory_high missing', {'iotune_cache': {'bulk_slice': {}}}, 'iotune_cache.bulk_slice.memory_high: required'),
     ('memory_high above 100%', {'iotune_cache': {'bulk_slice': {'memory_high': '200%'}}},
      "iotune_cache.bulk_slice.memory_high: '200%' is not a memory limit (accepted: a size such as 256m, 4g or 10485760, "
@@ -377,7 +386,7 @@ def test_normalize_policy_conversions():
                                                                'qio_cache_enable': '1'}}, {'device': '/dev/b'}],
         'iotune_block_devices': [{'match': {'mountpoint': '/srv/'}, 'nr_requests': '64'},
                                  {'match': {'name': 'vdb', 'wwn': None}}],
-        'iotune_cache': {'dirty_ratio': '40', 'bulk_slice': {'memory_high': '25.0%'}},
+        'iotune_cache': {'dirty_ratio': '40', 'bulk_slice': {'memory_high': '25.0%', 'name': 'backup.slice'}},
         'iotune_copy_tools': {'buffer_size': '4MiB', 'state': None},
     }
     assert validate_policy(policy) == []
@@ -388,7 +397,7 @@ def test_normalize_policy_conversions():
                                                                'qio_cache_enable': 1}},
                              {'device': '/dev/b', 'tunables': {}}],
         'iotune_block_devices': [{'match': {'mountpoint': '/srv'}, 'nr_requests': 64}, {'match': {'name': 'vdb'}}],
-        'iotune_cache': {'dirty_ratio': 40, 'bulk_slice': {'memory_high': '25%'}},
+        'iotune_cache': {'dirty_ratio': 40, 'bulk_slice': {'memory_high': '25%', 'name': 'backup.slice'}},
         'iotune_copy_tools': {'state': 'present', 'buffer_size': 4194304, 'streams': None},
     }
 

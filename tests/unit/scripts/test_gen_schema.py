@@ -1,0 +1,110 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""make schema: the committed argument specs and docs/policy.md tables are what the policy schema generates."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import importlib.machinery
+import importlib.util
+import os
+
+import pytest
+import yaml
+
+from ansible_collections.iotune.storage.plugins.module_utils import _policy
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..')
+LOADER = importlib.machinery.SourceFileLoader('gen_schema', os.path.join(ROOT, 'scripts', 'gen_schema'))
+gen = importlib.util.module_from_spec(importlib.util.spec_from_loader('gen_schema', LOADER))
+LOADER.exec_module(gen)
+
+GENERATED = gen.outputs(ROOT)
+
+
+def test_every_role_that_takes_policy_variables_has_them_generated():
+    assert set(GENERATED) >= {
+        'docs/policy.md', 'plugins/modules/block_queue.py',
+        'roles/io_audit/meta/argument_specs.yml', 'roles/mount_options/meta/argument_specs.yml',
+        'roles/tunefstab/meta/argument_specs.yml', 'roles/block_queue/meta/argument_specs.yml',
+        'roles/cache_limits/meta/argument_specs.yml', 'roles/copy_tools/meta/argument_specs.yml',
+    }
+
+
+@pytest.mark.parametrize('path', sorted(GENERATED))
+def test_committed_file_is_what_make_schema_writes(path):
+    committed, generated = GENERATED[path]
+    assert committed == generated, '%s differs from the policy schema: run make schema' % path
+
+
+def test_the_argument_spec_holds_every_policy_key_with_the_schemas_types():
+    with open(os.path.join(ROOT, 'roles', 'io_audit', 'meta', 'argument_specs.yml')) as handle:
+        options = yaml.safe_load(handle)['argument_specs']['main']['options']
+
+    def walk(schema, spec, where):
+        assert list(spec) == list(schema), where
+        for name, node in schema.items():
+            assert spec[name]['type'] == node['type'], '%s.%s' % (where, name)
+            assert 'accepted' not in spec[name] and 'unit' not in spec[name]
+            if 'options' in node:
+                walk(node['options'], spec[name]['options'], '%s.%s' % (where, name))
+
+    walk(_policy.SCHEMA, dict((key, options[key]) for key in _policy.POLICY_KEYS), 'options')
+    # the key the argument spec declared and the validation refused (issue 17): one definition now
+    bulk = options['iotune_cache']['options']['bulk_slice']['options']
+    assert list(bulk) == list(_policy.BULK_SLICE_KEYS) == ['memory_high', 'name']
+
+
+def test_nested_choices_are_documented_and_left_to_the_policy_validation():
+    with open(os.path.join(ROOT, 'roles', 'io_audit', 'meta', 'argument_specs.yml')) as handle:
+        options = yaml.safe_load(handle)['argument_specs']['main']['options']
+    scheduler = options['iotune_block_devices']['options']['scheduler']
+    assert 'choices' not in scheduler
+    assert all('V(%s)' % name in scheduler['description'] for name in _policy.SCHEDULERS)
+    assert options['iotune_profile']['choices'] == list(_policy.PROFILE_NAMES)
+    # and the validation names the entry where the argument spec would name only the list
+    assert _policy.validate_policy({'iotune_block_devices': [{'match': {'name': 'sda'}, 'scheduler': 'fast'}]}) == [
+        "iotune_block_devices[0].scheduler: unknown scheduler 'fast' (accepted: %s)" % ', '.join(_policy.SCHEDULERS)]
+
+
+def test_the_block_queue_module_offers_the_schemas_schedulers():
+    from ansible_collections.iotune.storage.plugins.modules import block_queue
+    doc = yaml.safe_load(block_queue.DOCUMENTATION)
+    assert doc['options']['scheduler']['choices'] == list(_policy.SCHEDULERS)
+    assert doc['options']['devices']['suboptions']['scheduler']['choices'] == list(_policy.SCHEDULERS)
+
+
+def test_the_reference_table_has_a_row_per_field():
+    text = GENERATED['docs/policy.md'][1]
+    for field in ('iotune_profile', 'iotune_mounts[].present', 'iotune_block_devices[].match.wwn',
+                  'iotune_block_devices[].scheduler', 'iotune_cache.bulk_slice.name', 'iotune_copy_tools.streams'):
+        assert '| `%s` |' % field in text
+    assert '| `iotune_cache.bulk_slice.name` | str |  | `iotune-bulk.slice` |' in text
+
+
+def test_a_changed_schema_shows_up_as_a_difference(monkeypatch):
+    monkeypatch.setitem(_policy.SCHEMA['iotune_cache']['options']['dirty_ratio'], 'accepted', '0 to 99')
+    changed = gen.outputs(ROOT)
+    assert changed['docs/policy.md'][0] != changed['docs/policy.md'][1]
+    assert gen.main(['--root', ROOT, '--check']) == 1
+
+
+@pytest.mark.parametrize('text, message', [
+    ('a\n# BEGIN make schema: policy iotune_nothing\n# END make schema\n', 'no policy variable iotune_nothing'),
+    ('a\n# BEGIN make schema: fields\nb\n', 'has no END marker'),
+    ('# BEGIN make schema: frobnicate\n# END make schema\n', "unknown marker 'frobnicate'"),
+    ('# BEGIN make schema: choices iotune_cache.nothing\n# END make schema\n', 'no schema entry iotune_cache.nothing'),
+])
+def test_bad_markers_are_refused(text, message):
+    with pytest.raises(gen.SchemaError, match=message):
+        gen.render(text, 'x.yml')
+
+
+def test_render_is_idempotent_and_keeps_the_rest():
+    text = 'before\n    # BEGIN make schema: choices iotune_copy_tools.state\n    stale\n    # END make schema\nafter\n'
+    once = gen.render(text)
+    assert once == 'before\n    # BEGIN make schema: choices iotune_copy_tools.state\n    choices: [present, absent]\n' \
+                   '    # END make schema\nafter\n'
+    assert gen.render(once) == once
