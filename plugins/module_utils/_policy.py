@@ -32,6 +32,7 @@ __metaclass__ = type
 import re
 
 from ansible_collections.iotune.storage.plugins.module_utils._fstab import normalize_mount_point as normalize_path
+from ansible_collections.iotune.storage.plugins.module_utils._mount_options import option_problem
 from ansible_collections.iotune.storage.plugins.module_utils._units import parse_int, to_bytes
 
 # ---------------------------------------------------------------------------
@@ -531,8 +532,10 @@ def _check_absolute_path(value, where, errors):
     return True
 
 
-def check_option_syntax(option, where, errors):
-    """One mount option: text, no spaces, no commas, not ``defaults``."""
+def check_option_syntax(option, where, errors, key_only_ok=False):
+    """One mount option: text, no spaces, no commas, not ``defaults``, an option some file system
+    knows with a value of the form it takes (_mount_options). key_only_ok: ``absent`` may name a
+    valued option without its value."""
     if not isinstance(option, str) or not _OPTION_RE.match(option):
         errors.append('%s: %s is not a mount option (one option per item, no spaces or commas, '
                       'e.g. noatime, commit=60, mincache=direct)' % (where, show_value(option)))
@@ -540,6 +543,10 @@ def check_option_syntax(option, where, errors):
     if option == 'defaults':
         errors.append("%s: 'defaults' is not an option to ensure or forbid "
                       "(name the options it stands for: %s)" % (where, ', '.join(DEFAULTS_EXPANSION)))
+        return False
+    problem = option_problem(option, key_only_ok)
+    if problem:
+        errors.append('%s: %s is not a mount option iotune accepts: %s' % (where, show_value(option), problem))
         return False
     return True
 
@@ -561,7 +568,7 @@ def validate_mount_entry(entry, where, errors):
             continue
         good = []
         for index, option in enumerate(options):
-            if check_option_syntax(option, '%s.%s[%d]' % (where, name, index), errors):
+            if check_option_syntax(option, '%s.%s[%d]' % (where, name, index), errors, key_only_ok=name == 'absent'):
                 good.append(option)
         for index, option in enumerate(good):
             if any(options_equal(option, other) for other in good[:index]):
