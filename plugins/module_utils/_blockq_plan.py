@@ -23,7 +23,7 @@ from ansible_collections.iotune.storage.plugins.module_utils._checks import (
     DRIFT, ERROR, NOT_APPLICABLE, NOT_PERSISTENT, make_check, status_of)
 from ansible_collections.iotune.storage.plugins.module_utils._files import read_text
 from ansible_collections.iotune.storage.plugins.module_utils._mountinfo import read_mountinfo, visible_mounts
-from ansible_collections.iotune.storage.plugins.module_utils._policy import MATCH_KEYS, SCHEDULERS
+from ansible_collections.iotune.storage.plugins.module_utils._policy import MATCH_KEYS, SCHEDULERS, schema_bounds
 
 CONCERN = 'block_queue'
 SETTINGS = ('read_ahead_kb', 'max_sectors_kb', 'nr_requests', 'scheduler')
@@ -31,11 +31,13 @@ INT_SETTINGS = ('read_ahead_kb', 'max_sectors_kb', 'nr_requests')
 # the order in which the settings are written: a new scheduler reallocates the
 # requests, so nr_requests comes after it
 WRITE_ORDER = ('scheduler', 'nr_requests', 'max_sectors_kb', 'read_ahead_kb')
-MINIMUM = {'read_ahead_kb': 0, 'max_sectors_kb': 4, 'nr_requests': 4}
+BOUNDS = dict((name, schema_bounds('iotune_block_devices', name)) for name in INT_SETTINGS)
 ACCEPTED = {
-    'read_ahead_kb': 'an integer >= 0 (KiB; 0 turns read-ahead off)',
-    'max_sectors_kb': 'an integer >= 4 (KiB, at least one page, at most the device\'s max_hw_sectors_kb)',
-    'nr_requests': 'an integer >= 4 (the kernel raises smaller values to 4)',
+    'read_ahead_kb': 'an integer from %d to %d (KiB; 0 turns read-ahead off)' % BOUNDS['read_ahead_kb'],
+    'max_sectors_kb': 'an integer from %d to %d (KiB, at least one page, at most the device\'s max_hw_sectors_kb)'
+                      % BOUNDS['max_sectors_kb'],
+    'nr_requests': 'an integer from %d to %d (the kernel raises smaller values to 4 and refuses larger ones)'
+                   % BOUNDS['nr_requests'],
     'scheduler': 'one of %s' % ', '.join(SCHEDULERS),
 }
 DEFAULT_RULES_FILE = '/etc/udev/rules.d/60-iotune.rules'
@@ -64,7 +66,7 @@ def validate_request(request, where=''):
         value = request.get(setting)
         if value is None:
             continue
-        if isinstance(value, bool) or not isinstance(value, int) or value < MINIMUM[setting]:
+        if isinstance(value, bool) or not isinstance(value, int) or not BOUNDS[setting][0] <= value <= BOUNDS[setting][1]:
             errors.append('%s%s: %r is not valid; expected %s' % (prefix, setting, value, ACCEPTED[setting]))
     scheduler = request.get('scheduler')
     if scheduler is not None and scheduler not in SCHEDULERS:

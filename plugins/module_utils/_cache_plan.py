@@ -30,6 +30,7 @@ from ansible_collections.iotune.storage.plugins.module_utils._files import read_
 from ansible_collections.iotune.storage.plugins.module_utils._policy import (
     CACHE_SYSCTL_KEYS,
     DEFAULT_SLICE,
+    INT_MAX,
     MEMORY_HIGH_ACCEPTED,
     as_int,
     parse_memory_high,
@@ -103,8 +104,8 @@ def validate_sysctl(sysctl):
                 continue
         elif short == 'min_free_kbytes':
             number = as_int(value)
-            if number is None or number < 0:
-                errors.append('%s: must be an integer >= 0, got %s' % (where, show_value(value)))
+            if number is None or not 0 <= number <= INT_MAX:
+                errors.append('%s: must be an integer between 0 and %d, got %s' % (where, INT_MAX, show_value(value)))
                 continue
         else:
             number = validate_cache_value(short, value, where, errors)

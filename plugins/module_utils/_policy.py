@@ -43,7 +43,16 @@ from ansible_collections.iotune.storage.plugins.module_utils._units import parse
 # meta/argument_specs.yml entries and that table from it; the key lists below and the
 # validators use it.
 
-SIZE_TEXT = 'bytes or a size with a binary multiple: %s' % '10485760, 256k, 10m, 1g'
+# Kernel limits: sysfs queue attributes are parsed as unsigned long and refused above UINT_MAX;
+# nr_requests above MAX_SCHED_RQ (16 x 128) is refused with a scheduler, above the hardware
+# queue depth without one; vm.dirty_*bytes are unsigned long, the other vm.* values int.
+UINT_MAX = (1 << 32) - 1
+ULONG_MAX = (1 << 64) - 1
+INT_MAX = (1 << 31) - 1
+MAX_SCHED_RQ = 2048
+# The kernel refuses vm.dirty_bytes below two pages (dirty_bytes_min) and
+# vm.dirty_background_bytes below 1 (EINVAL).
+DIRTY_BYTES_MIN = 8192
 
 SCHEMA = {
     'iotune_profile': {
@@ -123,18 +132,18 @@ SCHEMA = {
             },
             'read_ahead_kb': {
                 'description': 'Read-ahead in KiB (C(blockdev --setra) counts 512-byte sectors, twice this).',
-                'type': 'int', 'unit': 'KiB',
-                'accepted': '>= 0 (0 turns read-ahead off)',
+                'type': 'int', 'unit': 'KiB', 'minimum': 0, 'maximum': UINT_MAX,
+                'accepted': '0 turns read-ahead off',
             },
             'max_sectors_kb': {
                 'description': 'Largest request in KiB; at most the device\'s C(max_hw_sectors_kb).',
-                'type': 'int', 'unit': 'KiB',
-                'accepted': '>= 1; checked against the device\'s `max_hw_sectors_kb` on the host',
+                'type': 'int', 'unit': 'KiB', 'minimum': 4, 'maximum': UINT_MAX,
+                'accepted': 'at least a page; checked against the device\'s `max_hw_sectors_kb` on the host',
             },
             'nr_requests': {
                 'description': 'Queue depth of the block layer.',
-                'type': 'int', 'unit': 'requests',
-                'accepted': '>= 1 (the kernel raises values under 4 to 4)',
+                'type': 'int', 'unit': 'requests', 'minimum': 4, 'maximum': MAX_SCHED_RQ,
+                'accepted': 'with no scheduler, at most the hardware queue depth',
             },
             'scheduler': {
                 'description': 'I/O scheduler; must be one the device offers.',
@@ -150,38 +159,35 @@ SCHEMA = {
         'options': {
             'dirty_bytes': {
                 'description': 'C(vm.dirty_bytes); a size. Exclusive with O(iotune_cache.dirty_ratio).',
-                'type': 'raw', 'unit': 'bytes',
-                'accepted': 'a size of at least 8k (two pages); not with `dirty_ratio`',
+                'type': 'raw', 'unit': 'bytes', 'minimum': DIRTY_BYTES_MIN, 'maximum': ULONG_MAX,
+                'accepted': 'a size, at least 8k (two pages); not with `dirty_ratio`',
             },
             'dirty_ratio': {
                 'description': 'C(vm.dirty_ratio), percent of available memory.',
-                'type': 'int', 'unit': '%',
-                'accepted': '0 to 100; not with `dirty_bytes`',
+                'type': 'int', 'unit': '%', 'minimum': 0, 'maximum': 100,
+                'accepted': 'not with `dirty_bytes`',
             },
             'dirty_background_bytes': {
                 'description': 'C(vm.dirty_background_bytes); a size. Exclusive with O(iotune_cache.dirty_background_ratio).',
-                'type': 'raw', 'unit': 'bytes',
-                'accepted': 'a size of at least 1 byte, below `dirty_bytes`; not with `dirty_background_ratio`',
+                'type': 'raw', 'unit': 'bytes', 'minimum': 1, 'maximum': ULONG_MAX,
+                'accepted': 'a size, below `dirty_bytes`; not with `dirty_background_ratio`',
             },
             'dirty_background_ratio': {
                 'description': 'C(vm.dirty_background_ratio), percent of available memory.',
-                'type': 'int', 'unit': '%',
-                'accepted': '0 to 100, below `dirty_ratio`; not with `dirty_background_bytes`',
+                'type': 'int', 'unit': '%', 'minimum': 0, 'maximum': 100,
+                'accepted': 'below `dirty_ratio`; not with `dirty_background_bytes`',
             },
             'dirty_expire_centisecs': {
                 'description': 'C(vm.dirty_expire_centisecs).',
-                'type': 'int', 'unit': '1/100 s',
-                'accepted': '>= 0',
+                'type': 'int', 'unit': '1/100 s', 'minimum': 0, 'maximum': INT_MAX,
             },
             'dirty_writeback_centisecs': {
                 'description': 'C(vm.dirty_writeback_centisecs).',
-                'type': 'int', 'unit': '1/100 s',
-                'accepted': '>= 0',
+                'type': 'int', 'unit': '1/100 s', 'minimum': 0, 'maximum': INT_MAX,
             },
             'vfs_cache_pressure': {
                 'description': 'C(vm.vfs_cache_pressure).',
-                'type': 'int',
-                'accepted': '>= 0',
+                'type': 'int', 'minimum': 0, 'maximum': INT_MAX,
             },
             'bulk_slice': {
                 'description': 'Memory cap for bulk jobs (a systemd slice), so backups and copies do not evict the working set.',
@@ -240,6 +246,14 @@ def schema_keys(*path):
     return tuple(node['options'])
 
 
+def schema_bounds(*path):
+    """(minimum, maximum) of the schema entry at ``path``."""
+    node = {'options': SCHEMA}
+    for name in path:
+        node = node['options'][name]
+    return node.get('minimum', 0), node.get('maximum')
+
+
 def schema_choices(*path):
     node = {'options': SCHEMA}
     for name in path:
@@ -272,9 +286,6 @@ COPY_STREAMS_MEMORY = 1 << 30
 # bytes/ratio pairs: writing one zeroes the other, so a policy names one of each.
 CACHE_PAIRS = (('dirty_bytes', 'dirty_ratio'), ('dirty_background_bytes', 'dirty_background_ratio'))
 
-# The kernel refuses vm.dirty_bytes below two pages (dirty_bytes_min) and
-# vm.dirty_background_bytes below 1 (EINVAL).
-DIRTY_BYTES_MIN = 8192
 SIZE_EXAMPLES = '10485760, 256k, 10m, 1g'
 
 # VxFS tunables (vxtunefs(1M), tunefstab(4)) and how their values are written.
@@ -514,13 +525,17 @@ def _check_int(value, where, errors, minimum=0, maximum=None):
     return number
 
 
-def _check_size(value, where, errors, minimum=0):
+def _check_size(value, where, errors, minimum=0, maximum=None):
     size = as_size(value)
     if size is None:
         errors.append('%s: %s is not a size (accepted: %s)' % (where, show_value(value), SIZE_EXAMPLES))
         return None
     if size < minimum:
         errors.append('%s: must be a size of at least %d bytes, got %s' % (where, minimum, show_value(value)))
+        return None
+    if maximum is not None and size > maximum:
+        errors.append('%s: must be a size of at most %d bytes (the kernel refuses more), got %s'
+                      % (where, maximum, show_value(value)))
         return None
     return size
 
@@ -706,11 +721,10 @@ def _validate_block_devices(value, errors):
                                   % (where, matched[0], show_value(matched[1]), seen[matched]))
                 else:
                     seen[matched] = index
-        if entry.get('read_ahead_kb') is not None:
-            _check_int(entry['read_ahead_kb'], where + '.read_ahead_kb', errors, minimum=0)
-        for name in ('max_sectors_kb', 'nr_requests'):
+        for name in ('read_ahead_kb', 'max_sectors_kb', 'nr_requests'):
             if entry.get(name) is not None:
-                _check_int(entry[name], '%s.%s' % (where, name), errors, minimum=1)
+                low, high = schema_bounds('iotune_block_devices', name)
+                _check_int(entry[name], '%s.%s' % (where, name), errors, minimum=low, maximum=high)
         scheduler = entry.get('scheduler')
         if scheduler is not None and scheduler not in SCHEDULERS:
             errors.append('%s.scheduler: unknown scheduler %s (accepted: %s)'
@@ -719,13 +733,10 @@ def _validate_block_devices(value, errors):
 
 def validate_cache_value(key, value, where, errors):
     """One iotune_cache sysctl value (key without ``vm.``); returns the normalized int or None."""
-    if key == 'dirty_bytes':
-        return _check_size(value, where, errors, minimum=DIRTY_BYTES_MIN)
-    if key == 'dirty_background_bytes':
-        return _check_size(value, where, errors, minimum=1)
-    if key.endswith('_ratio'):
-        return _check_int(value, where, errors, minimum=0, maximum=100)
-    return _check_int(value, where, errors, minimum=0)
+    low, high = schema_bounds('iotune_cache', key)
+    if key.endswith('_bytes'):
+        return _check_size(value, where, errors, minimum=low, maximum=high)
+    return _check_int(value, where, errors, minimum=low, maximum=high)
 
 
 _SLICE_NAME_RE = re.compile(r'^[A-Za-z0-9:_.\\-]+\.slice$')

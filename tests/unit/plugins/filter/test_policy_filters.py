@@ -62,7 +62,7 @@ def test_policy_errors_lists_every_problem():
         'discovered_direct_iosz, fcl_keeptime, fcl_maxalloc, fcl_winterval, initial_extent_size, max_buf_data_size, '
         'max_direct_iosz, max_diskq, max_seqio_extent_size, qio_cache_enable, read_ahead, read_nstream, read_pref_io, '
         'write_nstream, write_pref_io, write_throttle)',
-        'iotune_block_devices[0].read_ahead_kb: must be an integer >= 0, got -1',
+        'iotune_block_devices[0].read_ahead_kb: must be an integer between 0 and 4294967295, got -1',
         "iotune_block_devices[0].scheduler: unknown scheduler 'fast' (accepted: none, mq-deadline, kyber, bfq, "
         "deadline, cfq, noop)",
     ]
@@ -86,7 +86,7 @@ def test_effective_policy_fails_with_the_messages():
         effective_policy(dict(BAD, iotune_profile='throughput'))
     message = str(excinfo.value)
     assert message.startswith('invalid iotune policy: iotune_mounts[0].presnt: unknown key')
-    assert 'iotune_block_devices[0].read_ahead_kb: must be an integer >= 0, got -1' in message
+    assert 'iotune_block_devices[0].read_ahead_kb: must be an integer between 0 and 4294967295, got -1' in message
     assert "iotune_tunefstab[0].tunables.read_pref_io: '8Q' is not a size" in message
 
 

@@ -54,14 +54,14 @@ def one(result, target, setting):
     ({'match': {'name': 'vda'}, 'read_ahead_kb': 4096, 'scheduler': 'mq-deadline'}, []),
     ({'match': {'name': 'vda'}, 'read_ahead_kb': 0}, []),
     ({'match': {'name': 'vda'}, 'read_ahead_kb': -1},
-     ["devices[0].read_ahead_kb: -1 is not valid; expected an integer >= 0 (KiB; 0 turns read-ahead off)"]),
+     ["devices[0].read_ahead_kb: -1 is not valid; expected an integer from 0 to 4294967295 (KiB; 0 turns read-ahead off)"]),
     ({'match': {'name': 'vda'}, 'max_sectors_kb': 2},
-     ["devices[0].max_sectors_kb: 2 is not valid; expected an integer >= 4 (KiB, at least one page, "
+     ["devices[0].max_sectors_kb: 2 is not valid; expected an integer from 4 to 4294967295 (KiB, at least one page, "
       "at most the device's max_hw_sectors_kb)"]),
     ({'match': {'name': 'vda'}, 'nr_requests': 1},
-     ['devices[0].nr_requests: 1 is not valid; expected an integer >= 4 (the kernel raises smaller values to 4)']),
+     ['devices[0].nr_requests: 1 is not valid; expected an integer from 4 to 2048 (the kernel raises smaller values to 4 and refuses larger ones)']),
     ({'match': {'name': 'vda'}, 'nr_requests': True},
-     ['devices[0].nr_requests: True is not valid; expected an integer >= 4 (the kernel raises smaller values to 4)']),
+     ['devices[0].nr_requests: True is not valid; expected an integer from 4 to 2048 (the kernel raises smaller values to 4 and refuses larger ones)']),
     ({'match': {'name': 'vda'}, 'scheduler': 'cfqq'},
      ["devices[0].scheduler: 'cfqq' is not valid; expected one of none, mq-deadline, kyber, bfq, deadline, cfq, noop"]),
     ({'match': {'name': 'vda'}}, ['devices[0]: nothing to check; give at least one of read_ahead_kb, max_sectors_kb, '
@@ -78,7 +78,7 @@ def test_validate_request(request_, errors):
 
 def test_validate_request_top_level_names_the_field():
     assert bq.validate_request({'match': {'name': 'vda'}, 'read_ahead_kb': -8}) == [
-        'read_ahead_kb: -8 is not valid; expected an integer >= 0 (KiB; 0 turns read-ahead off)']
+        'read_ahead_kb: -8 is not valid; expected an integer from 0 to 4294967295 (KiB; 0 turns read-ahead off)']
 
 
 # ---------------------------------------------------------------- resolution

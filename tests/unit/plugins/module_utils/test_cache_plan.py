@@ -79,7 +79,7 @@ def test_validate_sysctl_good(sysctl, expected):
     ({'vm.dirty_bytes': '256m', 'vm.dirty_ratio': 10},
      'sysctl: set either vm.dirty_bytes or vm.dirty_ratio, not both'),
     ({'vm.swappiness': 300}, 'sysctl.vm.swappiness: must be an integer between 0 and 200, got 300'),
-    ({'vm.min_free_kbytes': -1}, 'sysctl.vm.min_free_kbytes: must be an integer >= 0, got -1'),
+    ({'vm.min_free_kbytes': -1}, 'sysctl.vm.min_free_kbytes: must be an integer between 0 and 2147483647, got -1'),
     ({'vm.dirty_ratio': 40, 'vm/dirty_ratio': 40}, 'sysctl.vm/dirty_ratio: given twice'),
 ])
 def test_validate_sysctl_bad(sysctl, message):

@@ -144,11 +144,11 @@ def test_error_check_fails_before_anything(run, args, build_tree, tmp_path):
 
 @pytest.mark.parametrize('extra, message', [
     ({'match': {'name': 'vda'}, 'read_ahead_kb': -1},
-     'invalid block_queue policy: read_ahead_kb: -1 is not valid; expected an integer >= 0 (KiB; 0 turns read-ahead off)'),
+     'invalid block_queue policy: read_ahead_kb: -1 is not valid; expected an integer from 0 to 4294967295 (KiB; 0 turns read-ahead off)'),
     ({'devices': [{'match': {'name': 'vda'}}, {'match': {'name': 'vdb'}, 'nr_requests': 2}]},
      'invalid block_queue policy: devices[0]: nothing to check; give at least one of read_ahead_kb, max_sectors_kb, '
-     'nr_requests, scheduler; devices[1].nr_requests: 2 is not valid; expected an integer >= 4 '
-     '(the kernel raises smaller values to 4)'),
+     'nr_requests, scheduler; devices[1].nr_requests: 2 is not valid; expected an integer from 4 '
+     'to 2048 (the kernel raises smaller values to 4 and refuses larger ones)'),
     ({'match': {'name': 'vda'}, 'scheduler': 'cfqq'}, 'value of scheduler must be one of: none, mq-deadline'),
     ({'devices': [{'match': {'name': 'vda'}, 'scheduler': 'as'}]}, 'value of scheduler must be one of'),
     ({'match': {'name': 'vda', 'serial': 'x'}, 'nr_requests': 64}, 'parameters are mutually exclusive: name|mountpoint|wwn|serial'),

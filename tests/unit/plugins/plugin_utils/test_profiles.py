@@ -250,7 +250,7 @@ def test_invalid_user_policy_names_the_user_fields():
         })
     assert str(excinfo.value) == (
         "iotune_mounts[0]: option 'noatime' is in both present and absent; "
-        "iotune_block_devices[0].read_ahead_kb: must be an integer >= 0, got -1")
+        "iotune_block_devices[0].read_ahead_kb: must be an integer between 0 and 4294967295, got -1")
 
 
 def test_invalid_merge_is_reported_with_the_profile(monkeypatch):
@@ -260,7 +260,7 @@ def test_invalid_merge_is_reported_with_the_profile(monkeypatch):
     with pytest.raises(PolicyError) as excinfo:
         effective_policy({'iotune_profile': 'throughput', 'iotune_block_devices': [{'match': {'name': 'vdb'}}]})
     assert excinfo.value.errors == [
-        'with profile throughput: iotune_block_devices[0].read_ahead_kb: must be an integer >= 0, got -4']
+        'with profile throughput: iotune_block_devices[0].read_ahead_kb: must be an integer between 0 and 4294967295, got -4']
 
 
 def test_user_value_that_conflicts_with_a_profile_value():
