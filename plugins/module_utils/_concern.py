@@ -8,8 +8,11 @@ applying it through the journal, and the summary line."""
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import os
+
 from ansible_collections.iotune.storage.plugins.module_utils._apply import apply_file
 from ansible_collections.iotune.storage.plugins.module_utils._checks import STATUSES, summarize
+from ansible_collections.iotune.storage.plugins.module_utils._journal import validate_run_id
 
 DEFAULT_JOURNAL_DIR = '/var/lib/iotune/journal'
 # Options every concern module takes for the write-ahead journal.
@@ -17,6 +20,42 @@ JOURNAL_ARGS = dict(
     run_id=dict(type='str'),
     journal_dir=dict(type='path', default=DEFAULT_JOURNAL_DIR),
 )
+
+
+def normalize_path(path):
+    """/a/../b and /a//b as /b and /a/b (os.path.normpath), and a leading // as /."""
+    path = os.path.normpath(path)
+    return '/' + path.lstrip('/') if path.startswith('//') else path
+
+
+def check_args(params, paths=(), written=(), enforcing=True):
+    """Errors in the arguments every changing module shares, found before anything is read or
+    written: the run_id, and that journal_dir and each of ``paths`` are absolute (they are
+    normalised in ``params``); when ``enforcing``, that each file of ``written`` the run would
+    write is not a directory and its directory exists, so that no live change is made before a
+    file that cannot be written."""
+    errors = []
+    if params.get('run_id') is not None:
+        problem = validate_run_id(params['run_id'])
+        if problem:
+            errors.append('run_id: ' + problem)
+    for name in ('journal_dir',) + tuple(paths):
+        value = params.get(name)
+        if value is None:
+            continue
+        if not os.path.isabs(value):
+            errors.append('%s: must be an absolute path, got %r' % (name, value))
+            continue
+        params[name] = normalize_path(value)
+    for name in written:
+        value = params.get(name)
+        if value is None or not os.path.isabs(value):
+            continue
+        if os.path.isdir(value):
+            errors.append('%s: %s is a directory, not a file' % (name, value))
+        elif enforcing and not os.path.isdir(os.path.dirname(value)):
+            errors.append('%s: the directory of %s does not exist' % (name, value))
+    return errors
 
 
 def summary_message(checks):

@@ -317,7 +317,7 @@ from ansible_collections.iotune.storage.plugins.module_utils._blockq_plan import
     DEFAULT_RULES_FILE, SETTINGS, validate_request)
 from ansible_collections.iotune.storage.plugins.module_utils._policy import MATCH_KEYS, SCHEDULERS
 from ansible_collections.iotune.storage.plugins.module_utils._udev import DB_DIR, RULES_DIRS
-from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS
+from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS, check_args
 from ansible_collections.iotune.storage.plugins.module_utils._engine import BlockQueue, exit_concern
 from ansible_collections.iotune.storage.plugins.module_utils._runner import CommandRunner
 
@@ -369,7 +369,8 @@ def main():
     else:
         requests = [dict((key, params[key]) for key in ('match',) + SETTINGS)]
         labels = ['']
-    errors = []
+    errors = check_args(params, paths=('rules_file', 'sys_root', 'proc_root', 'udev_db_dir'),
+                        written=('rules_file',) if params['persist'] else (), enforcing=not module.check_mode)
     for request, label in zip(requests, labels):
         errors.extend(validate_request(request, label))
     if errors:

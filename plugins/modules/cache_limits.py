@@ -246,7 +246,7 @@ from ansible_collections.iotune.storage.plugins.module_utils._cache_plan import 
 )
 from ansible_collections.iotune.storage.plugins.module_utils._policy import validate_bulk_slice
 from ansible_collections.iotune.storage.plugins.module_utils._sysctl import CONF_DIRS, SYSCTL_CONF
-from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS
+from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS, check_args
 from ansible_collections.iotune.storage.plugins.module_utils._engine import CacheLimits, exit_concern
 from ansible_collections.iotune.storage.plugins.module_utils._runner import CommandRunner
 
@@ -273,6 +273,8 @@ def main():
     params = module.params
 
     dummy, errors = validate_sysctl(params['sysctl'])
+    errors = check_args(params, paths=('sysctl_file', 'proc_root', 'sysctl_conf', 'systemd_run_dir'),
+                        written=('sysctl_file',) if params['sysctl'] else (), enforcing=not module.check_mode) + errors
     if params['bulk_slice'] is not None:
         validate_bulk_slice(dict((key, params['bulk_slice'][key]) for key in ('memory_high', 'name')), 'bulk_slice', errors)
     if errors:

@@ -121,7 +121,7 @@ checks_before:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS
+from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS, check_args
 from ansible_collections.iotune.storage.plugins.module_utils._engine import CopyTools, exit_concern
 from ansible_collections.iotune.storage.plugins.module_utils._files import parse_mode
 from ansible_collections.iotune.storage.plugins.module_utils._runner import CommandRunner
@@ -140,6 +140,9 @@ def main():
         ),
         supports_check_mode=True,
     )
+    errors = check_args(module.params)
+    if errors:
+        module.fail_json(msg='; '.join(errors), errors=errors)
     files = []
     try:
         for index, item in enumerate(module.params['files']):

@@ -238,7 +238,7 @@ import time
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils._cache_plan import DEFAULT_SLICE, DEFAULT_UNIT_DIR
-from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS, summary_message
+from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS, check_args, summary_message
 from ansible_collections.iotune.storage.plugins.module_utils._engine import (
     CONCERNS, BlockQueue, CacheLimits, CopyTools, EngineError, MountOptions, Tunefstab, run_concerns)
 from ansible_collections.iotune.storage.plugins.module_utils._files import parse_mode
@@ -301,6 +301,25 @@ def host_facts(params, runner, mount_entries, facts):
     }
 
 
+PATH_ARGS = ('fstab', 'tunefstab_path', 'vxtunefs', 'rules_file', 'sysctl_file', 'copy_tools_bin_dir',
+             'copy_tools_config', 'sys_root', 'proc_root')
+
+
+def written_files(params):
+    """The file arguments an enforcing run of this policy writes."""
+    policy, wanted = params['policy'], params['concerns']
+    written = []
+    if 'mount_options' in wanted and policy.get('iotune_mounts'):
+        written.append('fstab')
+    if 'tunefstab' in wanted and policy.get('iotune_tunefstab') and params['tunefstab_apply']:
+        written.append('tunefstab_path')
+    if 'block_queue' in wanted and policy.get('iotune_block_devices') and params['block_queue_persist']:
+        written.append('rules_file')
+    if 'cache_limits' in wanted and cache_sysctl(policy.get('iotune_cache')):
+        written.append('sysctl_file')
+    return written
+
+
 def main():
     module = AnsibleModule(
         argument_spec=dict(
@@ -338,6 +357,14 @@ def main():
     params = module.params
     if params['policy'] is None:
         module.fail_json(msg='policy: the effective policy is needed (the io_policy action plugin passes it)')
+    errors = check_args(params, paths=PATH_ARGS, written=written_files(params), enforcing=params['mode'] == 'enforce')
+    for index, item in enumerate(params['copy_tools_files']):
+        if not os.path.isabs(item.get('path') or ''):
+            errors.append('copy_tools_files[%d].path: must be an absolute path, got %r' % (index, item.get('path')))
+    if params['report'] is not None and not os.path.isabs(params['report']['dir']):
+        errors.append('report.dir: must be an absolute path, got %r' % params['report']['dir'])
+    if errors:
+        module.fail_json(msg='invalid arguments, nothing read or changed: ' + '; '.join(errors), errors=errors)
     runner = CommandRunner(module)
     read_errors = []
     mount_entries = read_mountinfo(params['proc_root'], read_errors)

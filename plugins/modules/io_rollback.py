@@ -108,6 +108,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.iotune.storage.plugins.module_utils._apply import (
     ApplyError, restore_directory, restore_file, restore_mount, restore_sysctl, restore_sysfs, restore_vxtunefs, sysfs_value)
 from ansible_collections.iotune.storage.plugins.module_utils._checks import COMPLIANT, DRIFT, ERROR, make_check
+from ansible_collections.iotune.storage.plugins.module_utils._concern import check_args
 from ansible_collections.iotune.storage.plugins.module_utils._journal import (
     JournalError, file_state, journal_path, latest_open_run, list_runs, read_mark, read_records, validate_run_id,
     write_mark)
@@ -157,6 +158,9 @@ def main():
         ),
         supports_check_mode=True,
     )
+    errors = check_args(module.params)
+    if errors:
+        module.fail_json(msg='; '.join(errors), errors=errors)
     runner = CommandRunner(module)
     journal_dir = module.params['journal_dir']
     run_id = module.params['run_id']

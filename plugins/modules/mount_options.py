@@ -255,7 +255,7 @@ checks_before:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS
+from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS, check_args
 from ansible_collections.iotune.storage.plugins.module_utils._engine import MountOptions, exit_concern
 from ansible_collections.iotune.storage.plugins.module_utils._fstab import normalize_mount_point
 from ansible_collections.iotune.storage.plugins.module_utils._policy import validate_mount_entry
@@ -289,7 +289,7 @@ def main():
     else:
         requests = [{'path': params['path'], 'present': params['present'] or [], 'absent': params['absent'] or []}]
         names = ['path']
-    errors = []
+    errors = check_args(params, paths=('fstab', 'proc_root'), written=('fstab',), enforcing=not module.check_mode)
     seen = {}
     for name, request in zip(names, requests):
         validate_mount_entry(request, name, errors)

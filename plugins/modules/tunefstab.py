@@ -232,7 +232,7 @@ checks_before:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS
+from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS, check_args
 from ansible_collections.iotune.storage.plugins.module_utils._engine import Tunefstab, exit_concern
 from ansible_collections.iotune.storage.plugins.module_utils._runner import CommandRunner
 from ansible_collections.iotune.storage.plugins.module_utils._tunefstab_plan import find_vxtunefs, validate_entry
@@ -264,7 +264,7 @@ def main():
     else:
         raw = [({'device': params['device'], 'tunables': params['tunables']}, '')]
     entries = []
-    errors = []
+    errors = check_args(params, paths=('path', 'vxtunefs', 'proc_root'), written=('path',), enforcing=not module.check_mode)
     for entry, label in raw:
         normalized, entry_errors = validate_entry(entry, label)
         entries.append(normalized)
