@@ -28,12 +28,10 @@ def normalize_path(path):
     return '/' + path.lstrip('/') if path.startswith('//') else path
 
 
-def check_args(params, paths=(), written=(), enforcing=True):
+def check_args(params, paths=(), written=()):
     """Errors in the arguments every changing module shares, found before anything is read or
-    written: the run_id, and that journal_dir and each of ``paths`` are absolute (they are
-    normalised in ``params``); when ``enforcing``, that each file of ``written`` the run would
-    write is not a directory and its directory exists, so that no live change is made before a
-    file that cannot be written."""
+    written: the run_id, that journal_dir and each of ``paths`` are absolute (they are normalised
+    in ``params``), and that no file of ``written`` is a directory."""
     errors = []
     if params.get('run_id') is not None:
         problem = validate_run_id(params['run_id'])
@@ -49,13 +47,25 @@ def check_args(params, paths=(), written=(), enforcing=True):
         params[name] = normalize_path(value)
     for name in written:
         value = params.get(name)
-        if value is None or not os.path.isabs(value):
-            continue
-        if os.path.isdir(value):
+        if value is not None and os.path.isabs(value) and os.path.isdir(value):
             errors.append('%s: %s is a directory, not a file' % (name, value))
-        elif enforcing and not os.path.isdir(os.path.dirname(value)):
-            errors.append('%s: the directory of %s does not exist' % (name, value))
     return errors
+
+
+def unwritable(changes):
+    """Why the file changes of a plan cannot be made (a file whose directory neither exists nor
+    is created by the plan), as sentences; [] when they can. Checked before the first change, so
+    that no live value is changed ahead of a file that cannot be written."""
+    created = set(change['target'] for change in changes if change['kind'] == 'dir')
+    problems = []
+    for change in changes:
+        if change['kind'] != 'file' or change.get('after') is None:
+            continue
+        path = change.get('path') or change['target']
+        directory = os.path.dirname(path)
+        if directory not in created and not os.path.isdir(directory):
+            problems.append('cannot write %s: directory %s does not exist' % (path, directory))
+    return problems
 
 
 def summary_message(checks):

@@ -21,7 +21,7 @@ from ansible_collections.iotune.storage.plugins.module_utils._apply import (
 from ansible_collections.iotune.storage.plugins.module_utils._blockq_plan import DEFAULT_RULES_FILE, plan_block_queue
 from ansible_collections.iotune.storage.plugins.module_utils._cache_plan import DEFAULT_SYSCTL_FILE, SYSTEMD_RUN_DIR, plan_cache
 from ansible_collections.iotune.storage.plugins.module_utils._checks import ERROR, summarize
-from ansible_collections.iotune.storage.plugins.module_utils._concern import apply_changes, file_diffs, live_diff, summary_message
+from ansible_collections.iotune.storage.plugins.module_utils._concern import apply_changes, file_diffs, live_diff, summary_message, unwritable
 from ansible_collections.iotune.storage.plugins.module_utils._copy_tools_plan import plan_copy_tools
 from ansible_collections.iotune.storage.plugins.module_utils._fstab import normalize_mount_point
 from ansible_collections.iotune.storage.plugins.module_utils._iofacts import read_memory_bytes
@@ -324,6 +324,11 @@ def run_concerns(concerns, runner, check_mode=False, diff=False, run_id=None, jo
     if errors:
         result['changed'] = False
         raise EngineError('nothing changed: %s' % '; '.join(check['message'] for check in errors), result)
+
+    problems = [problem for concern, plan in planned for problem in unwritable(plan['changes'])]
+    if problems:
+        result['changed'] = False
+        raise EngineError('nothing changed: %s' % '; '.join(problems), result)
 
     run_id = run_id or new_run_id()
     result['run_id'] = run_id

@@ -370,7 +370,7 @@ def main():
         requests = [dict((key, params[key]) for key in ('match',) + SETTINGS)]
         labels = ['']
     errors = check_args(params, paths=('rules_file', 'sys_root', 'proc_root', 'udev_db_dir'),
-                        written=('rules_file',) if params['persist'] else (), enforcing=not module.check_mode)
+                        written=('rules_file',) if params['persist'] else ())
     for request, label in zip(requests, labels):
         errors.extend(validate_request(request, label))
     if errors:

@@ -274,7 +274,7 @@ def main():
 
     dummy, errors = validate_sysctl(params['sysctl'])
     errors = check_args(params, paths=('sysctl_file', 'proc_root', 'sysctl_conf', 'systemd_run_dir'),
-                        written=('sysctl_file',) if params['sysctl'] else (), enforcing=not module.check_mode) + errors
+                        written=('sysctl_file',) if params['sysctl'] else ()) + errors
     if params['bulk_slice'] is not None:
         validate_bulk_slice(dict((key, params['bulk_slice'][key]) for key in ('memory_high', 'name')), 'bulk_slice', errors)
     if errors:

@@ -357,7 +357,7 @@ def main():
     params = module.params
     if params['policy'] is None:
         module.fail_json(msg='policy: the effective policy is needed (the io_policy action plugin passes it)')
-    errors = check_args(params, paths=PATH_ARGS, written=written_files(params), enforcing=params['mode'] == 'enforce')
+    errors = check_args(params, paths=PATH_ARGS, written=written_files(params))
     for index, item in enumerate(params['copy_tools_files']):
         if not os.path.isabs(item.get('path') or ''):
             errors.append('copy_tools_files[%d].path: must be an absolute path, got %r' % (index, item.get('path')))

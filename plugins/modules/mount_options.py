@@ -289,7 +289,7 @@ def main():
     else:
         requests = [{'path': params['path'], 'present': params['present'] or [], 'absent': params['absent'] or []}]
         names = ['path']
-    errors = check_args(params, paths=('fstab', 'proc_root'), written=('fstab',), enforcing=not module.check_mode)
+    errors = check_args(params, paths=('fstab', 'proc_root'), written=('fstab',))
     seen = {}
     for name, request in zip(names, requests):
         validate_mount_entry(request, name, errors)

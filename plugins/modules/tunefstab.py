@@ -264,7 +264,7 @@ def main():
     else:
         raw = [({'device': params['device'], 'tunables': params['tunables']}, '')]
     entries = []
-    errors = check_args(params, paths=('path', 'vxtunefs', 'proc_root'), written=('path',), enforcing=not module.check_mode)
+    errors = check_args(params, paths=('path', 'vxtunefs', 'proc_root'), written=('path',))
     for entry, label in raw:
         normalized, entry_errors = validate_entry(entry, label)
         entries.append(normalized)

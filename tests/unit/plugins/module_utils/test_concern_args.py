@@ -10,7 +10,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.iotune.storage.plugins.module_utils._concern import check_args, normalize_path
+from ansible_collections.iotune.storage.plugins.module_utils._concern import check_args, normalize_path, unwritable
 from ansible_collections.iotune.storage.plugins.modules import io_policy, mount_options
 from ansible_collections.iotune.storage.tests.unit.module_harness import run_main
 
@@ -37,14 +37,20 @@ def test_bad_arguments_name_the_field(params, message):
     assert len(errors) == 1 and errors[0].startswith(message), errors
 
 
-def test_a_file_to_write_needs_its_directory_when_enforcing(tmp_path):
-    missing = str(tmp_path / 'no' / 'such' / '60-iotune.rules')
-    assert check_args({'rules_file': missing}, paths=('rules_file',), written=('rules_file',)) == [
-        'rules_file: the directory of %s does not exist' % missing]
-    # check mode writes nothing: a plan may still be shown
-    assert check_args({'rules_file': missing}, paths=('rules_file',), written=('rules_file',), enforcing=False) == []
-    assert check_args({'fstab': str(tmp_path)}, paths=('fstab',), written=('fstab',), enforcing=False) == [
+def test_a_file_to_write_must_not_be_a_directory(tmp_path):
+    assert check_args({'fstab': str(tmp_path)}, paths=('fstab',), written=('fstab',)) == [
         'fstab: %s is a directory, not a file' % tmp_path]
+
+
+def test_a_file_change_needs_its_directory_or_a_change_that_creates_it(tmp_path):
+    missing = str(tmp_path / 'no' / 'such' / '60-iotune.rules')
+    changes = [{'kind': 'sysfs', 'target': 'vdb'}, {'kind': 'file', 'target': missing, 'after': 'x'}]
+    assert unwritable(changes) == ['cannot write %s: directory %s does not exist' % (missing, tmp_path / 'no' / 'such')]
+    created = [{'kind': 'dir', 'target': str(tmp_path / 'no' / 'such')}] + changes
+    assert unwritable(created) == []
+    # removing a file needs no directory; a unit names its path apart from its target
+    assert unwritable([{'kind': 'file', 'target': missing, 'after': None}]) == []
+    assert unwritable([{'kind': 'file', 'target': 'x.slice', 'path': missing, 'after': 'y'}]) != []
 
 
 def _policy_args(tmp_path, **extra):
@@ -59,7 +65,6 @@ def _policy_args(tmp_path, **extra):
 
 @pytest.mark.parametrize('extra, message', [
     ({'rules_file': 'rules.d/60-iotune.rules'}, "rules_file: must be an absolute path, got 'rules.d/60-iotune.rules'"),
-    ({'sysctl_file': '/nonexistent-dir/60-iotune.conf'}, 'sysctl_file: the directory of /nonexistent-dir/60-iotune.conf'),
     ({'run_id': ''}, 'run_id: run_id must be'),
     ({'journal_dir': 'var/journal'}, "journal_dir: must be an absolute path, got 'var/journal'"),
 ])
@@ -72,13 +77,22 @@ def test_io_policy_refuses_before_reading_or_writing(monkeypatch, tmp_path, extr
     assert not (tmp_path / 'journal').exists()
 
 
-def test_io_policy_checks_only_the_files_its_policy_writes(monkeypatch, tmp_path):
-    # no block devices in the policy: a rules_file in a missing directory is not its business
-    args = _policy_args(tmp_path, rules_file='/nonexistent-dir/60-iotune.rules', concerns=['mount_options'],
-                        _ansible_check_mode=True)
+def test_io_policy_changes_nothing_when_a_file_cannot_be_written(monkeypatch, tmp_path):
+    # the sysctl file's directory is missing: not even the fstab (written first) is changed
     (tmp_path / 'fstab').write_text('/dev/vdb /data ext4 defaults 0 2\n')
+    proc = tmp_path / 'proc'
+    (proc / 'sys' / 'vm').mkdir(parents=True)
+    (proc / 'sys' / 'vm' / 'dirty_ratio').write_text('20\n')
+    (proc / 'self').mkdir()
+    (proc / 'self' / 'mountinfo').write_text('22 1 8:16 / /data rw,relatime shared:1 - ext4 /dev/vdb rw\n')
+    args = _policy_args(tmp_path, sysctl_file=str(tmp_path / 'no-such-dir' / '60-iotune.conf'),
+                        proc_root=str(proc), remount=False, concerns=['mount_options', 'cache_limits'])
     kind, result = run_main(monkeypatch, io_policy, args)
-    assert kind == 'exit', result
+    assert kind == 'fail', result
+    assert result['msg'] == 'nothing changed: cannot write %s/no-such-dir/60-iotune.conf: directory %s/no-such-dir ' \
+        'does not exist' % (tmp_path, tmp_path), result['msg']
+    assert (tmp_path / 'fstab').read_text() == '/dev/vdb /data ext4 defaults 0 2\n'
+    assert not (tmp_path / 'journal').exists()
 
 
 def test_mount_options_refuses_a_directory_as_fstab(monkeypatch, tmp_path):
