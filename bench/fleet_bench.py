@@ -2,21 +2,39 @@
 # Copyright: iotune.storage contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Fleet bench: the playbooks' wall time against Ansible's floor, one round trip per host.
+"""Fleet bench: the playbooks' wall time against Ansible's floor (one round trip per host, `ansible -m ping`).
 
-For each fleet size N, on N lab containers (lab/fleet: one policy, a different drift on each
-host; docker connection, forks 10, pipelining), times side by side in one run:
-`ansible all -m ping` (median of 3: the floor), audit_io.yml, a first harden_io.yml, a second
-one (which must change nothing), and rollback_io.yml (which must bring every managed file and
-live mount option back to the digest taken before). Prints one table with each playbook's ratio
-to ping, then the goals:
+For each fleet size N (``--sizes``, default 10,20,40), on N fresh lab containers named
+``iotune-bench-1`` ... (``lab/fleet up``: image iotune-lab/debian12:latest, built by
+lab/container-image when missing, never pulled; a tmpfs at /mnt/scratch, an fstab line, a
+tunefstab and old copy tools, one policy and a different drift on each host), times side by side
+in one run, with the docker connection (community.docker.docker), forks 10 and pipelining:
 
-    audit/ping <= 2.0, first harden/ping <= 4.0, second harden/ping <= 3.0, rollback/ping <= 3.0,
-    and no ratio growing by more than 15 % from the smallest size to the largest (when >= 40).
+  ping       ``ansible all -m ping``, the median of 3 after a warm-up ping: the denominator
+  audit      ``audit_io.yml``: must change nothing and find drift on every host
+  harden 1   ``harden_io.yml``: must change every host and leave no drift, nothing not persistent,
+             no error in its reports
+  harden 2   ``harden_io.yml`` again: must report changed=0 on every host, in the play recap and
+             in its reports
+  rollback   ``rollback_io.yml -e iotune_run_id=<the first harden's>``: must change every host and
+             bring every managed file and the live options of /mnt/scratch back to the digest
+             taken before the audit (``lab/fleet digest``)
 
-Exits 1 when a run fails or checks wrong, 3 when every run is right but a goal is missed.
-Standard library only; run through `make bench` (or bench/run fleet), which sets
-ANSIBLE_COLLECTIONS_PATH.
+Every run's exit status is checked and its play recap must name exactly the fleet's hosts with
+failed=0 and unreachable=0. The table shows each run's seconds and its ratio to ping, then the
+goals of issue 19, each PASS or FAIL with the measured value:
+
+  audit/ping <= 2.0, first harden/ping <= 4.0, second harden/ping <= 3.0, rollback/ping <= 3.0
+  at every size, and no ratio growing by more than 15 % from N = 10 to N = 40 (only when both
+  10 and 40 are among the sizes).
+
+The containers are removed after each size, at the end, and on Ctrl-C or SIGTERM (the running
+ansible process group gets SIGINT first). The bench refuses to start while containers named
+``<prefix>-<n>`` exist (another fleet bench running, or one killed hard: ``lab/fleet down
+iotune-bench`` removes them). Ansible runs with a generated ansible.cfg in a temporary directory
+(forks, pipelining, host_key_checking off, the default stdout callback), the ansible and
+ansible-playbook beside this Python (the .venv of make bench) or else on PATH, and the collection
+from ANSIBLE_COLLECTIONS_PATH (make bench sets it). Python 3 standard library only.
 """
 
 import argparse
@@ -30,156 +48,386 @@ import sys
 import tempfile
 import time
 
-from _common import Interrupted, median, on_signal
+from _common import Interrupted, loadavg, median, on_signal, stop_group
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FLEET = os.path.join(ROOT, 'lab', 'fleet')
+IMAGE_SCRIPT = os.path.join(ROOT, 'lab', 'container-image')
+IMAGE = 'iotune-lab/debian12:latest'
 PREFIX = 'iotune-bench'
-PLAYBOOKS = (('audit', 'audit_io'), ('harden1', 'harden_io'), ('harden2', 'harden_io'), ('rollback', 'rollback_io'))
-GOALS = {'audit': 2.0, 'harden1': 4.0, 'harden2': 3.0, 'rollback': 3.0}
+PINGS = 3
+# (key, column title, playbook)
+RUNS = (
+    ('audit', 'audit_io', 'audit_io'),
+    ('harden1', 'harden_io 1st', 'harden_io'),
+    ('harden2', 'harden_io 2nd', 'harden_io'),
+    ('rollback', 'rollback_io', 'rollback_io'),
+)
+# (key, label, largest ratio to ping)
+GOALS = (
+    ('audit', 'audit/ping', 2.0),
+    ('harden1', 'first harden/ping', 4.0),
+    ('harden2', 'second harden/ping', 3.0),
+    ('rollback', 'rollback/ping', 3.0),
+)
 GROWTH = 0.15
-RECAP = re.compile(r'^(\S+)\s+: ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)', re.M)
+GROWTH_FROM, GROWTH_TO = 10, 40
+RECAP_RE = re.compile(r'^(\S+)\s+: ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)', re.M)
+PING_RE = re.compile(r'^(\S+) \| SUCCESS => ', re.M)
+EXIT_STATUS = ('exit status: 0 every run right and every goal met; 1 every run right but a goal missed; '
+               '2 a run failed or did not do what it must (or the bench could not run); 130 interrupted')
 
 
 class BenchError(Exception):
-    pass
+    """A run failed or did the wrong thing, or the bench cannot run; the message says why."""
 
+
+# --------------------------------------------------------------------------- processes
 
 def tool(name):
     """The ansible command beside this Python (the .venv make bench uses), else on PATH."""
     beside = os.path.join(os.path.dirname(sys.executable), name)
-    return beside if os.path.exists(beside) else (shutil.which(name) or name)
+    if os.access(beside, os.X_OK):
+        return beside
+    found = shutil.which(name)
+    if found is None:
+        raise BenchError('{0} is neither beside {1} nor on PATH'.format(name, sys.executable))
+    return found
 
 
-def timed(argv, env, log):
-    start = time.monotonic()
-    done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
-    seconds = time.monotonic() - start
-    with open(log, 'w') as handle:
-        handle.write(done.stdout + done.stderr)
-    if done.returncode != 0:
-        raise BenchError('%s failed (rc=%d), see %s:\n%s' % (' '.join(argv[:3]), done.returncode, log,
-                                                            done.stdout[-2000:]))
-    return seconds, done.stdout
+def run(argv, env=None, log=None, what=None):
+    """Run argv in its own process group; (seconds, stdout). Its output goes to log (when given).
 
-
-def recap(output):
-    """{host: changed} of the play recap."""
-    return dict((host, int(changed)) for host, ok, changed, unreachable, failed in RECAP.findall(output))
+    BenchError when it exits non-zero; on an interruption the whole group is stopped (SIGINT, then SIGKILL).
+    """
+    started = time.monotonic()
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                            universal_newlines=True)
+    try:
+        out, err = proc.communicate()
+    except BaseException:
+        stop_group(proc)
+        raise
+    seconds = time.monotonic() - started
+    if log:
+        with open(log, 'w') as handle:
+            handle.write('$ {0}\n{1}{2}'.format(' '.join(argv), out, err))
+    if proc.returncode != 0:
+        tail = (out + err).strip()[-3000:]
+        raise BenchError('{0} failed (rc={1}){2}:\n{3}'.format(
+            what or ' '.join(argv), proc.returncode, ', log ' + log if log else '', tail))
+    return seconds, out
 
 
 def fleet(*args):
-    done = subprocess.run([sys.executable, FLEET] + list(args), capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise BenchError('lab/fleet %s: %s' % (args[0], done.stderr.strip()))
-    return json.loads(done.stdout)
+    """lab/fleet's JSON answer."""
+    return json.loads(run([sys.executable, FLEET] + list(args), what='lab/fleet ' + args[0])[1])
 
 
-def measure(size, work, env):
-    """{name: seconds} at one fleet size, every run checked."""
-    inventory = os.path.join(work, 'inventory-%d.json' % size)
-    reports = os.path.join(work, 'reports-%d' % size)
-    hosts = fleet('up', PREFIX, str(size), inventory, '--report-dir', reports)
-    before = fleet('digest', PREFIX)
-    run_id = 'bench-fleet-%d' % size
-    ansible, playbook = tool('ansible'), tool('ansible-playbook')
-    timed([ansible, 'all', '-i', inventory, '-m', 'ping'], env, os.path.join(work, 'warmup.log'))
-    pings = [timed([ansible, 'all', '-i', inventory, '-m', 'ping'], env, os.path.join(work, 'ping.log'))[0]
-             for dummy in range(3)]
-    times = {'ping': median(pings)}
-    for name, book in PLAYBOOKS:
-        argv = [playbook, '-i', inventory, 'iotune.storage.' + book, '-e', 'iotune_run_id=' + run_id]
-        seconds, output = timed(argv, env, os.path.join(work, '%s-%d.log' % (name, size)))
-        changed = recap(output)
-        if sorted(changed) != sorted(hosts):
-            raise BenchError('%s: the recap names %s, the fleet is %s' % (name, sorted(changed), hosts))
-        if name in ('harden1', 'rollback') and not all(changed.values()):
-            raise BenchError('%s changed nothing on %s' % (name, [h for h, c in changed.items() if not c]))
-        if name == 'harden2' and any(changed.values()):
-            raise BenchError('the second harden changed %s' % dict((h, c) for h, c in changed.items() if c))
-        times[name] = seconds
-    after = fleet('digest', PREFIX)
-    if after != before:
-        raise BenchError('after rollback the managed state differs on %s'
-                         % [host for host in before if before[host] != after.get(host)])
-    return times
+def bench_containers(prefix):
+    out = run(['docker', 'ps', '-a', '--filter', 'name=^{0}-[0-9]+$'.format(prefix), '--format', '{{.Names}}'],
+              what='docker ps')[1]
+    return out.split()
 
+
+def ensure_image():
+    """The lab image, built by lab/container-image when it is missing (never pulled); its id."""
+    found = subprocess.run(['docker', 'image', 'inspect', '--format', '{{.Id}}', IMAGE], stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, universal_newlines=True, check=False)
+    if found.returncode != 0:
+        print('{0} is missing: building it with lab/container-image (no registry is used)'.format(IMAGE), flush=True)
+        proc = subprocess.Popen([IMAGE_SCRIPT], stdout=subprocess.DEVNULL, start_new_session=True)
+        try:
+            proc.wait()
+        except BaseException:
+            stop_group(proc)
+            raise
+        if proc.returncode != 0:
+            raise BenchError('lab/container-image failed (rc={0})'.format(proc.returncode))
+        found = subprocess.run(['docker', 'image', 'inspect', '--format', '{{.Id}}', IMAGE], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, universal_newlines=True, check=False)
+        if found.returncode != 0:
+            raise BenchError('lab/container-image did not leave {0}: {1}'.format(IMAGE, found.stderr.strip()))
+    return found.stdout.strip()
+
+
+# --------------------------------------------------------------------------- checks
+
+def recap(output, hosts, what):
+    """{host: changed} of the play recap, which must name exactly the hosts, each with failed=0 and unreachable=0."""
+    rows = RECAP_RE.findall(output)
+    named = sorted(host for host, dummy, dummy, dummy, dummy in rows)
+    if named != sorted(hosts):
+        raise BenchError('{0}: the play recap names {1}, the fleet is {2}'.format(what, named, sorted(hosts)))
+    bad = ['{0} (unreachable={1}, failed={2})'.format(host, unreachable, failed)
+           for host, dummy, dummy, unreachable, failed in rows if int(unreachable) or int(failed)]
+    if bad:
+        raise BenchError('{0}: {1}'.format(what, ', '.join(bad)))
+    return dict((host, int(changed)) for host, dummy, changed, dummy, dummy in rows)
+
+
+def report_summary(report_dir, hosts, what):
+    """{host: summary} of the fleet report's summary.json (the counts of each status and of changes)."""
+    path = os.path.join(report_dir, 'summary.json')
+    try:
+        with open(path) as handle:
+            by_host = json.load(handle)['by_host']
+    except (OSError, ValueError, KeyError) as exc:
+        raise BenchError('{0}: no fleet report at {1}: {2}'.format(what, path, exc))
+    if sorted(by_host) != sorted(hosts):
+        raise BenchError('{0}: the fleet report names {1}, the fleet is {2}'.format(what, sorted(by_host), sorted(hosts)))
+    return by_host
+
+
+def hosts_where(mapping, test):
+    return sorted(host for host, value in mapping.items() if test(value))
+
+
+def check_run(key, changed, summary):
+    """BenchError when a run did not do what it must (changed: {host: changed tasks}; summary: report or None)."""
+    problems = []
+    if key == 'audit':
+        problems += [('changed something on', hosts_where(changed, bool)),
+                     ('found no drift on', hosts_where(summary, lambda s: not s['drift'] + s['not_persistent'])),
+                     ('reports an error on', hosts_where(summary, lambda s: s['error']))]
+    elif key in ('harden1', 'harden2'):
+        if key == 'harden1':
+            problems += [('changed nothing on', hosts_where(changed, lambda count: not count)),
+                         ('reports no change on', hosts_where(summary, lambda s: not s['changed']))]
+        else:
+            problems += [('changed something (play recap) on', hosts_where(changed, bool)),
+                         ('reports a change on', hosts_where(summary, lambda s: s['changed']))]
+        problems += [('left drift or a setting not persistent on', hosts_where(summary, lambda s: s['drift'] + s['not_persistent'])),
+                     ('reports an error on', hosts_where(summary, lambda s: s['error']))]
+    elif key == 'rollback':
+        problems += [('changed nothing on', hosts_where(changed, lambda count: not count))]
+    found = ['{0} {1}'.format(text, ', '.join(hosts)) for text, hosts in problems if hosts]
+    if found:
+        raise BenchError('{0}: {1}'.format(key, '; '.join(found)))
+
+
+# --------------------------------------------------------------------------- measuring
+
+class Bench(object):
+
+    def __init__(self, args, work):
+        self.args = args
+        self.work = work
+        self.prefix = args.prefix
+        self.started = False    # containers of this bench may exist: remove them at the end
+        self.ansible = tool('ansible')
+        self.playbook = tool('ansible-playbook')
+        config = os.path.join(work, 'ansible.cfg')
+        with open(config, 'w') as handle:
+            handle.write('[defaults]\nforks = {0}\nhost_key_checking = False\nretry_files_enabled = False\n'
+                         'stdout_callback = default\nnocolor = True\n\n[connection]\npipelining = True\n'.format(args.forks))
+        # the file keeps ~/.ansible.cfg and a stray ansible.cfg out; the variables win over ANSIBLE_* from outside
+        self.env = dict(os.environ, ANSIBLE_CONFIG=config, ANSIBLE_FORKS=str(args.forks), ANSIBLE_PIPELINING='true',
+                        ANSIBLE_HOST_KEY_CHECKING='false', ANSIBLE_STDOUT_CALLBACK='default', ANSIBLE_NOCOLOR='true',
+                        ANSIBLE_FORCE_COLOR='false', ANSIBLE_RETRY_FILES_ENABLED='false')
+        self.env.pop('ANSIBLE_CALLBACKS_ENABLED', None)     # no timing or profiling callbacks in the timed runs
+
+    def log(self, name):
+        return os.path.join(self.work, name + '.log')
+
+    def ping(self, inventory, hosts, name):
+        seconds, out = run([self.ansible, 'all', '-i', inventory, '-m', 'ansible.builtin.ping'], self.env,
+                           self.log(name), 'ansible -m ping')
+        answered = sorted(PING_RE.findall(out))
+        if answered != sorted(hosts):
+            raise BenchError('ping: SUCCESS from {0}, the fleet is {1} (log {2})'.format(answered, sorted(hosts), self.log(name)))
+        return seconds
+
+    def measure(self, size):
+        """{key: seconds} at one fleet size, every run checked."""
+        inventory = os.path.join(self.work, 'inventory-{0}.json'.format(size))
+        self.started = True
+        hosts = fleet('up', self.prefix, str(size), inventory)
+        before = fleet('digest', self.prefix)
+        if sorted(before) != sorted(hosts):
+            raise BenchError('lab/fleet digest names {0}, the fleet is {1}'.format(sorted(before), sorted(hosts)))
+        print('  {0} containers up; warm-up ping'.format(size), flush=True)
+        self.ping(inventory, hosts, 'ping-{0}-warmup'.format(size))
+        pings = [self.ping(inventory, hosts, 'ping-{0}-{1}'.format(size, number + 1)) for number in range(PINGS)]
+        times = {'ping': median(pings)}
+        print('  ping {0} s, median {1:.2f} s'.format(', '.join('{0:.2f}'.format(ping) for ping in pings), times['ping']), flush=True)
+        harden_run = 'bench-{0}-harden1'.format(size)
+        for key, title, book in RUNS:
+            run_id = harden_run if key == 'rollback' else 'bench-{0}-{1}'.format(size, key)
+            reports = os.path.join(self.work, 'reports-{0}-{1}'.format(size, key))
+            argv = [self.playbook, '-i', inventory, 'iotune.storage.' + book, '-e', 'iotune_run_id=' + run_id,
+                    '-e', 'iotune_report_dir=' + reports]
+            name = '{0}-{1}'.format(key, size)
+            seconds, out = run(argv, self.env, self.log(name), title)
+            try:
+                changed = recap(out, hosts, key)
+                summary = report_summary(reports, hosts, key) if key != 'rollback' else None
+                check_run(key, changed, summary)
+            except BenchError as exc:
+                raise BenchError('{0} (log {1})'.format(exc, self.log(name)))
+            times[key] = seconds
+            print('  {0} {1:.2f} s ({2:.2f}x ping), changed on {3} of {4} hosts'.format(
+                title, seconds, seconds / times['ping'], len(hosts_where(changed, bool)), len(hosts)), flush=True)
+        after = fleet('digest', self.prefix)
+        differs = sorted(host for host in before if before[host] != after.get(host))
+        if differs:
+            detail = dict((host, dict((name, (value, after.get(host, {}).get(name))) for name, value in before[host].items()
+                                      if value != after.get(host, {}).get(name))) for host in differs)
+            raise BenchError('after rollback_io.yml the managed files or live options differ from before on {0}: {1}'.format(
+                ', '.join(differs), json.dumps(detail, sort_keys=True)))
+        print('  rollback brought every host back to its digest from before', flush=True)
+        fleet('down', self.prefix)
+        return times
+
+    def cleanup(self):
+        """Remove the containers this bench may have started; a problem or None."""
+        if not self.started:
+            return None
+        done = subprocess.run([sys.executable, FLEET, 'down', self.prefix], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              universal_newlines=True, check=False)
+        return None if done.returncode == 0 else 'lab/fleet down {0} failed: {1}'.format(self.prefix, done.stderr.strip())
+
+
+# --------------------------------------------------------------------------- report
 
 def ratios(times):
-    return dict((name, times[name] / times['ping']) for name in GOALS)
+    return dict((key, times[key] / times['ping']) for key, dummy, dummy in GOALS)
 
 
 def table(rows, markdown):
-    head = ['hosts', 'ping', 'audit_io', 'harden_io (1st)', 'harden_io (2nd)', 'rollback_io']
+    head = ['hosts', 'ping'] + [title for dummy, title, dummy in RUNS]
     lines = []
     for size, times in rows:
         ratio = ratios(times)
-        lines.append([str(size), '%.2f s' % times['ping']] +
-                     ['%.2f s (%.2fx)' % (times[name], ratio[name]) for name in ('audit', 'harden1', 'harden2', 'rollback')])
+        lines.append([str(size), '{0:.2f} s'.format(times['ping'])] +
+                     ['{0:.2f} s ({1:.2f}x)'.format(times[key], ratio[key]) for key, dummy, dummy in RUNS])
     if markdown:
-        return '\n'.join(['| %s |' % ' | '.join(head), '|' + '---|' * len(head)] + ['| %s |' % ' | '.join(l) for l in lines])
-    widths = [max(len(row[i]) for row in [head] + lines) for i in range(len(head))]
-    return '\n'.join('  '.join(cell.ljust(width) for cell, width in zip(row, widths)) for row in [head] + lines)
+        return '\n'.join(['| {0} |'.format(' | '.join(head)), '|' + '---|' * len(head)] +
+                         ['| {0} |'.format(' | '.join(line)) for line in lines])
+    widths = [max(len(row[index]) for row in [head] + lines) for index in range(len(head))]
+    return '\n'.join('  ' + '  '.join(cell.rjust(width) for cell, width in zip(row, widths)) for row in [head] + lines)
 
 
 def goals(rows):
-    """[(passed, sentence)] of every goal."""
+    """[(passed, sentence)] of every goal that these sizes measure."""
     verdicts = []
     for size, times in rows:
-        for name, limit in GOALS.items():
-            value = ratios(times)[name]
-            verdicts.append((value <= limit, '%s/ping at %d hosts: %.2f (goal <= %.1f)' % (name, size, value, limit)))
-    sizes = [size for size, dummy in rows]
-    if len(rows) > 1 and max(sizes) >= 40:
-        small, large = ratios(rows[0][1]), ratios(rows[-1][1])
-        for name in GOALS:
-            growth = large[name] / small[name] - 1
-            verdicts.append((growth <= GROWTH, '%s/ping from %d to %d hosts: %+.0f %% (goal <= +%.0f %%)'
-                             % (name, sizes[0], sizes[-1], growth * 100, GROWTH * 100)))
+        ratio = ratios(times)
+        for key, label, limit in GOALS:
+            value = round(ratio[key], 2)
+            verdicts.append((value <= limit, '{0} at {1} hosts: {2:.2f} (goal <= {3:.1f})'.format(label, size, value, limit)))
+    by_size = dict(rows)
+    if GROWTH_FROM in by_size and GROWTH_TO in by_size:
+        small, large = ratios(by_size[GROWTH_FROM]), ratios(by_size[GROWTH_TO])
+        for key, label, dummy in GOALS:
+            growth = round((large[key] / small[key] - 1) * 100, 1)
+            verdicts.append((growth <= GROWTH * 100, '{0} from {1} to {2} hosts: {3:.2f} -> {4:.2f}, {5:+.1f} % (goal <= +{6:.0f} %)'.format(
+                label, GROWTH_FROM, GROWTH_TO, small[key], large[key], growth, GROWTH * 100)))
     return verdicts
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0], epilog='exit status: 0 all goals met, 1 a run '
-                                     'failed or checked wrong, 3 a goal missed, 130 interrupted')
-    parser.add_argument('--sizes', default='10,20,40', help='fleet sizes, comma-separated (default 10,20,40)')
-    parser.add_argument('--forks', type=int, default=10, help='Ansible forks (default 10)')
-    parser.add_argument('--markdown', action='store_true', help='print the table in Markdown (docs/performance.md)')
-    parser.add_argument('--keep', action='store_true', help='keep the work directory (logs, reports)')
-    args = parser.parse_args(argv)
-    sizes = sorted(int(size) for size in args.sizes.split(','))
-    if 'ANSIBLE_COLLECTIONS_PATH' not in os.environ:
-        parser.error('run through make bench, which builds the collection and sets ANSIBLE_COLLECTIONS_PATH')
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, on_signal)
-    work = tempfile.mkdtemp(prefix='iotune-fleet-bench-')
-    env = dict(os.environ, ANSIBLE_FORKS=str(args.forks), ANSIBLE_PIPELINING='true', ANSIBLE_HOST_KEY_CHECKING='false',
-               ANSIBLE_FORCE_COLOR='false', ANSIBLE_NOCOLOR='true', ANSIBLE_RETRY_FILES_ENABLED='false')
-    rows = []
+def first_line(argv):
     try:
-        for size in sizes:
-            print('fleet of %d: measuring ...' % size, flush=True)
-            rows.append((size, measure(size, work, env)))
-            fleet('down', PREFIX)
+        out = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, check=False).stdout
+    except OSError as exc:
+        return '{0}: {1}'.format(argv[0], exc.strerror)
+    return (out.splitlines() or [''])[0].strip()
+
+
+def parse_sizes(text):
+    try:
+        sizes = sorted(set(int(part) for part in text.split(',') if part.strip()))
+    except ValueError:
+        raise argparse.ArgumentTypeError('invalid sizes {0!r}: positive integers separated by commas'.format(text))
+    if not sizes or sizes[0] < 1:
+        raise argparse.ArgumentTypeError('invalid sizes {0!r}: positive integers separated by commas'.format(text))
+    return sizes
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(
+        description='Time ansible -m ping, audit_io.yml, a first and a second harden_io.yml and rollback_io.yml side by side '
+                    'on N lab containers for each N, check every run, and print each playbook\'s ratio to ping with the goals '
+                    '(audit <= 2.0, first harden <= 4.0, second harden <= 3.0, rollback <= 3.0, no ratio growing by more than '
+                    '15 % from 10 to 40 hosts).',
+        epilog=EXIT_STATUS + '. Run through make bench or bench/run fleet (they set ANSIBLE_COLLECTIONS_PATH to the built collection).')
+    parser.add_argument('--sizes', type=parse_sizes, default='10,20,40',
+                        help='fleet sizes, comma-separated (default: %(default)s); the growth goals need 10 and 40')
+    parser.add_argument('--forks', type=int, default=10, help='Ansible forks (default: %(default)s)')
+    parser.add_argument('--prefix', default=PREFIX, help='container names are PREFIX-1 ... (default: %(default)s)')
+    parser.add_argument('--markdown', action='store_true', help='print the table in Markdown (for docs/performance.md)')
+    parser.add_argument('--keep', action='store_true', help='keep the work directory (ansible.cfg, inventories, logs, reports); '
+                                                            'it is always kept when a run fails')
+    args = parser.parse_args(argv)
+    if args.forks < 1:
+        parser.error('--forks must be at least 1')
+    if not os.environ.get('ANSIBLE_COLLECTIONS_PATH'):
+        parser.error('ANSIBLE_COLLECTIONS_PATH is not set: run through make bench or bench/run fleet, which build the collection '
+                     'and set it')
+    return args
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    previous = dict((sig, signal.signal(sig, on_signal)) for sig in (signal.SIGINT, signal.SIGTERM))
+    work = tempfile.mkdtemp(prefix='iotune-fleet-bench-')
+    bench = None
+    keep = args.keep
+    status = 2
+    try:
+        if shutil.which('docker') is None:
+            raise BenchError('docker is not installed')
+        bench = Bench(args, work)
+        existing = bench_containers(args.prefix)
+        if existing:
+            raise BenchError('containers {0} exist: another fleet bench is running, or one was killed; remove them with '
+                             'lab/fleet down {1} when they are left over'.format(', '.join(existing), args.prefix))
+        image = ensure_image()
+        print('fleet bench: {0} containers ({1}, image {2} {3}), docker connection, forks {4}, pipelining; sizes {5}'.format(
+            args.prefix + '-N', 'lab/fleet', IMAGE, image[7:19] if image.startswith('sha256:') else image[:12], args.forks,
+            ', '.join(str(size) for size in args.sizes)), flush=True)
+        print('{0} ({1}); {2}; collections from {3}; kernel {4}, {5} CPUs; work directory {6}'.format(
+            first_line([bench.ansible, '--version']), bench.ansible, first_line(['docker', '--version']),
+            os.environ['ANSIBLE_COLLECTIONS_PATH'], os.uname().release, os.cpu_count(), work), flush=True)
+        load_start = loadavg()
+        rows = []
+        for size in args.sizes:
+            print('fleet of {0}:'.format(size), flush=True)
+            rows.append((size, bench.measure(size)))
+        print('')
+        print('wall time of each run and its ratio to ping (ping: median of {0} after a warm-up); load average {1} at the start, '
+              '{2} at the end'.format(PINGS, load_start, loadavg()))
+        print(table(rows, args.markdown))
+        print('')
+        verdicts = goals(rows)
+        for passed, sentence in verdicts:
+            print('  {0}  {1}'.format('PASS' if passed else 'FAIL', sentence))
+        if not (GROWTH_FROM in args.sizes and GROWTH_TO in args.sizes):
+            print('  (growth goals not measured: they need sizes {0} and {1})'.format(GROWTH_FROM, GROWTH_TO))
+        failed = [sentence for passed, sentence in verdicts if not passed]
+        print('RESULT: {0}'.format('PASS' if not failed else 'FAIL ({0} of {1} goals missed)'.format(len(failed), len(verdicts))))
+        status = 1 if failed else 0
     except BenchError as exc:
-        print('fleet bench: %s' % exc, file=sys.stderr)
-        return 1
-    except Interrupted:
-        return 130
+        print('fleet_bench: {0}'.format(exc), file=sys.stderr)
+        keep = True
+        status = 2
+    except (Interrupted, KeyboardInterrupt) as exc:
+        print('fleet_bench: interrupted ({0}), removing the containers'.format(exc or 'SIGINT'), file=sys.stderr)
+        status = 130
     finally:
-        subprocess.run([sys.executable, FLEET, 'down', PREFIX], capture_output=True, check=False)
-        if args.keep:
-            print('work directory: %s' % work)
+        for sig in previous:
+            signal.signal(sig, signal.SIG_IGN)
+        problem = bench.cleanup() if bench is not None else None
+        if keep:
+            print('fleet_bench: work directory kept: {0}'.format(work), file=sys.stderr)
         else:
             shutil.rmtree(work, ignore_errors=True)
-    print()
-    print('lab containers, docker connection, forks %d, pipelining; ping is the median of 3' % args.forks)
-    print(table(rows, args.markdown))
-    print()
-    verdicts = goals(rows)
-    for passed, sentence in verdicts:
-        print('%s  %s' % ('PASS' if passed else 'FAIL', sentence))
-    return 0 if all(passed for passed, dummy in verdicts) else 3
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if problem:
+            print('fleet_bench: {0}'.format(problem), file=sys.stderr)
+            status = status or 2
+    return status
 
 
 if __name__ == '__main__':
