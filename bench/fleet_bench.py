@@ -409,7 +409,7 @@ def main(argv=None):
         status = 1 if failed else 0
     except BenchError as exc:
         print('fleet_bench: {0}'.format(exc), file=sys.stderr)
-        keep = True
+        keep = keep or (bench is not None and bench.started)    # the logs of the run that failed
         status = 2
     except (Interrupted, KeyboardInterrupt) as exc:
         print('fleet_bench: interrupted ({0}), removing the containers'.format(exc or 'SIGINT'), file=sys.stderr)
