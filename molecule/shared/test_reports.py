@@ -52,7 +52,7 @@ def test_html_renders_in_headless_chromium(summary, tmp_path):
     page = "file://" + os.path.join(REPORTS, "report.html")
     base = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0"]
     dom = subprocess.run(base + ["--dump-dom", page], capture_output=True, text=True, timeout=120, check=True)
-    # The page's script sets data-rendered to the number of rows once it has run.
+    # The page's script sets data-rendered to the number of checks once it has built its views.
     assert 'data-rendered="%d"' % len(summary["checks"]) in dom.stdout
     assert "Uncaught" not in dom.stderr
     shot = os.path.join(REPORTS, "report.png")

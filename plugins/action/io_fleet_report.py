@@ -3,7 +3,8 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 """io_fleet_report: the fleet's reports, written on the controller in one task (a template
-task per file and a copy per host cost a module run each: seconds per run)."""
+task per file and a copy per host cost a module run each: seconds per run); the text of the
+fleet files comes from plugin_utils/_fleet_report."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
@@ -11,16 +12,12 @@ __metaclass__ = type
 import json
 import os
 import tempfile
+import time
 
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
-from ansible.template import trust_as_template
 
-TEMPLATES = ('summary.json', 'junit.xml', 'report.html')
-STATUSES = ['compliant', 'drift', 'not_persistent', 'not_applicable', 'error']
-TEMPLATE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-                            'roles', 'io_audit', 'templates')
-
+from ansible_collections.iotune.storage.plugins.plugin_utils._fleet_report import render
 
 def write_atomic(path, text, mode=0o644):
     directory = os.path.dirname(path)
@@ -61,12 +58,8 @@ class ActionModule(ActionBase):
             path = os.path.join(directory, 'hosts', '%s.json' % report['host'])
             write_atomic(path, host_json(report))
             written.append(path)
-        variables = dict(task_vars or {}, __io_audit_reports=reports, __io_audit_statuses=STATUSES,
-                         __io_audit_run_id=(reports[0].get('run_id') if reports else '') or '')
-        templar = self._templar.copy_with_new_env(searchpath=[TEMPLATE_DIR], available_variables=variables)
-        for name in TEMPLATES:
-            with open(os.path.join(TEMPLATE_DIR, name + '.j2')) as handle:
-                text = templar.template(trust_as_template(handle.read()), escape_backslashes=False)
+        run_id = (reports[0].get('run_id') if reports else '') or ''
+        for name, text in sorted(render(reports, run_id, time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())).items()):
             path = os.path.join(directory, name)
             write_atomic(path, text)
             written.append(path)

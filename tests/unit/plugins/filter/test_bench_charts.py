@@ -2,7 +2,7 @@
 # Copyright: iotune.storage contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""bench_charts / bench_fleet, and the Benchmarks section of report.html.j2."""
+"""bench_charts / bench_fleet, and the Benchmarks section of report.html (plugin_utils/_fleet_report)."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
@@ -15,20 +15,18 @@ import shutil
 import subprocess
 from xml.etree import ElementTree
 
-import jinja2
 import pytest
 import yaml
 
 from ansible.errors import AnsibleFilterError
-from ansible.plugins.filter.core import flatten, to_json, to_nice_json
 
 from ansible_collections.iotune.storage.plugins.filter import report as report_filters
-from ansible_collections.iotune.storage.plugins.filter.fio import FilterModule as FioFilters
 from ansible_collections.iotune.storage.plugins.filter.report import FilterModule, bench_charts, bench_fleet
 from ansible_collections.iotune.storage.plugins.plugin_utils import _bench_chart as bc
+from ansible_collections.iotune.storage.plugins.plugin_utils import _fleet_report as fleet_report
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', '..'))
-TEMPLATES = os.path.join(ROOT, 'roles', 'io_audit', 'templates')
+DATA = re.compile(r'<script type="application/json" id="iotune-data">(.*?)</script>', re.S)
 FIXTURE = os.path.join(ROOT, 'tests', 'unit', 'fixtures', 'reports', 'bench-two-hosts.json')
 STATUSES = ['compliant', 'drift', 'not_persistent', 'not_applicable', 'error']
 MIB = 1024 * 1024
@@ -419,25 +417,13 @@ def test_fleet_rows_grouped_by_job_with_flags():
     assert fleet['height'] > ys[-1] + fleet['rows'][-1]['height']
 
 
-# --------------------------------------------------------------------------- the template
+# --------------------------------------------------------------------------- the fleet files
 
-def environment():
-    """Plain jinja2 with the filters the report templates use, as ansible.builtin.template sets it up."""
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), trim_blocks=True, autoescape=False)
-    for module in (FilterModule(), FioFilters()):
-        for name, function in module.filters().items():
-            env.filters['iotune.storage.' + name] = function
-    env.filters['to_json'] = to_json
-    env.filters['to_nice_json'] = to_nice_json
-    env.filters['flatten'] = flatten
-    env.filters['zip'] = zip
-    env.globals['now'] = lambda utc, fmt: '2024-05-01T12:00:00Z'
-    return env
+RUN_ID = '20240501T120000Z'
 
 
 def render(reports):
-    return environment().get_template('report.html.j2').render(
-        __io_audit_reports=reports, __io_audit_run_id='20240501T120000Z', __io_audit_statuses=STATUSES)
+    return fleet_report.report_html(reports, RUN_ID)
 
 
 @pytest.fixture(name='reports')
@@ -471,9 +457,9 @@ def test_report_renders_the_charts(reports):
                  '10.2k IOPS', '90 ms', 'after rollback', '<b>Rolled back</b>', '<b>Recovered</b>', '<b>Kept</b>',
                  '<b>seq-write write</b> (bandwidth -90.0 %', '<title>'):
         assert text in html, text
-    # the checks table and its script are still there
-    assert html.count('<tr class="row-') == 3 and 'id="filter"' in html and 'data-rendered' in html
-    assert html.index('id="checks"') < html.index('id="benchmarks"') < html.index('<script>')
+    # the checks and the script that shows them are still there
+    assert len(json.loads(DATA.search(html).group(1))['checks']) == 3 and 'data-rendered' in html
+    assert html.index('id="fleet"') < html.index('id="benchmarks"') < html.index('<script>')
 
 
 def test_report_escapes_names(reports):
@@ -489,7 +475,7 @@ def test_report_escapes_names(reports):
     html = render(reports)
     assert '<img' not in html and '<script>alert' not in html
     assert 'db1&lt;script&gt;alert(1)&lt;/script&gt;' in html
-    assert '&lt;img src=x onerror=&#34;alert(1)&#34;&gt;&amp;amp;' in html
+    assert '&lt;img src=x onerror=&quot;alert(1)&quot;&gt;&amp;amp;' in html
     assert html.count('<svg') == 25
 
 
@@ -503,7 +489,7 @@ def test_report_without_benchmarks_is_unchanged(reports):
     # a null benchmark is no benchmark
     plain[0]['benchmark'] = None
     assert render(plain) == html
-    assert html.count('<tr class="row-') == 3
+    assert len(json.loads(DATA.search(html).group(1))['checks']) == 3
     # the same page, minus the benchmarks section, its style and its link
     full = render(reports)
     stripped = re.sub(r'<section id="benchmarks".*?</section>\n', '', full, flags=re.S)
@@ -533,13 +519,8 @@ def test_report_in_chromium(reports, tmp_path):
     assert 'data-rendered="3"' in dom          # the checks script still runs
 
 
-def render_named(name, reports):
-    return environment().get_template(name).render(
-        __io_audit_reports=reports, __io_audit_run_id='20240501T120000Z', __io_audit_statuses=STATUSES)
-
-
 def test_junit_has_a_failure_per_regression(reports):
-    root = ElementTree.fromstring(render_named('junit.xml.j2', reports))
+    root = ElementTree.fromstring(fleet_report.junit_xml(reports, RUN_ID))
     db1, web1 = root.findall('testsuite')
     compared = [case for case in db1.findall('testcase') if case.get('classname') == 'iotune.benchmark.db1.example.com']
     assert len(compared) == len(reports[0]['benchmark']['comparison']) == 28
@@ -555,10 +536,10 @@ def test_junit_has_a_failure_per_regression(reports):
 
 
 def test_summary_lists_the_outcome_per_host(reports):
-    summary = json.loads(render_named('summary.json.j2', reports))
+    summary = json.loads(fleet_report.summary_json(reports, RUN_ID, '2024-05-01T12:00:00Z'))
     assert summary['benchmarks']['db1.example.com']['rolled_back'] is True
     assert len(summary['benchmarks']['db1.example.com']['regressions']) == 7
     assert summary['benchmarks']['web1.example.com'] == {
         'phases': reports[1]['benchmark']['phases'], 'rolled_back': False, 'recovered': None, 'regressions': []}
     audit_only = [dict((key, value) for key, value in reports[0].items() if key != 'benchmark')]
-    assert json.loads(render_named('summary.json.j2', audit_only))['benchmarks'] == {}
+    assert json.loads(fleet_report.summary_json(audit_only, RUN_ID, '2024-05-01T12:00:00Z'))['benchmarks'] == {}

@@ -1,0 +1,519 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The fleet reports of a run, from its host reports: summary.json, junit.xml, report.html.
+
+report.html holds a fleet of thousands of hosts: the checks are in the page once, as JSON
+with every repeated text stored once, and its script builds the views on demand. It opens
+with the fleet view, one row per setting (a check id) with its count per status ("drift on
+37 of 1,000 hosts"), each count opening the hosts behind it; filters by status and concern;
+a host list whose rows open that host's checks. Benchmarks, when a host has one, follow as
+SVG charts drawn here. Self-contained: no network, no external script or style.
+"""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import json
+from xml.sax.saxutils import escape as _xml_escape
+
+from ansible_collections.iotune.storage.plugins.module_utils._checks import STATUSES, summarize
+from ansible_collections.iotune.storage.plugins.module_utils._fio import change_lines
+from ansible_collections.iotune.storage.plugins.plugin_utils._bench_chart import fleet_view, host_charts
+from ansible_collections.iotune.storage.plugins.plugin_utils._benchmark import benchmark_summary
+
+FILES = ('summary.json', 'junit.xml', 'report.html')
+
+
+def esc(value):
+    """Text for HTML or XML content and double-quoted attributes."""
+    return _xml_escape(u'%s' % (value,), {'"': '&quot;', "'": '&#39;'})
+
+
+def to_json(value):
+    return json.dumps(value, sort_keys=True, separators=(', ', ': '), ensure_ascii=False)
+
+
+def check_summary(checks):
+    """Count per status, every status present, and ``changed`` after an enforcing run."""
+    summary = summarize(checks)
+    if any('changed' in check for check in checks):
+        summary['changed'] = sum(1 for check in checks if check.get('changed'))
+    return summary
+
+
+def host_checks(report):
+    return [dict(check, host=report['host']) for check in report.get('checks', [])]
+
+
+def benched(reports):
+    return [report for report in reports if report.get('benchmark') is not None]
+
+
+def render(reports, run_id, now):
+    """{file name: text} of the fleet files; ``now`` is the UTC time as 2026-11-25T05:00:00Z."""
+    return {'summary.json': summary_json(reports, run_id, now), 'junit.xml': junit_xml(reports, run_id),
+            'report.html': report_html(reports, run_id)}
+
+
+def mode_of(reports):
+    return (reports[0].get('mode') or 'audit') if reports else 'audit'
+
+
+def summary_json(reports, run_id, now):
+    checks = [check for report in reports for check in host_checks(report)]
+    data = {
+        'kind': 'iotune.storage ' + mode_of(reports),
+        'run_id': run_id,
+        'time': now,
+        'hosts': len(reports),
+        'summary': check_summary(checks),
+        'by_host': dict((report['host'], report.get('summary')) for report in reports),
+        'checks': checks,
+        'benchmarks': dict((report['host'], benchmark_summary(report['benchmark']))
+                           for report in reports if report.get('benchmark') is not None),
+    }
+    return json.dumps(data, indent=4, sort_keys=True, separators=(',', ': '), ensure_ascii=False) + '\n'
+
+
+def junit_xml(reports, run_id):
+    """One test case per check (drift and not_persistent fail, error errs, not_applicable is
+    skipped) and, after a measured run, one per compared metric (a regression fails).
+    Valid against the Jenkins junit-10.xsd (the tests check it)."""
+    def comparison(report):
+        return ((report.get('benchmark') or {}).get('comparison')) or []
+
+    def count(report, *statuses):
+        return sum(report['summary'].get(status, 0) for status in statuses)
+
+    rows = [row for report in reports for row in comparison(report)]
+    tests = sum(len(report.get('checks', [])) for report in reports) + len(rows)
+    failures = sum(count(report, 'drift', 'not_persistent') for report in reports) + sum(1 for row in rows if row['regression'])
+    errors = sum(count(report, 'error') for report in reports)
+    out = ['<?xml version="1.0" encoding="UTF-8"?>',
+           '<testsuites name="iotune.storage audit %s" tests="%d" failures="%d" errors="%d">'
+           % (esc(run_id), tests, failures, errors)]
+    for index, report in enumerate(reports):
+        compared = comparison(report)
+        host = esc(report['host'])
+        out.append('  <testsuite name="%s" hostname="%s" package="iotune.storage" id="%d" tests="%d" failures="%d" '
+                   'errors="%d" skipped="%d" time="0" timestamp="%s">'
+                   % (host, host, index, len(report.get('checks', [])) + len(compared),
+                      count(report, 'drift', 'not_persistent') + sum(1 for row in compared if row['regression']),
+                      count(report, 'error'), count(report, 'not_applicable'), esc((report.get('time') or '').replace('Z', ''))))
+        for check in report.get('checks', []):
+            out.append('    <testcase classname="iotune.%s.%s" name="%s" time="0">' % (esc(check['concern']), host, esc(check['id'])))
+            detail = esc('expected: %s; live: %s; persistent: %s' % (
+                json.dumps(check.get('expected')), json.dumps(check.get('live')), json.dumps(check.get('persistent'))))
+            message = esc(check.get('message') or '')
+            if check['status'] in ('drift', 'not_persistent'):
+                out.append('      <failure type="%s" message="%s">%s</failure>' % (check['status'], message, detail))
+            elif check['status'] == 'error':
+                out.append('      <error type="error" message="%s">%s</error>' % (message, detail))
+            elif check['status'] == 'not_applicable':
+                out.append('      <skipped type="not_applicable" message="%s"/>' % message)
+            out.append('    </testcase>')
+        for row in compared:
+            out.append('    <testcase classname="iotune.benchmark.%s" name="%s" time="0">'
+                       % (host, esc('%s:%s:%s' % (row['job'], row['direction'], row['metric']))))
+            if row['regression']:
+                bench = report['benchmark']
+                out.append('      <failure type="regression" message="%s">%s</failure>' % (
+                    esc(change_lines([row])[0]), esc('rolled back: %s; recovered: %s' % (bench.get('rolled_back'), bench.get('recovered')))))
+            out.append('    </testcase>')
+        out.append('  </testsuite>')
+    out.append('</testsuites>')
+    return '\n'.join(out) + '\n'
+
+
+# ---------------------------------------------------------------------------- report.html
+
+def page_data(reports):
+    """The checks of every host as compact JSON: every text once in ``strings``, each check a
+    row of indexes [host, id, concern, target, setting, status, expected, live, persistent,
+    message, changed, status_before] (-1: none)."""
+    strings, index = [], {}
+
+    def ref(value):
+        if value is None:
+            return -1
+        text = value if isinstance(value, str) else to_json(value)
+        if text not in index:
+            index[text] = len(strings)
+            strings.append(text)
+        return index[text]
+
+    hosts, rows = [], []
+    for number, report in enumerate(reports):
+        hosts.append(report['host'])
+        for check in report.get('checks', []):
+            rows.append([number, ref(check['id']), ref(check['concern']), ref(check.get('target')),
+                         ref(check.get('setting')), STATUSES.index(check['status']), ref(check.get('expected')),
+                         ref(check.get('live')), ref(check.get('persistent')), ref(check.get('message')),
+                         1 if check.get('changed') else 0,
+                         STATUSES.index(check['status_before']) if check.get('status_before') in STATUSES else -1])
+    return {'statuses': list(STATUSES), 'hosts': hosts, 'strings': strings, 'checks': rows}
+
+
+def _script_json(data):
+    # no < > & in the element at all: </script> or <!-- in a host name or message cannot end it
+    text = json.dumps(data, separators=(',', ':'), ensure_ascii=False)
+    return text.replace('<', '\\u003c').replace('>', '\\u003e').replace('&', '\\u0026')
+
+
+STYLE = u'''
+body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #222; max-width: 1400px; }
+h1 { font-size: 1.4em; margin: 0 0 .3em; } h2 { font-size: 1.2em; margin: 1.2em 0 .4em; }
+.meta { color: #555; margin-bottom: 1em; }
+table { border-collapse: collapse; width: 100%; margin-bottom: 1em; table-layout: fixed; }
+th, td { border: 1px solid #ccc; padding: 4px 8px; text-align: left; vertical-align: top; overflow-wrap: anywhere; }
+th { background: #f0f0f0; }
+td.num, th.num { text-align: right; width: 7em; }
+.status { font-weight: 600; border-radius: 3px; padding: 1px 6px; white-space: nowrap; }
+.s-compliant { background: #d7f5dd; color: #14532d; } .s-drift { background: #fde2e1; color: #7f1d1d; }
+.s-not_persistent { background: #fff1c2; color: #713f12; } .s-not_applicable { background: #e5e7eb; color: #374151; }
+.s-error { background: #7f1d1d; color: #fff; }
+.changed { font-weight: 600; color: #1e3a8a; }
+#filters { display: flex; flex-wrap: wrap; gap: 1em; align-items: center; margin: .5em 0 1em; }
+#filters label { white-space: nowrap; }
+a.count, a.host { cursor: pointer; color: #1d4ed8; text-decoration: underline; }
+.hostlist { color: #333; font-size: 13px; padding: 4px 0; }
+.hostlist a { margin-right: .6em; }
+tr.open > td { background: #f8fafc; }
+td.message { font-size: 13px; }
+.pager { margin: .3em 0 1em; }
+code { font-size: 12px; }
+'''
+
+BENCH_STYLE = u'''#benchmarks h2 { font-size: 1.25em; margin: 1.2em 0 .3em; } #benchmarks h3 { font-size: 1.1em; margin: 0 0 .3em; }
+#benchmarks h4 { font-size: 1em; margin: .8em 0 .3em; }
+.bench-host { border-top: 2px solid #ccc; padding-top: .6em; margin-top: 1.2em; }
+.bench-summary { margin: .2em 0 .4em; } .bench-summary.rolled-back { color: #7f1d1d; }
+.legend { color: #444; margin: .3em 0 .5em; font-size: 13px; }
+.sw { display: inline-block; width: 12px; height: 12px; vertical-align: -1px; margin: 0 4px 0 12px; border-radius: 2px; }
+.charts { display: flex; flex-wrap: wrap; gap: 10px; }
+figure.chart { margin: 0; border: 1px solid #d4d4d8; border-radius: 4px; padding: 4px 6px 2px; background: #fff; }
+figure.chart.regression { border-color: #dc2626; box-shadow: 0 0 0 1px #dc2626; }
+figure.chart.improvement { border-color: #16a34a; box-shadow: 0 0 0 1px #16a34a; }
+.bench-job.cache-suspect figure.chart { border-style: dashed; background: #fffbeb; }
+figcaption { font-size: 12px; font-weight: 600; } figcaption small { font-weight: 400; color: #666; }
+svg { display: block; } svg.fleet { max-width: 100%; height: auto; }
+svg text { font: 11px system-ui, sans-serif; fill: #222; }
+svg .axis { stroke: #444; stroke-width: 1; } svg .grid { stroke: #ddd; stroke-width: 1; }
+svg text.phase { fill: #555; } svg text.missing { fill: #999; font-style: italic; }
+svg text.heading { font-weight: 600; } svg text.tick { fill: #666; }
+.bar { fill: #6b7280; }
+.phase-run { fill: #64748b; background: #64748b; } .phase-before { fill: #94a3b8; background: #94a3b8; }
+.phase-after { fill: #2563eb; background: #2563eb; } .phase-after_rollback { fill: #d97706; background: #d97706; }
+rect.bar.regression { stroke: #b91c1c; stroke-width: 2; } rect.bar.improvement { stroke: #15803d; stroke-width: 2; }
+svg text.change.regression { fill: #b91c1c; font-weight: 600; } svg text.change.improvement { fill: #15803d; font-weight: 600; }
+.tone-regression { fill: #dc2626; background: #dc2626; } .tone-improvement { fill: #16a34a; background: #16a34a; }
+.tone-neutral { fill: #9ca3af; background: #9ca3af; }
+.flag { font-size: 11px; font-weight: 600; padding: 1px 6px; border-radius: 3px; margin-left: .5em; white-space: nowrap; }
+.flag.cache { background: #fef3c7; color: #92400e; border: 1px dashed #d97706; }
+.flag.regression { background: #fde2e1; color: #7f1d1d; } .flag.improvement { background: #d7f5dd; color: #14532d; }
+'''
+
+# The views, built from the data on demand. Text goes into the page through esc() or textContent only.
+SCRIPT = u'''
+(function () {
+  var started = performance.now();
+  var D = JSON.parse(document.getElementById('iotune-data').textContent);
+  var S = D.strings, ST = D.statuses, C = D.checks, H = D.hosts;
+  var PAGE = 100;
+  function str(i) { return i < 0 ? '-' : S[i]; }
+  function esc(t) { return String(t).replace(/[&<>"']/g, function (c) {
+    return {'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;'}[c]; }); }
+  function badge(s) { return '<span class="status s-' + ST[s] + '">' + ST[s] + '</span>'; }
+  function fmt(n) { return n.toLocaleString('en-US'); }
+  var wantStatus = {}, wantConcern = {};
+  ST.forEach(function (s) { wantStatus[s] = true; });
+  var concerns = {}, settings = {}, order = [], byHost = H.map(function () { return []; });
+  C.forEach(function (c, i) {
+    concerns[S[c[2]]] = true;
+    byHost[c[0]].push(i);
+    var key = c[1];
+    if (!(key in settings)) { settings[key] = {concern: S[c[2]], hosts: ST.map(function () { return []; })}; order.push(key); }
+    settings[key].hosts[c[5]].push(c[0]);
+  });
+  Object.keys(concerns).forEach(function (c) { wantConcern[c] = true; });
+  order.sort(function (a, b) {
+    var x = settings[a], y = settings[b];
+    var bad = function (s) { return s.hosts[1].length + s.hosts[2].length + s.hosts[4].length; };
+    return bad(y) - bad(x) || (S[a] < S[b] ? -1 : 1);
+  });
+
+  function filters() {
+    var html = '<b>status</b>';
+    ST.forEach(function (s) { html += ' <label><input type="checkbox" data-status="' + s + '"' +
+      (wantStatus[s] ? ' checked' : '') + '> ' + badge(ST.indexOf(s)) + '</label>'; });
+    html += ' &nbsp; <b>concern</b>';
+    Object.keys(concerns).sort().forEach(function (c) { html += ' <label><input type="checkbox" data-concern="' +
+      esc(c) + '"' + (wantConcern[c] ? ' checked' : '') + '> ' + esc(c) + '</label>'; });
+    var box = document.getElementById('filters');
+    box.innerHTML = html;
+    box.onchange = function (e) {
+      var t = e.target;
+      if (t.dataset.status) { wantStatus[t.dataset.status] = t.checked; }
+      if (t.dataset.concern) { wantConcern[t.dataset.concern] = t.checked; }
+      fleet(); hosts(0);
+    };
+  }
+
+  function fleet() {
+    var rows = [];
+    order.forEach(function (key) {
+      var s = settings[key];
+      if (!wantConcern[s.concern]) { return; }
+      var total = 0, cells = [];
+      s.hosts.forEach(function (list) { total += list.length; });
+      ST.forEach(function (name, k) {
+        var n = s.hosts[k].length;
+        cells.push(n && wantStatus[name] ? '<a class="count" data-key="' + key + '" data-status="' + k + '" title="' +
+          esc(name) + ' on ' + fmt(n) + ' of ' + fmt(total) + ' hosts">' + fmt(n) + '</a>' : (n ? fmt(n) : ''));
+      });
+      var shown = ST.map(function (name, k) { return wantStatus[name] ? s.hosts[k].length : 0; });
+      if (!shown.some(function (n) { return n; })) { return; }
+      var worst = [4, 1, 2].filter(function (k) { return s.hosts[k].length && wantStatus[ST[k]]; })[0];
+      var line = worst === undefined ? 'compliant or not applicable on all ' + fmt(total) + ' hosts'
+        : ST[worst] + ' on ' + fmt(s.hosts[worst].length) + ' of ' + fmt(total) + ' hosts';
+      rows.push('<tr data-key="' + key + '"><td><code>' + esc(S[key]) + '</code><br>' + esc(line) + '</td><td class="num">' +
+        cells.join('</td><td class="num">') + '</td></tr>');
+    });
+    document.getElementById('fleet-body').innerHTML = rows.join('') ||
+      '<tr><td colspan="' + (ST.length + 1) + '">no check matches the filters</td></tr>';
+  }
+
+  document.getElementById('fleet').addEventListener('click', function (e) {
+    var a = e.target.closest('a.count');
+    if (a) {
+      var tr = a.closest('tr'), next = tr.nextElementSibling;
+      if (next && next.classList.contains('hostlist-row')) { next.remove(); if (next.dataset.for === a.dataset.status) { return; } }
+      var list = settings[a.dataset.key].hosts[+a.dataset.status];
+      var row = document.createElement('tr');
+      row.className = 'hostlist-row'; row.dataset.for = a.dataset.status;
+      row.innerHTML = '<td colspan="' + (ST.length + 1) + '" class="hostlist">' + badge(+a.dataset.status) + ' ' +
+        fmt(list.length) + ' host(s): ' + list.map(function (h) { return '<a class="host" data-host="' + h + '">' +
+        esc(H[h]) + '</a>'; }).join(' ') + '</td>';
+      tr.after(row);
+      return;
+    }
+    var h = e.target.closest('a.host');
+    if (h) { showHost(+h.dataset.host); }
+  });
+
+  function hostCounts(h) {
+    var n = ST.map(function () { return 0; });
+    byHost[h].forEach(function (i) { if (wantConcern[S[C[i][2]]]) { n[C[i][5]] += 1; } });
+    return n;
+  }
+  var hostOrder = H.map(function (dummy, i) { return i; });
+  hostOrder.sort(function (a, b) {
+    var x = hostCounts(a), y = hostCounts(b);
+    return (y[4] + y[1] + y[2]) - (x[4] + x[1] + x[2]) || (H[a] < H[b] ? -1 : 1);
+  });
+  var hostPage = 0;
+  function hosts(page) {
+    var shown = hostOrder.filter(function (h) {
+      var n = hostCounts(h);
+      return ST.some(function (name, k) { return wantStatus[name] && n[k]; });
+    });
+    hostPage = Math.max(0, Math.min(page, Math.ceil(shown.length / PAGE) - 1));
+    var rows = shown.slice(hostPage * PAGE, hostPage * PAGE + PAGE).map(function (h) {
+      var n = hostCounts(h);
+      return '<tr data-host="' + h + '"><td><a class="host" data-host="' + h + '">' + esc(H[h]) + '</a></td><td class="num">' +
+        n.map(fmt).join('</td><td class="num">') + '</td></tr>';
+    });
+    document.getElementById('hosts-body').innerHTML = rows.join('');
+    document.getElementById('hosts-pager').innerHTML = shown.length > PAGE ? 'hosts ' + fmt(hostPage * PAGE + 1) + '-' +
+      fmt(Math.min(shown.length, hostPage * PAGE + PAGE)) + ' of ' + fmt(shown.length) +
+      ' <button data-page="' + (hostPage - 1) + '">previous</button> <button data-page="' + (hostPage + 1) + '">next</button>'
+      : fmt(shown.length) + ' host(s)';
+  }
+  document.getElementById('hosts-pager').addEventListener('click', function (e) {
+    if (e.target.dataset.page !== undefined) { hosts(+e.target.dataset.page); }
+  });
+  document.getElementById('hosts').addEventListener('click', function (e) {
+    var a = e.target.closest('a.host');
+    if (a) { showHost(+a.dataset.host); }
+  });
+
+  function showHost(h) {
+    var rows = byHost[h].filter(function (i) {
+      return wantStatus[ST[C[i][5]]] && wantConcern[S[C[i][2]]];
+    }).map(function (i) {
+      var c = C[i];
+      var changed = c[10] ? ' <span class="changed">changed (was ' + esc(c[11] < 0 ? '-' : ST[c[11]]) + ')</span>' : '';
+      return '<tr><td>' + esc(S[c[2]]) + '</td><td>' + esc(str(c[3])) + '</td><td>' + esc(str(c[4])) + '</td><td>' +
+        badge(c[5]) + changed + '</td><td>' + esc(str(c[6])) + '</td><td>' + esc(str(c[7])) + '</td><td>' +
+        esc(str(c[8])) + '</td><td class="message">' + esc(str(c[9])) + '</td></tr>';
+    });
+    document.getElementById('host-title').textContent = H[h] + ': ' + rows.length + ' check(s) shown';
+    document.getElementById('host-body').innerHTML = rows.join('');
+    document.getElementById('host-view').hidden = false;
+    document.getElementById('host-view').scrollIntoView();
+  }
+
+  filters(); fleet(); hosts(0);
+  document.body.setAttribute('data-rendered', String(C.length));
+  document.body.setAttribute('data-render-ms', String(Math.round(performance.now() - started)));
+})();
+'''
+
+
+def report_html(reports, run_id):
+    checks = sum(len(report.get('checks', [])) for report in reports)
+    with_bench = benched(reports)
+    mode = mode_of(reports)
+    out = [u'<!DOCTYPE html>', u'<html lang="en">', u'<head>', u'<meta charset="utf-8">',
+           u'<title>iotune.storage %s %s</title>' % (esc(mode), esc(run_id)),
+           u'<style>%s%s</style>' % (STYLE, BENCH_STYLE if with_bench else u''), u'</head>', u'<body>',
+           u'<h1>iotune.storage %s</h1>' % esc(mode),
+           u'<div class="meta">run <code>%s</code> &middot; %s host(s) &middot; %s check(s)%s</div>'
+           % (esc(run_id), '{:,}'.format(len(reports)), '{:,}'.format(checks),
+              (u' &middot; <a href="#benchmarks">%d benchmark(s)</a>' % len(with_bench)) if with_bench else u''),
+           u'<div id="filters"></div>',
+           u'<h2>Fleet: each setting, the hosts per status</h2>',
+           u'<table id="fleet"><colgroup><col>%s</colgroup>' % (u'<col style="width:8em">' * len(STATUSES)),
+           u'<thead><tr><th>setting</th>%s</tr></thead><tbody id="fleet-body"></tbody></table>'
+           % u''.join(u'<th class="num"><span class="status s-%s">%s</span></th>' % (s, s) for s in STATUSES),
+           u'<div id="host-view" hidden><h2 id="host-title"></h2>',
+           u'<table id="host-checks"><colgroup><col style="width:8em"><col style="width:12em"><col style="width:10em">'
+           u'<col style="width:10em"><col style="width:7em"><col style="width:7em"><col style="width:7em"><col></colgroup>',
+           u'<thead><tr><th>concern</th><th>target</th><th>setting</th><th>status</th><th>expected</th><th>live</th>'
+           u'<th>persistent</th><th>message</th></tr></thead><tbody id="host-body"></tbody></table></div>',
+           u'<h2>Hosts</h2><div class="pager" id="hosts-pager"></div>',
+           u'<table id="hosts"><colgroup><col>%s</colgroup>' % (u'<col style="width:8em">' * len(STATUSES)),
+           u'<thead><tr><th>host</th>%s</tr></thead><tbody id="hosts-body"></tbody></table>'
+           % u''.join(u'<th class="num"><span class="status s-%s">%s</span></th>' % (s, s) for s in STATUSES)]
+    if with_bench:
+        out.append(bench_section(reports, with_bench))
+    out += [u'<script type="application/json" id="iotune-data">%s</script>' % _script_json(page_data(reports)),
+            u'<script>%s</script>' % SCRIPT, u'</body>', u'</html>']
+    return u'\n'.join(out) + u'\n'
+
+
+# ---------------------------------------------------------------------------- benchmarks
+
+def _phase(name):
+    return esc(name.replace('_', ' '))
+
+
+def _pct(value):
+    return '-' if value is None else esc('%g' % value)
+
+
+def _groups(groups):
+    return u'; '.join(u'<b>%s %s</b> (%s)' % (esc(g['job']), esc(g['direction']), esc(', '.join(g['metrics'])))
+                      for g in groups)
+
+
+def _verdict(chart):
+    if len(chart['phases']) < 2:
+        return u'Single run (%s): nothing to compare.' % esc(', '.join(p.replace('_', ' ') for p in chart['phases']))
+    if chart['rolled_back']:
+        if chart['recovered'] is None:
+            after = u'Not measured after the rollback.'
+        elif chart['recovered']:
+            after = u'<b>Recovered</b>: after the rollback the numbers are back within the threshold of before.'
+        else:
+            after = u'<b>Not recovered</b>: after the rollback the numbers are still worse than before.'
+        return u'<b>Rolled back</b>: a regression beyond %s %% in %s. %s' % (
+            _pct(chart['threshold_pct']), _groups(chart['trigger_groups']) or u'metrics not reported', after)
+    if chart['trigger_groups']:
+        return u'<b>Kept despite a regression</b> beyond %s %% (rollback on regression %s): %s.' % (
+            _pct(chart['threshold_pct']), 'on' if chart['rollback_on_regression'] else 'off', _groups(chart['trigger_groups']))
+    improved = u'; improved: %s' % _groups(chart['improvement_groups']) if chart['improvement_groups'] else u''
+    return u'<b>Kept</b>: no regression beyond %s %%%s.' % (_pct(chart['threshold_pct']), improved)
+
+
+def _chart(chart):
+    classes = (u' regression' if chart['regression'] else u'') + (u' improvement' if chart['improvement'] else u'')
+    out = [u'<figure class="chart%s">' % classes,
+           u'<figcaption>%s <small>(%s is better)</small></figcaption>' % (esc(chart['title']), esc(chart['better'])),
+           u'<svg class="bench-chart" xmlns="http://www.w3.org/2000/svg" width="%s" height="%s" viewBox="0 0 %s %s" '
+           u'role="img" aria-label="%s">' % (esc(chart['width']), esc(chart['height']), esc(chart['width']),
+                                             esc(chart['height']), esc(chart['label'])),
+           u'<title>%s</title>' % esc(chart['label'])]
+    for bar in chart['bars']:
+        tone = (u' regression' if bar['regression'] else u'') + (u' improvement' if bar['improvement'] else u'')
+        out.append(u'<rect class="bar phase-%s%s" x="%s" y="%s" width="%s" height="%s"><title>%s</title></rect>'
+                   % (esc(bar['phase']), tone, esc(bar['x']), esc(bar['y']), esc(bar['width']), esc(bar['height']),
+                      esc(bar['tooltip'])))
+        out.append(u'<text class="value%s" x="%s" y="%s" text-anchor="middle">%s</text>'
+                   % (u' missing' if bar['missing'] else u'', esc(bar['center']), esc(bar['label_y']), esc(bar['label'])))
+        if bar['change_label']:
+            out.append(u'<text class="change%s" x="%s" y="%s" text-anchor="middle">%s</text>'
+                       % (tone, esc(bar['center']), esc(bar['change_y']), esc(bar['change_label'])))
+        out.append(u'<text class="phase" x="%s" y="%s" text-anchor="middle">%s</text>'
+                   % (esc(bar['center']), esc(chart['phase_label_y']), _phase(bar['phase'])))
+    out.append(u'<line class="axis" x1="%s" y1="%s" x2="%s" y2="%s"/>'
+               % (esc(chart['axis_x1']), esc(chart['axis_y']), esc(chart['axis_x2']), esc(chart['axis_y'])))
+    out.append(u'</svg></figure>')
+    return u'\n'.join(out)
+
+
+def _fleet_svg(fleet):
+    out = [u'<svg class="fleet" xmlns="http://www.w3.org/2000/svg" width="%s" height="%s" viewBox="0 0 %s %s" role="img" '
+           u'aria-label="bandwidth change per host and job">' % (esc(fleet['width']), esc(fleet['height']),
+                                                                  esc(fleet['width']), esc(fleet['height'])),
+           u'<title>bandwidth change per host and job, first to second phase (axis &plusmn;%s %%)</title>'
+           % esc(fleet['scale_pct'])]
+    for tick in fleet['ticks']:
+        out.append(u'<line class="grid" x1="%s" y1="%s" x2="%s" y2="%s"/><text class="tick" x="%s" y="%s" '
+                   u'text-anchor="middle">%s</text>' % (esc(tick['x']), esc(fleet['axis_y1']), esc(tick['x']),
+                                                       esc(fleet['axis_y2']), esc(tick['x']), esc(fleet['tick_y']),
+                                                       esc(tick['label'])))
+    for job in fleet['jobs']:
+        out.append(u'<text class="heading" x="%s" y="%s">%s</text>' % (esc(fleet['label_x']), esc(job['y']), esc(job['job'])))
+    for row in fleet['rows']:
+        out.append(u'<g class="fleet-row"><title>%s</title>' % esc(row['tooltip']))
+        out.append(u'<text x="%s" y="%s" text-anchor="end">%s</text>' % (esc(fleet['left_x'] - 8), esc(row['text_y']),
+                                                                        esc(row['host_label'])))
+        out.append(u'<rect class="fleet-bar tone-%s" x="%s" y="%s" width="%s" height="%s"/>'
+                   % (esc(row['tone']), esc(row['x']), esc(row['y']), esc(row['width']), esc(row['height'])))
+        out.append(u'<text class="note" x="%s" y="%s">%s%s</text></g>' % (esc(fleet['note_x']), esc(row['text_y']),
+                                                                         esc(row['note']), ' (clipped)' if row['clipped'] else ''))
+    out.append(u'<line class="axis" x1="%s" y1="%s" x2="%s" y2="%s"/>' % (esc(fleet['zero_x']), esc(fleet['axis_y1']),
+                                                                         esc(fleet['zero_x']), esc(fleet['axis_y2'])))
+    out.append(u'</svg>')
+    return u'\n'.join(out)
+
+
+def bench_section(reports, with_bench):
+    charts = [host_charts(report['benchmark']) for report in with_bench]
+    out = [u'<section id="benchmarks" data-charts="%d">' % sum(chart['count'] for chart in charts),
+           u'<h2>Benchmarks</h2>',
+           u'<div class="meta">fio, %d host(s). Each phase\'s bar is the median of its repeats; a change counts when it is '
+           u'beyond the regression threshold and the run-to-run noise.</div>' % len(with_bench),
+           u'<h3>Fleet: bandwidth change from the first to the second phase</h3>',
+           u'<div class="legend">headline metric of each job: bandwidth of its busier direction; &larr; worse &middot; '
+           u'better &rarr; <span class="sw tone-regression"></span>regression<span class="sw tone-improvement"></span>'
+           u'improvement<span class="sw tone-neutral"></span>no significant change</div>',
+           _fleet_svg(fleet_view(reports))]
+    for number, (report, chart) in enumerate(zip(with_bench, charts), 1):
+        out.append(u'<div class="bench-host" id="bench-%d">' % number)
+        out.append(u'<h3>%s</h3>' % esc(report['host']))
+        out.append(u'<p class="bench-summary%s">%s</p>' % (u' rolled-back' if chart['rolled_back'] else u'', _verdict(chart)))
+        legend = u''.join(u'<span class="sw phase-%s"></span>%s' % (esc(p), _phase(p)) for p in chart['phases'])
+        if len(chart['phases']) > 1:
+            legend += u'; change vs %s; outlined red: regression, green: improvement' % _phase(chart['phases'][0])
+        out.append(u'<div class="legend">phases:%s</div>' % legend)
+        for group in chart['groups']:
+            flags = u''
+            if group['cache_suspect']:
+                flags += (u'<span class="flag cache" title="buffered run whose working set fits in the page cache: these '
+                          u'numbers may measure memory, not the disk">&#9888; cache suspect</span>')
+            if group['regression']:
+                flags += u'<span class="flag regression">regression</span>'
+            elif group['improvement']:
+                flags += u'<span class="flag improvement">improvement</span>'
+            out.append(u'<div class="bench-job%s">' % (u' cache-suspect' if group['cache_suspect'] else u''))
+            out.append(u'<h4>%s &middot; %s%s</h4>' % (esc(group['job']), esc(group['direction']), flags))
+            out.append(u'<div class="charts">')
+            out += [_chart(c) for c in group['charts']]
+            out.append(u'</div></div>')
+        out.append(u'</div>')
+    out.append(u'</section>')
+    return u'\n'.join(out)

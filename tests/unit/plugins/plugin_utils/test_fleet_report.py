@@ -1,0 +1,177 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The fleet files: summary.json, junit.xml and report.html for one host and for a thousand."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from xml.etree import ElementTree
+
+import pytest
+
+from ansible_collections.iotune.storage.plugins.module_utils._checks import STATUSES
+from ansible_collections.iotune.storage.plugins.plugin_utils import _fleet_report as fleet_report
+
+RUN_ID = 'r-20261125T050000Z'
+NOW = '2026-11-25T05:00:00Z'
+DATA = re.compile(r'<script type="application/json" id="iotune-data">(.*?)</script>', re.S)
+# scripts/setup puts the Jenkins schema in the .venv the tests run with
+XSD = os.path.join(sys.prefix, 'share', 'iotune', 'junit-10.xsd')
+CHROMIUM = shutil.which('chromium')
+# (concern, target, setting) of the 15 checks every synthetic host has
+SETTINGS = [('cache_limits', 'sysctl', 'vm.' + name) for name in (
+    'dirty_ratio', 'dirty_background_ratio', 'dirty_expire_centisecs', 'dirty_writeback_centisecs', 'vfs_cache_pressure')] + \
+    [('mount_options', '/data%d' % n, 'present:noatime') for n in range(4)] + \
+    [('block_queue', 'vd%s' % letter, 'read_ahead_kb') for letter in 'bcd'] + \
+    [('tunefstab', '/dev/vx/dsk/dg/vol%d' % n, 'write_pref_io') for n in range(2)] + \
+    [('copy_tools', '/usr/local/bin/iotune-copy', 'content')]
+
+
+def check(concern, target, setting, status, message, **extra):
+    return dict({'id': '%s:%s:%s' % (concern, target, setting), 'concern': concern, 'target': target, 'setting': setting,
+                 'expected': 40, 'live': 20, 'persistent': None, 'status': status, 'message': message}, **extra)
+
+
+def report(host, checks, mode='audit'):
+    summary = dict((status, sum(1 for c in checks if c['status'] == status)) for status in STATUSES)
+    return {'host': host, 'run_id': RUN_ID, 'time': NOW, 'mode': mode, 'summary': summary, 'checks': checks}
+
+
+def fleet(count=1000):
+    """count hosts x 15 checks; host i drifts on vm.dirty_ratio when i % 27 == 0 (37 of 1,000),
+    some checks are not persistent, errors or not applicable, and every message names its host."""
+    reports = []
+    for i in range(count):
+        host = 'db%04d.prod.example.com' % i
+        checks = []
+        for n, (concern, target, setting) in enumerate(SETTINGS):
+            status = 'compliant'
+            if n == 0 and i % 27 == 0:
+                status = 'drift'
+            elif n == 5 and i % 10 == 3:
+                status = 'not_persistent'
+            elif n == 9 and i % 100 == 7:
+                status = 'error'
+            elif concern == 'tunefstab' and i % 2:
+                status = 'not_applicable'
+            message = ('%s of %s on %s is %s: live 20 since the last boot, the persistent source %s sets nothing, and '
+                       'the policy asks for 40 (a long message that must wrap rather than scroll)'
+                       % (setting, target, host, status, '/etc/sysctl.d/60-iotune.conf'))
+            checks.append(check(concern, target, setting, status, message))
+        reports.append(report(host, checks))
+    return reports
+
+
+def test_summary_counts_every_check_and_host():
+    reports = fleet(30)
+    summary = json.loads(fleet_report.summary_json(reports, RUN_ID, NOW))
+    assert summary['hosts'] == 30 and summary['run_id'] == RUN_ID and summary['kind'] == 'iotune.storage audit'
+    assert len(summary['checks']) == 30 * 15 and sum(summary['summary'].values()) == 30 * 15
+    assert summary['summary']['drift'] == 2 and summary['summary']['not_persistent'] == 3
+    assert summary['by_host']['db0000.prod.example.com']['drift'] == 1
+    assert summary['benchmarks'] == {} and 'changed' not in summary['summary']
+
+
+def test_summary_counts_changes_after_enforcing():
+    checks = [check('mount_options', '/d', 'x', 'compliant', 'm', changed=True, status_before='drift'),
+              check('mount_options', '/e', 'x', 'compliant', 'm', changed=False, status_before='compliant')]
+    summary = json.loads(fleet_report.summary_json([report('h', checks, mode='harden')], RUN_ID, NOW))
+    assert summary['summary']['changed'] == 1 and summary['kind'] == 'iotune.storage harden'
+
+
+def test_junit_has_a_case_per_check_and_fails_drift():
+    reports = fleet(30)
+    root = ElementTree.fromstring(fleet_report.junit_xml(reports, RUN_ID))
+    assert root.get('tests') == '450' and root.get('failures') == '5' and root.get('errors') == '1'
+    suites = root.findall('testsuite')
+    assert len(suites) == 30 and suites[0].get('hostname') == 'db0000.prod.example.com'
+    assert suites[0].get('skipped') == '0' and suites[1].get('skipped') == '2'
+    failure = suites[0].find('testcase/failure')
+    assert failure.get('type') == 'drift' and failure.text == 'expected: 40; live: 20; persistent: null'
+
+
+def test_hostile_names_and_messages_are_escaped():
+    evil = u'<script>alert("x")</script> & \u00e9'
+    checks = [check('mount_options', evil, 'present:noatime', 'drift', evil)]
+    reports = [report(u'h<img src=x onerror=alert(1)>', checks)]
+    html = fleet_report.report_html(reports, RUN_ID + '<b>')
+    assert '<script>alert' not in html and '<img' not in html and 'r-20261125T050000Z&lt;b&gt;' in html
+    data = json.loads(DATA.search(html).group(1))
+    assert data['hosts'] == [u'h<img src=x onerror=alert(1)>'] and evil in data['strings']
+    junit = fleet_report.junit_xml(reports, RUN_ID)
+    root = ElementTree.fromstring(junit)
+    assert root.find('testsuite').get('name') == u'h<img src=x onerror=alert(1)>'
+    assert root.find('testsuite/testcase/failure').get('message') == evil
+
+
+def test_empty_fleet():
+    files = fleet_report.render([], '', NOW)
+    assert json.loads(files['summary.json'])['hosts'] == 0
+    assert ElementTree.fromstring(files['junit.xml']).get('tests') == '0'
+    assert json.loads(DATA.search(files['report.html']).group(1))['checks'] == []
+
+
+def test_repeated_text_is_stored_once():
+    html = fleet_report.report_html(fleet(200), RUN_ID)
+    data = json.loads(DATA.search(html).group(1))
+    assert len(data['checks']) == 3000
+    assert len([s for s in data['strings'] if s.startswith('cache_limits:sysctl:')]) == 5     # ids once each
+
+
+@pytest.fixture(scope='module', name='thousand')
+def thousand_fixture(tmp_path_factory):
+    reports = fleet(1000)
+    directory = tmp_path_factory.mktemp('fleet')
+    start = time.monotonic()
+    files = fleet_report.render(reports, RUN_ID, NOW)
+    seconds = time.monotonic() - start
+    for name, text in files.items():
+        (directory / name).write_text(text, encoding='utf-8')
+    print('\n1,000 hosts x 15 checks rendered in %.2f s; report.html %.2f MB' % (
+        seconds, (directory / 'report.html').stat().st_size / 1e6))
+    return directory
+
+
+def test_a_thousand_hosts_fit_in_five_megabytes(thousand):
+    assert (thousand / 'report.html').stat().st_size < 5 * 1000 * 1000
+    summary = json.loads((thousand / 'summary.json').read_text())
+    assert summary['hosts'] == 1000 and len(summary['checks']) == 15000 and summary['summary']['drift'] == 38
+
+
+@pytest.mark.skipif(not (shutil.which('xmllint') and os.path.exists(XSD)),
+                    reason='xmllint or junit-10.xsd missing (make setup installs both)')
+def test_a_thousand_hosts_junit_is_valid(thousand):
+    done = subprocess.run(['xmllint', '--noout', '--schema', XSD, str(thousand / 'junit.xml')],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason='chromium is not on PATH (make setup installs it)')
+def test_a_thousand_hosts_load_in_chromium_in_under_three_seconds(thousand, tmp_path):
+    page = 'file://%s' % (thousand / 'report.html')
+    argv = [CHROMIUM, '--headless', '--no-sandbox', '--disable-gpu', '--user-data-dir=%s' % (tmp_path / 'profile'),
+            '--enable-logging=stderr', '--v=0', '--dump-dom', page]
+    start = time.monotonic()
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=180, check=True,
+                          env=dict(os.environ, HOME=str(tmp_path)))
+    wall = time.monotonic() - start
+    dom = done.stdout
+    rendered = re.search(r'data-render-ms="(\d+)"', dom)
+    assert 'data-rendered="15000"' in dom and rendered, dom[:500]
+    print('\nchromium: the page rendered its views in %s ms; --dump-dom took %.2f s in all' % (rendered.group(1), wall))
+    assert int(rendered.group(1)) < 3000
+    assert 'Uncaught' not in done.stderr
+    # the fleet view: vm.dirty_ratio drifts on 38 of the 1,000 hosts (i % 27 == 0), one click from the hosts
+    assert 'drift on 38 of 1,000 hosts' in dom
+    assert '<a class="count" data-key=' in dom
+    # the host list: the worst hosts first, a hundred per page
+    assert 'hosts 1-100 of 1,000' in dom
