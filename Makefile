@@ -16,7 +16,7 @@ export PATH := $(BIN):$(PATH)
 export ANSIBLE_FORCE_COLOR := false
 export PY_COLORS := 0
 
-.PHONY: help setup collection schema lint unit integration molecule molecule-default molecule-vm test images demo bench clean
+.PHONY: help setup collection schema lint unit integration molecule molecule-default molecule-vm molecule-fleet test images demo bench clean
 
 help:
 	@echo "make demo         run the main job against the built-in lab VM"
@@ -26,9 +26,9 @@ help:
 	@echo "make lint         yamllint, ansible-lint (production), ansible-test sanity"
 	@echo "make unit         unit tests of module_utils and modules"
 	@echo "make integration  loop-device tests on this machine (root)"
-	@echo "make molecule     molecule scenarios: default (docker) and vm (qemu)"
+	@echo "make molecule     molecule scenarios: default (docker), vm (qemu), fleet (IOTUNE_FLEET_SIZE containers, default 6)"
 	@echo "make images       build the lab container and VM images (cached by recipe hash)"
-	@echo "make bench        benchmarks on this machine: fio module vs fio CLI, iotune-copy vs dd and cp (copy speed, cache pollution)"
+	@echo "make bench        benchmarks on this machine: fio module vs fio CLI, iotune-copy vs dd and cp (copy speed, cache pollution), playbooks vs ansible -m ping on 10/20/40 lab containers"
 
 $(PYTHON): requirements-dev.txt scripts/setup
 	bash scripts/setup
@@ -65,7 +65,10 @@ molecule-default: collection images
 molecule-vm: collection images
 	$(BIN)/molecule test -s vm
 
-molecule: molecule-default molecule-vm
+molecule-fleet: collection images
+	$(BIN)/molecule test -s fleet
+
+molecule: molecule-default molecule-vm molecule-fleet
 
 images: $(PYTHON)
 	lab/container-image
