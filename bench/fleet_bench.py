@@ -22,7 +22,7 @@ in one run, with the docker connection (community.docker.docker), forks 10 and p
 
 Every run's exit status is checked and its play recap must name exactly the fleet's hosts with
 failed=0 and unreachable=0. The table shows each run's seconds and its ratio to ping, then the
-goals of issue 19, each PASS or FAIL with the measured value:
+goals of issue 17, each PASS or FAIL with the measured value:
 
   audit/ping <= 2.0, first harden/ping <= 4.0, second harden/ping <= 3.0, rollback/ping <= 3.0
   at every size, and no ratio growing by more than 15 % from N = 10 to N = 40 (only when both
