@@ -25,7 +25,8 @@ from ansible_collections.iotune.storage.plugins.module_utils._concern import app
 from ansible_collections.iotune.storage.plugins.module_utils._copy_tools_plan import plan_copy_tools
 from ansible_collections.iotune.storage.plugins.module_utils._fstab import normalize_mount_point
 from ansible_collections.iotune.storage.plugins.module_utils._iofacts import read_memory_bytes
-from ansible_collections.iotune.storage.plugins.module_utils._journal import Journal, JournalError, journal_path, new_run_id
+from ansible_collections.iotune.storage.plugins.module_utils._journal import (
+    LOCK_TIMEOUT, Journal, JournalError, LockTimeout, host_lock, journal_path, new_run_id)
 from ansible_collections.iotune.storage.plugins.module_utils._mount_plan import plan_mounts
 from ansible_collections.iotune.storage.plugins.module_utils._policy import is_userspace_option
 from ansible_collections.iotune.storage.plugins.module_utils._runner import CommandError
@@ -293,7 +294,22 @@ def _concern_results(concerns, plans, applied=None):
 
 
 def run_concerns(concerns, runner, check_mode=False, diff=False, run_id=None, journal_dir=None, warn=None,
-                 apply=True, mark_all=False):
+                 apply=True, mark_all=False, lock_timeout=LOCK_TIMEOUT):
+    """run_concerns_unlocked under the host lock when the run may change the host: its plan and
+    its changes cannot interleave with another run's (see _journal.host_lock)."""
+    args = (concerns, runner, check_mode, diff, run_id, journal_dir, warn, apply, mark_all)
+    if check_mode or not apply or journal_dir is None:
+        return run_concerns_unlocked(*args)
+    try:
+        with host_lock(journal_dir, lock_timeout):
+            return run_concerns_unlocked(*args)
+    except LockTimeout as exc:
+        raise EngineError(str(exc), dict(changed=False, checks=[], summary=summarize([]),
+                                         concerns=dict((concern.name, {}) for concern in concerns)))
+
+
+def run_concerns_unlocked(concerns, runner, check_mode=False, diff=False, run_id=None, journal_dir=None, warn=None,
+                          apply=True, mark_all=False):
     """Plan every concern; unless ``check_mode`` (or not ``apply``: an audit), apply every
     plan under one run id, reload what the changes need, and plan again. With ``mark_all``
     an enforcing run marks every check with ``changed`` and ``status_before``, also when
@@ -314,16 +330,17 @@ def run_concerns(concerns, runner, check_mode=False, diff=False, run_id=None, jo
     if not apply:
         result['changed'] = False
         return result
-    if check_mode or not planned:
-        if mark_all:
-            # what an enforcing run reports of every check, also when it changed nothing
-            result['checks'] = mark_changed(checks, checks)
-        return result
-
-    errors = [check for concern, plan in planned for check in plan['checks'] if check['status'] == ERROR]
+    if mark_all:
+        # what an enforcing run reports of every check, also when it changes nothing
+        result['checks'] = mark_changed(checks, checks)
+    # An enforcing run cannot bring a check in error to the policy: it fails, in check mode too,
+    # and changes nothing (an error check used to pass as ok when its concern had nothing to change).
+    errors = [check for check in checks if check['status'] == ERROR]
     if errors:
         result['changed'] = False
         raise EngineError('nothing changed: %s' % '; '.join(check['message'] for check in errors), result)
+    if check_mode or not planned:
+        return result
 
     problems = [problem for concern, plan in planned for problem in unwritable(plan['changes'])]
     if problems:

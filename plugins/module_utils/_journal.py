@@ -23,12 +23,15 @@ __metaclass__ = type
 
 import base64
 import datetime
+import contextlib
 import errno
+import fcntl
 import json
 import os
 import re
 import signal
 import stat
+import time
 
 KINDS = ('file', 'sysfs', 'sysctl', 'mount', 'vxtunefs', 'unit', 'dir')
 RUN_ID_RE = re.compile(r'^[A-Za-z0-9][A-Za-z0-9._:+-]{0,127}\Z')
@@ -76,11 +79,64 @@ def fsync_dir(path):
 
 
 def ensure_dir(journal_dir):
-    """Create the journal directory (0700) with its parents."""
+    """Create the journal directory (0700, whatever the umask) with its parents. An existing
+    directory keeps its mode and owner: the administrator chose them (issue 18, F6)."""
     if not os.path.isdir(journal_dir):
         os.makedirs(journal_dir, 0o700)
+        os.chmod(journal_dir, 0o700)
         fsync_dir(os.path.dirname(os.path.abspath(journal_dir)))
-    os.chmod(journal_dir, 0o700)
+
+
+class LockTimeout(JournalError):
+    """Another run held the host lock for longer than the timeout."""
+
+
+LOCK_NAME = 'lock'
+LOCK_TIMEOUT = 60
+
+
+def lock_path(journal_dir):
+    """The host lock beside the journal directory: /var/lib/iotune/lock for the default one."""
+    return os.path.join(os.path.dirname(os.path.abspath(journal_dir)), LOCK_NAME)
+
+
+def acquire_lock(journal_dir, timeout=LOCK_TIMEOUT, clock=time.monotonic, sleep=time.sleep):
+    """Take the host's iotune lock (flock on lock_path) and return its descriptor: closing it, or
+    the process ending, releases it. Two runs that plan and change under it cannot interleave
+    their reads and writes (issue 18, F3). Waits up to ``timeout`` seconds for another run, then
+    raises LockTimeout naming the holder's pid."""
+    path = lock_path(journal_dir)
+    directory = os.path.dirname(path)
+    if not os.path.isdir(directory):
+        os.makedirs(directory, 0o755)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    deadline = clock() + timeout
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except (IOError, OSError) as exc:
+            if exc.errno not in (errno.EAGAIN, errno.EACCES):
+                os.close(fd)
+                raise
+            if clock() >= deadline:
+                holder = os.pread(fd, 64, 0).decode('ascii', 'replace').strip() or 'unknown'
+                os.close(fd)
+                raise LockTimeout('another iotune run (pid %s) has held %s for %d s; nothing changed: '
+                                  'try again when it has finished' % (holder, path, timeout))
+            sleep(0.2)
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, ('%d\n' % os.getpid()).encode('ascii'), 0)
+    return fd
+
+
+@contextlib.contextmanager
+def host_lock(journal_dir, timeout=LOCK_TIMEOUT):
+    fd = acquire_lock(journal_dir, timeout)
+    try:
+        yield lock_path(journal_dir)
+    finally:
+        os.close(fd)
 
 
 def file_state(path):

@@ -110,7 +110,7 @@ from ansible_collections.iotune.storage.plugins.module_utils._apply import (
 from ansible_collections.iotune.storage.plugins.module_utils._checks import COMPLIANT, DRIFT, ERROR, make_check
 from ansible_collections.iotune.storage.plugins.module_utils._concern import check_args
 from ansible_collections.iotune.storage.plugins.module_utils._journal import (
-    JournalError, file_state, journal_path, latest_open_run, list_runs, read_mark, read_records, validate_run_id,
+    JournalError, acquire_lock, file_state, journal_path, latest_open_run, list_runs, read_mark, read_records, validate_run_id,
     write_mark)
 from ansible_collections.iotune.storage.plugins.module_utils._engine import UDEV_CONTROL
 from ansible_collections.iotune.storage.plugins.module_utils._runner import CommandRunner
@@ -165,7 +165,22 @@ def main():
     journal_dir = module.params['journal_dir']
     run_id = module.params['run_id']
     result = dict(changed=False, run_id=run_id, records=[], checks=[], already_rolled_back=False, errors=[])
+    lock = None
+    if not module.check_mode and os.path.isdir(journal_dir):
+        # no enforcing run changes the host while its records are put back
+        try:
+            lock = acquire_lock(journal_dir)
+        except JournalError as exc:
+            module.fail_json(msg=str(exc), **result)
+    try:
+        roll_back(module, runner, journal_dir, run_id, result)
+    finally:
+        if lock is not None:
+            os.close(lock)
 
+
+def roll_back(module, runner, journal_dir, run_id, result):
+    """Put back every record of the run (the latest open one when run_id is None) and exit."""
     if run_id is None:
         try:
             latest = latest_open_run(journal_dir)

@@ -188,9 +188,11 @@ def test_an_error_check_stops_before_anything_is_written(journal_dir):
     assert not os.path.exists(journal_dir)
 
 
-def test_an_error_check_in_check_mode_is_reported(journal_dir):
+def test_an_error_check_fails_an_enforcing_module_in_check_mode_too(journal_dir):
+    # issue 18, D1: the run cannot bring that check to the policy, so it says so and changes nothing
     kind, result = _finish(FakeModule(journal_dir, check_mode=True), _plan(statuses=('drift', 'error')))
-    assert (kind, result['changed']) == ('exit', True)
+    assert (kind, result['changed']) == ('fail', False)
+    assert result['msg'].startswith('nothing changed: ')
 
 
 @pytest.mark.parametrize('error', [ApplyError('/sys/block/vda/queue/s1 reads 128 after writing 4096'),

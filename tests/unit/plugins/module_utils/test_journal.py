@@ -105,12 +105,25 @@ def test_a_rolled_back_run_takes_no_more_records(tmp_path):
     assert len(read_records(journal.path)[0]) == 1
 
 
-def test_ensure_dir_tightens_an_existing_directory(tmp_path):
+def test_an_existing_journal_dir_keeps_its_mode(tmp_path):
+    # issue 18, F6: the mode of a directory the administrator made is not changed behind their back;
+    # the journal files themselves are 0600 whatever the directory's mode
     journal_dir = tmp_path / 'journal'
-    journal_dir.mkdir(mode=0o755)
-    os.chmod(str(journal_dir), 0o755)
-    _journal(tmp_path).record('sysfs', '/sys/a', 1, 2)
-    assert stat.S_IMODE(os.stat(str(journal_dir)).st_mode) == 0o700
+    journal_dir.mkdir(mode=0o750)
+    os.chmod(str(journal_dir), 0o750)
+    journal = _journal(tmp_path)
+    journal.record('sysfs', '/sys/a', 1, 2)
+    assert stat.S_IMODE(os.stat(str(journal_dir)).st_mode) == 0o750
+    assert stat.S_IMODE(os.stat(journal.path).st_mode) == 0o600
+
+
+def test_a_new_journal_dir_is_0700_whatever_the_umask(tmp_path):
+    old = os.umask(0o002)
+    try:
+        _journal(tmp_path).record('sysfs', '/sys/a', 1, 2)
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(os.stat(str(tmp_path / 'journal')).st_mode) == 0o700
 
 
 def test_a_short_write_still_leaves_a_whole_record(tmp_path, monkeypatch):
@@ -302,3 +315,31 @@ def test_file_state_refuses_what_is_not_a_regular_file(tmp_path, make):
         path.symlink_to(tmp_path / 'target')
     with pytest.raises(JournalError, match='is not a regular file'):
         file_state(str(path))
+
+
+def test_the_host_lock_makes_a_second_run_wait_then_fail_naming_the_holder(tmp_path):
+    # issue 18, F3: two runs at once lost fstab and rules edits; the second now waits for the first
+    import subprocess
+    import sys
+    import time
+    from ansible_collections.iotune.storage.plugins.module_utils._journal import LockTimeout, host_lock, lock_path
+    journal_dir = str(tmp_path / 'iotune' / 'journal')
+    holder = subprocess.Popen([sys.executable, '-c', (
+        'import sys, time\n'
+        'from ansible_collections.iotune.storage.plugins.module_utils._journal import host_lock\n'
+        'with host_lock(sys.argv[1]):\n'
+        '    print("held", flush=True)\n'
+        '    time.sleep(1.5)\n'), journal_dir], stdout=subprocess.PIPE, text=True, env=dict(os.environ))
+    try:
+        assert holder.stdout.readline() == 'held\n'
+        with pytest.raises(LockTimeout) as caught:
+            with host_lock(journal_dir, timeout=0.3):
+                pass
+        assert str(caught.value).startswith('another iotune run (pid %d) has held %s' % (holder.pid, lock_path(journal_dir)))
+        start = time.monotonic()
+        with host_lock(journal_dir, timeout=10):
+            waited = time.monotonic() - start
+        assert 0.3 < waited < 5
+    finally:
+        holder.wait(timeout=10)
+    assert lock_path(journal_dir) == str(tmp_path / 'iotune' / 'lock')

@@ -40,10 +40,11 @@ def tree(tmp_path):
 
 
 def snapshot(root):
-    """Mode and content of everything under root but the journal."""
+    """Mode and content of everything under root but the journal and the host lock beside it."""
     found = {}
     for directory, dirs, files in os.walk(str(root)):
         dirs[:] = [name for name in dirs if name != 'journal']
+        files = [name for name in files if not (directory == str(root) and name == 'lock')]
         for name in dirs + files:
             path = os.path.join(directory, name)
             info = os.lstat(path)

@@ -128,3 +128,18 @@ def test_concerns_limits_the_run(monkeypatch, host, tmp_path):
     kind, result = run(monkeypatch, host, concerns=['copy_tools'])
     assert kind == 'exit', result
     assert [c['concern'] for c in result['checks']] == ['copy_tools']
+
+
+def test_an_error_check_fails_an_enforcing_run_with_nothing_to_change(monkeypatch, host, tmp_path):
+    # issue 18, D1: /dup is twice in fstab, an error check; the concern plans no change for it,
+    # and the enforcing run used to return ok with nothing enforced
+    host['policy'] = {'iotune_mounts': [{'path': '/dup', 'present': ['noatime'], 'absent': []}]}
+    before = _read(tmp_path / 'fstab')
+    kind, audit = run(monkeypatch, host)
+    assert kind == 'exit' and [c['status'] for c in audit['checks']] == ['error'], audit
+    for check_mode in (True, False):
+        kind, result = run(monkeypatch, host, mode='enforce', run_id='run-d1', _ansible_check_mode=check_mode)
+        assert kind == 'fail', result
+        assert result['msg'].startswith('nothing changed: ') and '/dup' in result['msg'], result['msg']
+        assert result['changed'] is False
+    assert _read(tmp_path / 'fstab') == before and not (tmp_path / 'journal').exists()
