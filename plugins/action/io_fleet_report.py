@@ -19,6 +19,7 @@ from ansible.plugins.action import ActionBase
 
 from ansible_collections.iotune.storage.plugins.plugin_utils._fleet_report import render
 
+
 def write_atomic(path, text, mode=0o644):
     directory = os.path.dirname(path)
     fd, temp = tempfile.mkstemp(prefix='.%s.' % os.path.basename(path), dir=directory)

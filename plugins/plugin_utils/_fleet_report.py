@@ -455,28 +455,30 @@ def _chart(chart):
 
 
 def _fleet_svg(fleet):
+    def attrs(**values):
+        return u' '.join(u'%s="%s"' % (name.replace('_', '-'), esc(value)) for name, value in values.items())
+
+    size = (esc(fleet['width']), esc(fleet['height']))
     out = [u'<svg class="fleet" xmlns="http://www.w3.org/2000/svg" width="%s" height="%s" viewBox="0 0 %s %s" role="img" '
-           u'aria-label="bandwidth change per host and job">' % (esc(fleet['width']), esc(fleet['height']),
-                                                                  esc(fleet['width']), esc(fleet['height'])),
+           u'aria-label="bandwidth change per host and job">' % (size + size),
            u'<title>bandwidth change per host and job, first to second phase (axis &plusmn;%s %%)</title>'
            % esc(fleet['scale_pct'])]
     for tick in fleet['ticks']:
-        out.append(u'<line class="grid" x1="%s" y1="%s" x2="%s" y2="%s"/><text class="tick" x="%s" y="%s" '
-                   u'text-anchor="middle">%s</text>' % (esc(tick['x']), esc(fleet['axis_y1']), esc(tick['x']),
-                                                       esc(fleet['axis_y2']), esc(tick['x']), esc(fleet['tick_y']),
-                                                       esc(tick['label'])))
+        out.append(u'<line class="grid" %s/><text class="tick" %s>%s</text>' % (
+            attrs(x1=tick['x'], y1=fleet['axis_y1'], x2=tick['x'], y2=fleet['axis_y2']),
+            attrs(x=tick['x'], y=fleet['tick_y'], text_anchor='middle'), esc(tick['label'])))
     for job in fleet['jobs']:
-        out.append(u'<text class="heading" x="%s" y="%s">%s</text>' % (esc(fleet['label_x']), esc(job['y']), esc(job['job'])))
+        out.append(u'<text class="heading" %s>%s</text>' % (attrs(x=fleet['label_x'], y=job['y']), esc(job['job'])))
     for row in fleet['rows']:
         out.append(u'<g class="fleet-row"><title>%s</title>' % esc(row['tooltip']))
-        out.append(u'<text x="%s" y="%s" text-anchor="end">%s</text>' % (esc(fleet['left_x'] - 8), esc(row['text_y']),
-                                                                        esc(row['host_label'])))
-        out.append(u'<rect class="fleet-bar tone-%s" x="%s" y="%s" width="%s" height="%s"/>'
-                   % (esc(row['tone']), esc(row['x']), esc(row['y']), esc(row['width']), esc(row['height'])))
-        out.append(u'<text class="note" x="%s" y="%s">%s%s</text></g>' % (esc(fleet['note_x']), esc(row['text_y']),
-                                                                         esc(row['note']), ' (clipped)' if row['clipped'] else ''))
-    out.append(u'<line class="axis" x1="%s" y1="%s" x2="%s" y2="%s"/>' % (esc(fleet['zero_x']), esc(fleet['axis_y1']),
-                                                                         esc(fleet['zero_x']), esc(fleet['axis_y2'])))
+        out.append(u'<text %s>%s</text>' % (attrs(x=fleet['left_x'] - 8, y=row['text_y'], text_anchor='end'),
+                                            esc(row['host_label'])))
+        out.append(u'<rect class="fleet-bar tone-%s" %s/>' % (
+            esc(row['tone']), attrs(x=row['x'], y=row['y'], width=row['width'], height=row['height'])))
+        out.append(u'<text class="note" %s>%s%s</text></g>' % (
+            attrs(x=fleet['note_x'], y=row['text_y']), esc(row['note']), ' (clipped)' if row['clipped'] else ''))
+    out.append(u'<line class="axis" %s/>' % attrs(x1=fleet['zero_x'], y1=fleet['axis_y1'], x2=fleet['zero_x'],
+                                                   y2=fleet['axis_y2']))
     out.append(u'</svg>')
     return u'\n'.join(out)
 
