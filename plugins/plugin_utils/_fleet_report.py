@@ -436,18 +436,18 @@ def _chart(chart):
            u'role="img" aria-label="%s">' % (esc(chart['width']), esc(chart['height']), esc(chart['width']),
                                              esc(chart['height']), esc(chart['label'])),
            u'<title>%s</title>' % esc(chart['label'])]
-    for bar in chart['bars']:
-        tone = (u' regression' if bar['regression'] else u'') + (u' improvement' if bar['improvement'] else u'')
+    for rect in chart['bars']:
+        tone = (u' regression' if rect['regression'] else u'') + (u' improvement' if rect['improvement'] else u'')
         out.append(u'<rect class="bar phase-%s%s" x="%s" y="%s" width="%s" height="%s"><title>%s</title></rect>'
-                   % (esc(bar['phase']), tone, esc(bar['x']), esc(bar['y']), esc(bar['width']), esc(bar['height']),
-                      esc(bar['tooltip'])))
+                   % (esc(rect['phase']), tone, esc(rect['x']), esc(rect['y']), esc(rect['width']), esc(rect['height']),
+                      esc(rect['tooltip'])))
         out.append(u'<text class="value%s" x="%s" y="%s" text-anchor="middle">%s</text>'
-                   % (u' missing' if bar['missing'] else u'', esc(bar['center']), esc(bar['label_y']), esc(bar['label'])))
-        if bar['change_label']:
+                   % (u' missing' if rect['missing'] else u'', esc(rect['center']), esc(rect['label_y']), esc(rect['label'])))
+        if rect['change_label']:
             out.append(u'<text class="change%s" x="%s" y="%s" text-anchor="middle">%s</text>'
-                       % (tone, esc(bar['center']), esc(bar['change_y']), esc(bar['change_label'])))
+                       % (tone, esc(rect['center']), esc(rect['change_y']), esc(rect['change_label'])))
         out.append(u'<text class="phase" x="%s" y="%s" text-anchor="middle">%s</text>'
-                   % (esc(bar['center']), esc(chart['phase_label_y']), _phase(bar['phase'])))
+                   % (esc(rect['center']), esc(chart['phase_label_y']), _phase(rect['phase'])))
     out.append(u'<line class="axis" x1="%s" y1="%s" x2="%s" y2="%s"/>'
                % (esc(chart['axis_x1']), esc(chart['axis_y']), esc(chart['axis_x2']), esc(chart['axis_y'])))
     out.append(u'</svg></figure>')
@@ -477,8 +477,8 @@ def _fleet_svg(fleet):
             esc(row['tone']), attrs(x=row['x'], y=row['y'], width=row['width'], height=row['height'])))
         out.append(u'<text class="note" %s>%s%s</text></g>' % (
             attrs(x=fleet['note_x'], y=row['text_y']), esc(row['note']), ' (clipped)' if row['clipped'] else ''))
-    out.append(u'<line class="axis" %s/>' % attrs(x1=fleet['zero_x'], y1=fleet['axis_y1'], x2=fleet['zero_x'],
-                                                   y2=fleet['axis_y2']))
+    axis = attrs(x1=fleet['zero_x'], y1=fleet['axis_y1'], x2=fleet['zero_x'], y2=fleet['axis_y2'])
+    out.append(u'<line class="axis" %s/>' % axis)
     out.append(u'</svg>')
     return u'\n'.join(out)
 
