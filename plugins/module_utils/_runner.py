@@ -27,21 +27,21 @@ class CommandRunner(object):
         self.module = module
         module.run_command_environ_update = dict(C_LOCALE)
 
-    def _run(self, argv, check_rc):
+    def _run(self, argv, check_rc, **extra):
         if isinstance(argv, (str, bytes)):
             raise CommandError('commands are argument lists, got a string: %r' % (argv,))
-        rc, out, err = self.module.run_command(list(argv), check_rc=False, expand_user_and_vars=False)
+        rc, out, err = self.module.run_command(list(argv), check_rc=False, expand_user_and_vars=False, **extra)
         if check_rc and rc != 0:
             raise CommandError('%s failed (rc=%s): %s' % (' '.join(argv), rc, (err or out).strip()))
         return rc, out, err
 
-    def __call__(self, argv, check_rc=False):
-        return self._run(argv, check_rc)
+    def __call__(self, argv, check_rc=False, **extra):
+        return self._run(argv, check_rc, **extra)
 
-    def change(self, argv, check_rc=False):
+    def change(self, argv, check_rc=False, **extra):
         if self.module.check_mode:
             raise CommandError('not run in check mode: %s' % ' '.join(argv))
-        return self._run(argv, check_rc)
+        return self._run(argv, check_rc, **extra)
 
     def bin(self, name, default=None):
         """Path of ``name`` on the host's PATH (and sbin directories), else ``default``."""

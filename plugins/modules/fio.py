@@ -276,9 +276,8 @@ from ansible_collections.iotune.storage.plugins.module_utils._fio import (
     preset_sets,
 )
 from ansible_collections.iotune.storage.plugins.module_utils._iofacts import read_memory_bytes
+from ansible_collections.iotune.storage.plugins.module_utils._runner import CommandRunner
 from ansible_collections.iotune.storage.plugins.module_utils._units import format_bytes, to_bytes
-
-C_LOCALE = {'LANG': 'C', 'LC_ALL': 'C', 'LC_MESSAGES': 'C'}
 SCRATCH_PREFIX = '.iotune-fio-'
 
 
@@ -307,14 +306,14 @@ def fail(module, msg, **extra):
     module.fail_json(msg=msg, **extra)
 
 
-def default_ioengine(module, fio):
+def default_ioengine(runner, fio):
     """libaio where this fio has it (fio --enghelp lists the engines built in), else psync."""
-    rc, out, dummy = module.run_command([fio, '--enghelp'], check_rc=False)
+    rc, out, dummy = runner([fio, '--enghelp'])
     engines = set(line.strip() for line in out.splitlines()[1:]) if rc == 0 else set()
     return 'libaio' if 'libaio' in engines else 'psync'
 
 
-def check_device(module, path):
+def check_device(runner, path):
     """Refuse a device that is not a bare block device: a signature or holders mean data."""
     try:
         info = os.stat(path)
@@ -322,10 +321,10 @@ def check_device(module, path):
         raise MeasureError('filename {0}: {1}'.format(path, exc.strerror))
     if not stat.S_ISBLK(info.st_mode):
         raise MeasureError('filename {0} is not a block device; to measure a file system use directory'.format(path))
-    blkid = module.get_bin_path('blkid')
+    blkid = runner.bin('blkid')
     if blkid is None:
         raise MeasureError('blkid (util-linux) is needed to check {0} for a signature before writing to it'.format(path))
-    rc, out, err = module.run_command([blkid, '-p', '-o', 'export', '--', path], check_rc=False)
+    rc, out, err = runner([blkid, '-p', '-o', 'export', '--', path])
     if rc == 0:
         found = dict(line.split('=', 1) for line in out.splitlines() if '=' in line)
         kind = found.get('TYPE') or found.get('PTTYPE') or 'unknown'
@@ -363,11 +362,10 @@ def create_scratch(directory, size, min_free):
     return name
 
 
-def run_fio(module, argv):
+def run_fio(runner, argv):
     """Run one fio process; the parsed result, or MeasureError with fio's own words."""
     check_stopped()
-    rc, out, err = module.run_command(argv, check_rc=False, expand_user_and_vars=False,
-                                      before_communicate_callback=lambda proc: RUNNING.update(fio=proc))
+    rc, out, err = runner.change(argv, before_communicate_callback=lambda proc: RUNNING.update(fio=proc))
     RUNNING['fio'] = None
     check_stopped()
     if rc != 0:
@@ -416,7 +414,7 @@ def main():
         required_one_of=[('directory', 'filename')],
         supports_check_mode=True,
     )
-    module.run_command_environ_update = C_LOCALE
+    runner = CommandRunner(module)
     params = module.params
     started = time.monotonic()
 
@@ -444,7 +442,7 @@ def main():
     if fio is None or not os.access(fio, os.X_OK):
         fail(module, 'fio not found{0}: install the fio package on the host'.format(
             ' at ' + params['fio_path'] if params['fio_path'] else ' on the PATH'))
-    ioengine = params['ioengine'] or default_ioengine(module, fio)
+    ioengine = params['ioengine'] or default_ioengine(runner, fio)
     memory = read_memory_bytes(params['proc_root'])
 
     for job in jobs:
@@ -467,7 +465,7 @@ def main():
     previous = dict((signum, signal.signal(signum, stop_on_signal)) for signum in (signal.SIGTERM, signal.SIGHUP))
     try:
         if params['filename']:
-            check_device(module, params['filename'])
+            check_device(runner, params['filename'])
             result['working_set_bytes'] = size = min(size, device_bytes(params['filename']))
             target = params['filename']
             argvs = plan(target)
@@ -490,7 +488,7 @@ def main():
         for number in range(1, params['repeat'] + 1):
             run = {'fio_version': None, 'jobs': []}
             for job, argv in zip(jobs, argvs):
-                text, parsed = run_fio(module, argv)
+                text, parsed = run_fio(runner, argv)
                 run['fio_version'] = parsed['fio_version']
                 run['jobs'].extend(parsed['jobs'])
                 if params['output_dir']:

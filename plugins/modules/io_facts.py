@@ -307,8 +307,7 @@ ansible_facts:
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils._iofacts import SUBSETS, gather_io_facts
-
-C_LOCALE = {'LANG': 'C', 'LC_ALL': 'C', 'LC_MESSAGES': 'C'}
+from ansible_collections.iotune.storage.plugins.module_utils._runner import CommandRunner
 
 
 def main():
@@ -323,11 +322,6 @@ def main():
         ),
         supports_check_mode=True,
     )
-    module.run_command_environ_update = C_LOCALE
-
-    def run_command(argv):
-        return module.run_command(argv, check_rc=False, expand_user_and_vars=False)
-
     facts = gather_io_facts(
         gather=module.params['gather'],
         sys_root=module.params['sys_root'],
@@ -335,7 +329,7 @@ def main():
         dev_root=module.params['dev_root'],
         fstab_path=module.params['fstab_path'],
         tunefstab_path=module.params['tunefstab_path'],
-        run_command=run_command,
+        run_command=CommandRunner(module),
     )
     module.exit_json(changed=False, ansible_facts={'iotune': facts})
 
