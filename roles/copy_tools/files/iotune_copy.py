@@ -24,7 +24,11 @@ Only the data extents of sparse files are copied
 (SEEK_DATA/SEEK_HOLE); holes stay holes. A regular destination is written under a
 temporary name in its directory (``.<name>.iotune-copy-<random>``), synced and renamed
 over the destination, so an interrupted or failed copy never leaves a partial file
-under the destination name.
+under the destination name. As with cp, a destination that is a symbolic link is written
+through, in place: the file it points to is truncated and written (its inode, owner and mode
+kept; not atomic), the link stays a link, and a dangling link is refused. With ``-r``, a
+destination directory inside the tree that is a symbolic link is refused ("cannot overwrite
+non-directory"), as by cp -r: nothing is written outside the destination tree through it.
 
 ``--direct`` opens both files with O_DIRECT. The alignment is the file's direct I/O
 offset alignment from statx(STATX_DIOALIGN), else the logical block size of the device
@@ -1055,17 +1059,24 @@ def _same_file(st1, st2):
     return (st1.st_dev, st1.st_ino) == (st2.st_dev, st2.st_ino)
 
 
-def _resolve_destination(dst):
-    """(path to write, its stat or None): a symlink destination is written through, like cp."""
-    target = dst
-    if os.path.islink(dst):
-        target = os.path.realpath(dst)
-        if not os.path.exists(target):
-            raise CopyError('not writing through dangling symlink %s' % quote(dst))
+def _destination_stat(dst):
+    """(stat of what dst names, following a symlink, or None; whether dst is a symlink).
+
+    A symlink destination is written through, like cp; a dangling one is refused, as cp refuses it
+    ("not writing through dangling symlink"), and a loop of links fails to stat (ELOOP), as in cp.
+    """
     try:
-        return target, os.stat(target)
+        link = stat.S_ISLNK(os.lstat(dst).st_mode)
     except (FileNotFoundError, NotADirectoryError):
-        return target, None  # creating the file says why it cannot be
+        return None, False  # creating the file says why it cannot be
+    except OSError as exc:
+        raise CopyError('cannot stat %s: %s' % (quote(dst), describe(exc)))
+    try:
+        return os.stat(dst), link
+    except (FileNotFoundError, NotADirectoryError):
+        if link:
+            raise CopyError('not writing through dangling symlink %s' % quote(dst))
+        return None, False
     except OSError as exc:
         raise CopyError('cannot stat %s: %s' % (quote(dst), describe(exc)))
 
@@ -1074,7 +1085,8 @@ def copy_file(src, dst, options):
     """Copy one non-directory source (a path or '-') to exactly dst (a path or '-'); CopyError on failure.
 
     A regular destination is replaced atomically; an existing block device, character device or
-    FIFO destination is written in place.
+    FIFO destination is written in place, and so is the regular file a destination symlink points
+    to (same inode, owner and mode; the link stays a link), as cp does.
     """
     source, src_st, size = _open_source(src, options)
     try:
@@ -1086,7 +1098,7 @@ def copy_file(src, dst, options):
             return
         if dst.endswith(os.sep):
             raise CopyError('cannot create regular file %s: %s' % (quote(dst), os.strerror(errno.ENOTDIR)))
-        target, dst_st = _resolve_destination(dst)
+        dst_st, link = _destination_stat(dst)
         if src == '-' and dst_st is not None:
             src_st = os.fstat(0)
         if _same_file(src_st, dst_st):
@@ -1095,30 +1107,51 @@ def copy_file(src, dst, options):
             src_st = None
         if dst_st is not None and stat.S_ISDIR(dst_st.st_mode):
             raise CopyError('cannot overwrite directory %s with non-directory' % quote(dst))
-        if dst_st is not None and not stat.S_ISREG(dst_st.st_mode):
-            _copy_in_place(source, size, dst, target, dst_st, options)
+        if dst_st is not None and (link or not stat.S_ISREG(dst_st.st_mode)):
+            _copy_in_place(source, src_st, size, dst, options)
         else:
-            _copy_replacing(source, src_st, size, dst, target, options)
+            _copy_replacing(source, src_st, size, dst, options)
     finally:
         if source.fd != 0:
             os.close(source.fd)
     if options.verify:
         if src_st is None or not stat.S_ISREG(src_st.st_mode):
             raise CopyError('cannot verify %s: not a regular file' % quote(src))
-        verify_copy(src, target, options)
+        verify_copy(src, dst, options)
 
 
-def _copy_in_place(source, size, dst, target, dst_st, options):
-    """Write into an existing device or FIFO (no temporary file, no truncation)."""
+def _copy_in_place(source, src_st, size, dst, options):
+    """Write into an existing file through its name, no temporary file: a device or FIFO (not truncated), or the
+    regular file that a destination symlink points to (truncated, then written, as cp does: the link stays a
+    link, the file keeps its inode, owner and mode, with -p the source's; a failure leaves it partly written,
+    as cp's would).
+
+    dst is opened as it is named, the kernel following the link (also /proc's, such as /dev/stdout);
+    what to do depends on what was opened.
+    """
     try:
-        fd = os.open(target, os.O_WRONLY | os.O_CLOEXEC | os.O_NOCTTY)
+        fd = os.open(dst, os.O_WRONLY | os.O_CLOEXEC | os.O_NOCTTY)
     except OSError as exc:
         raise CopyError('cannot open %s for writing: %s' % (quote(dst), describe(exc)))
     try:
-        sink = Endpoint(fd, dst, options, positional=stat.S_ISBLK(dst_st.st_mode), path=target)
+        try:
+            dst_st = os.fstat(fd)
+            regular = stat.S_ISREG(dst_st.st_mode)
+            if regular:
+                os.ftruncate(fd, 0)
+        except OSError as exc:
+            raise CopyError('cannot open %s for writing: %s' % (quote(dst), describe(exc)))
+        sink = Endpoint(fd, dst, options, positional=regular or stat.S_ISBLK(dst_st.st_mode), sparse=regular, path=dst)
         if options.direct:
             sink.try_direct()
-        copy_data(source, sink, size, options)
+        final_size = copy_data(source, sink, size, options)
+        if regular:
+            try:
+                os.ftruncate(fd, final_size)
+            except OSError as exc:
+                raise CopyError('error writing %s: %s' % (quote(dst), describe(exc)))
+            if options.preserve and src_st is not None:
+                _preserve_fd(fd, dst, src_st)
         if sink.positional:
             try:
                 os.fsync(fd)
@@ -1130,14 +1163,14 @@ def _copy_in_place(source, size, dst, target, dst_st, options):
         os.close(fd)
 
 
-def _copy_replacing(source, src_st, size, dst, target, options):
-    """Write a temporary file beside target, sync it and rename it over target."""
+def _copy_replacing(source, src_st, size, dst, options):
+    """Write a temporary file beside dst (a new or regular file, not a symlink), sync it and rename it over dst."""
     if src_st is None:
         mode = 0o666
     else:
         mode = 0o600 if options.preserve else stat.S_IMODE(src_st.st_mode) & 0o777
     try:
-        fd, temp = create_temp(target, mode)
+        fd, temp = create_temp(dst, mode)
     except OSError as exc:
         raise CopyError('cannot create regular file %s: %s' % (quote(dst), describe(exc)))
     done = False
@@ -1161,7 +1194,7 @@ def _copy_replacing(source, src_st, size, dst, target, options):
         os.close(fd)
         fd = -1
         try:
-            os.rename(temp, target)
+            os.rename(temp, dst)
         except OSError as exc:
             raise CopyError('cannot create regular file %s: %s' % (quote(dst), describe(exc)))
         done = True
@@ -1176,7 +1209,7 @@ def _copy_replacing(source, src_st, size, dst, target, options):
                 os.unlink(temp)
             except OSError:
                 pass
-    fsync_directory(os.path.dirname(target))
+    fsync_directory(os.path.dirname(dst))
 
 
 def _replace_with(make, src, dst, st, options, kind):
@@ -1250,17 +1283,30 @@ def copy_special(src, dst, st, options):
 
 
 def copy_tree(src, dst, st, options):
-    """Copy a directory recursively; errors inside are reported and the rest is still copied."""
-    real_src = os.path.realpath(src)
-    real_dst = os.path.realpath(dst)
-    if real_dst == real_src or real_dst.startswith(real_src.rstrip(os.sep) + os.sep):
-        raise CopyError('cannot copy a directory, %s, into itself, %s' % (quote(src), quote(dst)))
+    """Copy a directory recursively; errors inside are reported and the rest is still copied.
+
+    A destination that is a symbolic link is never written through, whatever it points to (as cp -r
+    refuses it): nothing is written outside the destination tree. A directory given as the
+    destination operand may be a link: _targets has resolved it.
+    """
     try:
-        dst_st = os.stat(dst)
+        dst_st = os.lstat(dst)
     except FileNotFoundError:
         dst_st = None
     except OSError as exc:
         raise CopyError('cannot stat %s: %s' % (quote(dst), describe(exc)))
+    if dst_st is not None and stat.S_ISLNK(dst_st.st_mode):
+        try:
+            same = _same_file(st, os.stat(dst))
+        except OSError:
+            same = False
+        if same:
+            raise CopyError('%s and %s are the same file' % (quote(src), quote(dst)))
+        raise CopyError('cannot overwrite non-directory %s with directory %s' % (quote(dst), quote(src)))
+    real_src = os.path.realpath(src)
+    real_dst = os.path.realpath(dst)
+    if real_dst == real_src or real_dst.startswith(real_src.rstrip(os.sep) + os.sep):
+        raise CopyError('cannot copy a directory, %s, into itself, %s' % (quote(src), quote(dst)))
     created = dst_st is None
     if created:
         try:
@@ -1323,8 +1369,9 @@ USAGE = """usage: {0} [options] SOURCE DEST
 HELP = USAGE + """
 
 Copy files with large I/Os (one buffer per read and write), optionally with direct I/O or
-without filling the page cache. A regular destination is replaced atomically. '-' is standard
-input (as SOURCE) or standard output (as DEST).
+without filling the page cache. A regular destination is replaced atomically; a symbolic link
+to one is written through in place, as cp does. '-' is standard input (as SOURCE) or standard
+output (as DEST).
 
 options:
   -r, -R, --recursive   copy directories recursively (symbolic links as links)

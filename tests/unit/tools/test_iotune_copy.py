@@ -894,6 +894,213 @@ def test_recursive_top_level_symlink_is_copied_as_link(tmp_path):
     assert not os.path.islink(str(tmp_path / 'followed')) and read(tmp_path / 'followed') == b'x'
 
 
+# ---------------------------------------------------------------------------
+# Symbolic links in the destination, side by side with GNU cp (issue 18, S2)
+
+GNU_CP = '/bin/cp'
+NOBODY = 65534
+
+
+def _gnu_cp():
+    try:
+        version = subprocess.run([GNU_CP, '--version'], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                 universal_newlines=True, check=False).stdout
+    except OSError:
+        version = ''
+    if 'GNU coreutils' not in version:
+        pytest.skip('GNU cp (%s) is needed to compare with' % GNU_CP)
+    return GNU_CP
+
+
+def _side_by_side(tmp_path, setup, cp_args, tool_args):
+    """Build setup(root) in two directories, run GNU cp in one and iotune-copy in the other, names relative to it.
+
+    {'cp': (root, what setup returned, exit status, messages), 'tool': ...}: the messages without the
+    program name, and without the tool's O_DIRECT fallback line (cp has no --direct).
+    """
+    cp = _gnu_cp()
+    sides = {}
+    for side, argv in (('cp', [cp] + list(cp_args)), ('tool', _tool_argv(*tool_args))):
+        root = tmp_path / side
+        root.mkdir()
+        before = setup(root)
+        done = subprocess.run(argv, cwd=str(root), stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                              timeout=60, check=False)
+        messages = [line.partition(': ')[2] for line in done.stderr.splitlines() if FALLBACK not in line]
+        sides[side] = (root, before, done.returncode, messages)
+    return sides
+
+
+def _link_to_file(root, sparse=False):
+    """dir/link -> ../elsewhere/real, an existing file with its own mode (and owner, for root), longer than the source.
+
+    A sparse source has holes at both ends: they must not keep the old content of the file written in place.
+    """
+    (root / 'dir').mkdir()
+    (root / 'elsewhere').mkdir()
+    if sparse:
+        src = _sparse_source(root / 'src', [(2 * BUF, BUF + 7)], 4 * BUF)
+    else:
+        src = write(root / 'src', data(3 * BUF + 5, 21))
+    os.chmod(src, 0o755)
+    os.utime(src, ns=STAMP)
+    real = write(root / 'elsewhere' / 'real', b'the old content, longer than the new one ' * 8 * KIB)
+    os.chmod(real, 0o640)
+    if os.geteuid() == 0:
+        os.chown(real, NOBODY, NOBODY)
+    os.symlink('../elsewhere/real', str(root / 'dir' / 'link'))
+    return os.stat(real)
+
+
+def _after(root, before, preserve):
+    """What a copy onto dir/link left: the link, the file it points to (inode kept?), the names in both directories."""
+    real = root / 'elsewhere' / 'real'
+    st = os.stat(str(real))
+    found = {
+        'link': os.readlink(str(root / 'dir' / 'link')) if os.path.islink(str(root / 'dir' / 'link')) else None,
+        'same inode': (st.st_dev, st.st_ino) == (before.st_dev, before.st_ino),
+        'mode': oct(stat.S_IMODE(st.st_mode)),
+        'owner': (st.st_uid, st.st_gid),
+        'content': read(real) == read(root / 'src'),
+        'names': (sorted(os.listdir(str(root / 'dir'))), sorted(os.listdir(str(root / 'elsewhere')))),
+    }
+    if preserve:
+        found['mtime'] = st.st_mtime_ns
+    return found
+
+
+@pytest.mark.parametrize('flags', [[], ['-p'], ['-r'], ['--nocache'], ['--direct'], ['--direct', '--streams', '3'], ['--direct', '-p']],
+                         ids=lambda f: ' '.join(f) or 'plain')
+@pytest.mark.parametrize('sparse', [False, True], ids=['dense', 'sparse'])
+def test_symlink_destination_is_written_in_place_like_cp(tmp_path, flags, sparse):
+    cp_flags = [flag for flag in flags if flag in ('-p', '-r')]
+    sides = _side_by_side(tmp_path, lambda root: _link_to_file(root, sparse), cp_flags + ['src', 'dir/link'],
+                          ['--buffer-size', '64k'] + flags + ['src', 'dir/link'])
+    results = dict((side, (rc, messages, _after(root, before, '-p' in flags))) for side, (root, before, rc, messages) in sides.items())
+    assert results['tool'] == results['cp']
+    rc, messages, found = results['tool']
+    assert (rc, messages) == (0, [])
+    assert found['link'] == '../elsewhere/real' and found['same inode'] and found['content']
+    assert found['names'] == (['link'], ['real'])
+    if '-p' in flags:
+        assert found['mode'] == '0o755' and found['mtime'] == STAMP[1]
+    else:
+        owner = (NOBODY, NOBODY) if os.geteuid() == 0 else (os.getuid(), os.getgid())
+        assert (found['mode'], found['owner']) == ('0o640', owner)
+
+
+def _dangling(root):
+    (root / 'dir').mkdir()
+    write(root / 'src', b'new')
+    os.symlink('../nowhere', str(root / 'dir' / 'link'))
+
+
+def _loop(root):
+    (root / 'dir').mkdir()
+    write(root / 'src', b'new')
+    os.symlink('link', str(root / 'dir' / 'link'))
+
+
+@pytest.mark.parametrize('setup, flags, message', [
+    (_dangling, [], "not writing through dangling symlink 'dir/link'"),
+    (_dangling, ['-r'], "not writing through dangling symlink 'dir/link'"),
+    (_dangling, ['--direct'], "not writing through dangling symlink 'dir/link'"),
+    (_loop, [], "cannot stat 'dir/link': Too many levels of symbolic links"),
+], ids=['dangling', 'dangling -r', 'dangling --direct', 'loop'])
+def test_dangling_or_looping_symlink_destination_is_refused_like_cp(tmp_path, setup, flags, message):
+    cp_flags = [flag for flag in flags if flag == '-r']
+    sides = _side_by_side(tmp_path, setup, cp_flags + ['src', 'dir/link'], flags + ['src', 'dir/link'])
+    results = dict((side, (rc, messages, _snapshot(root))) for side, (root, dummy, rc, messages) in sides.items())
+    assert results['tool'] == results['cp']
+    assert results['tool'][:2] == (1, [message])
+    assert not os.path.exists(str(tmp_path / 'tool' / 'nowhere'))
+
+
+def _tree_onto(link):
+    """A source tree, and a destination tree whose 'tree/sub' (or 'tree') is the given symlink; 'outside' must stay as it is."""
+    def setup(root):
+        (root / 'tree' / 'sub').mkdir(parents=True)
+        write(root / 'tree' / 'top', b'top')
+        write(root / 'tree' / 'sub' / 'inner', b'inner')
+        (root / 'outside').mkdir()
+        write(root / 'outside' / 'keep', b'keep')
+        write(root / 'afile', b'a file')
+        (root / 'dst' / 'tree').mkdir(parents=True)
+        if link is not None:
+            name, target = link
+            os.symlink(target, str(root / 'dst' / name))
+    return setup
+
+
+@pytest.mark.parametrize('link, message', [
+    (('tree/sub', '../../outside'), "cannot overwrite non-directory 'dst/tree/sub' with directory 'tree/sub'"),
+    (('tree/sub', '../../afile'), "cannot overwrite non-directory 'dst/tree/sub' with directory 'tree/sub'"),
+    (('tree/sub', 'nowhere'), "cannot overwrite non-directory 'dst/tree/sub' with directory 'tree/sub'"),
+    (('tree/sub', '.'), "cannot overwrite non-directory 'dst/tree/sub' with directory 'tree/sub'"),
+    (('tree/top', '../../outside/keep'), None),
+], ids=['dir outside', 'file', 'dangling', 'dir inside', 'file link written through'])
+def test_recursive_never_writes_through_a_symlinked_subdirectory_like_cp(tmp_path, link, message):
+    def setup(root):
+        _tree_onto(link)(root)
+        return os.stat(str(root / 'outside' / 'keep'))
+
+    sides = _side_by_side(tmp_path, setup, ['-r', 'tree', 'dst'], ['-r', 'tree', 'dst'])
+    results = dict((side, (rc, messages, _snapshot(root))) for side, (root, dummy, rc, messages) in sides.items())
+    assert results['tool'] == results['cp']
+    root, before, rc, messages = sides['tool']
+    if message is None:
+        # a file: written through the link in place, as cp -r does
+        assert (rc, messages) == (0, [])
+        kept = os.stat(str(root / 'outside' / 'keep'))
+        assert (kept.st_ino, read(root / 'outside' / 'keep')) == (before.st_ino, b'top')
+    else:
+        assert (rc, messages) == (1, [message])
+        assert _snapshot(root / 'outside') == {'keep': ('file', b'keep')} and read(root / 'afile') == b'a file'
+        assert read(root / 'dst' / 'tree' / 'top') == b'top'   # the rest is still copied
+    assert temp_files(root / 'dst' / 'tree') == []
+
+
+@pytest.mark.parametrize('name, target, message', [
+    ('tree', '../tree', "'tree' and 'dst/tree' are the same file"),
+    ('tree', '../outside', "cannot overwrite non-directory 'dst/tree' with directory 'tree'"),
+    ('tree', 'nowhere', "cannot overwrite non-directory 'dst/tree' with directory 'tree'"),
+], ids=['the source itself', 'dir outside', 'dangling'])
+def test_recursive_destination_directory_that_is_a_symlink_like_cp(tmp_path, name, target, message):
+    def setup(root):
+        _tree_onto(None)(root)
+        os.rmdir(str(root / 'dst' / 'tree'))
+        os.symlink(target, str(root / 'dst' / name))
+
+    sides = _side_by_side(tmp_path, setup, ['-r', 'tree', 'dst'], ['-r', 'tree', 'dst'])
+    results = dict((side, (rc, messages, _snapshot(root))) for side, (root, dummy, rc, messages) in sides.items())
+    assert results['tool'] == results['cp']
+    assert results['tool'][:2] == (1, [message])
+
+
+def test_dev_stdout_to_a_pipe_like_cp(tmp_path):
+    """/dev/stdout is a link to /proc/self/fd/1, itself a link to 'pipe:[N]': opened as named, as cp opens it."""
+    content = data(3 * BUF + 9, 23)
+    src = write(tmp_path / 'src', content)
+    for argv in ([_gnu_cp(), src, '/dev/stdout'], _tool_argv('--buffer-size', '64k', src, '/dev/stdout')):
+        done = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60, check=False)
+        assert (done.returncode, done.stderr, done.stdout == content) == (0, b'', True)
+
+
+def test_symlink_destination_written_in_place_in_process(tmp_path, monkeypatch):
+    """The same without cp (and in this process, for coverage): a failure leaves the link and its file, like cp."""
+    before = _link_to_file(tmp_path)
+    rc, err = run_main(['--buffer-size', '64k', tmp_path / 'src', tmp_path / 'dir' / 'link'])
+    assert (rc, err) == (0, '')
+    found = _after(tmp_path, before, False)
+    assert found['link'] == '../elsewhere/real' and found['same inode'] and found['content'] and found['mode'] == '0o640'
+    monkeypatch.setattr(tool, 'copy_range', _no_kernel_copy)
+    monkeypatch.setattr(tool, 'write_at', _failing(tool.write_at, 2, OSError(errno.ENOSPC, 'No space left on device')))
+    rc, err = run_main(['--buffer-size', '64k', tmp_path / 'src', tmp_path / 'dir' / 'link'])
+    assert (rc, err) == (1, "iotune-copy: error writing '%s': No space left on device\n" % (tmp_path / 'dir' / 'link'))
+    assert os.path.islink(str(tmp_path / 'dir' / 'link')) and os.stat(str(tmp_path / 'elsewhere' / 'real')).st_ino == before.st_ino
+    assert temp_files(tmp_path / 'dir') == [] and temp_files(tmp_path / 'elsewhere') == []
+
+
 def test_fifo_source_is_read_without_r(tmp_path):
     fifo = str(tmp_path / 'fifo')
     os.mkfifo(fifo)
