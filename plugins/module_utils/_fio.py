@@ -258,15 +258,51 @@ MANAGED_OPTIONS = frozenset((
     'runtime', 'ramp_time', 'time_based', 'ioengine', 'iodepth', 'rwmixread', 'rwmixwrite',
     'output', 'output_format',
 ))
-# Options that run commands, write other files, change system state or break the JSON.
-FORBIDDEN_OPTIONS = frozenset((
-    'filename_format', 'directory', 'opendir', 'ioscheduler', 'status_interval',
-    'write_bw_log', 'write_lat_log', 'write_iops_log', 'write_hist_log', 'per_job_logs',
-    'trigger', 'trigger_file', 'trigger_timeout', 'trigger_cmd', 'client', 'server',
-    'cmdprio_bssplit', 'merge_blktrace_file', 'write_iolog', 'read_iolog', 'replay_redirect',
-    'allow_mounted_write', 'nrfiles', 'filesize',
-))
-FORBIDDEN_PREFIXES = ('exec_', 'write_', 'log_', 'trigger', 'cgroup')
+# The options a job's ``options`` may set: an allowlist of fio options that only shape the
+# workload (pattern, sizes of the I/O, parallelism, pacing, flushing, buffer contents, engine
+# tuning) of the one target the module names. Nothing that names a path or a file (filename,
+# directory, opendir, a file-backed mem=mmap:/path), runs a command (exec_*, trigger*), writes
+# logs or other output, changes system state (ioscheduler, cgroup, prio, lockmem, unlink) or
+# grows the scratch file past the checked free space (offset, filesize, file_append, fill_device)
+# is on it. name -> None (any value of the plain form, see _VALUE_RE) or the tuple of accepted values.
+_FLAG = ('0', '1')
+_MEM_TYPES = ('malloc', 'mmap', 'mmapshared')
+ALLOWED_OPTIONS = {
+    # block sizes and alignment
+    'bsrange': None, 'blocksize_range': None, 'bssplit': None, 'bs_unaligned': _FLAG, 'blocksize_unaligned': _FLAG,
+    'bs_is_seq_rand': _FLAG, 'blockalign': None, 'ba': None,
+    # amount of I/O
+    'io_size': None, 'number_ios': None, 'loops': None,
+    # parallelism and queueing
+    'numjobs': None, 'thread': _FLAG, 'group_reporting': _FLAG, 'iodepth_batch': None, 'iodepth_batch_submit': None,
+    'iodepth_batch_complete_min': None, 'iodepth_batch_complete_max': None, 'iodepth_low': None,
+    'serialize_overlap': _FLAG, 'io_submit_mode': ('inline', 'offload'),
+    # random access pattern
+    'norandommap': _FLAG, 'randrepeat': _FLAG, 'allrandrepeat': _FLAG, 'randseed': None, 'random_distribution': None,
+    'random_generator': ('tausworthe', 'lfsr', 'tausworthe64'), 'percentage_random': None,
+    'rw_sequencer': ('sequential', 'identical'),
+    # flushing, caching and layout of the target
+    'sync': ('none', '0', 'sync', '1', 'dsync'), 'fsync': None, 'fdatasync': None, 'end_fsync': _FLAG,
+    'fsync_on_close': _FLAG, 'invalidate': _FLAG, 'pre_read': _FLAG, 'overwrite': _FLAG,
+    'fallocate': ('none', 'native', 'posix', 'keep', 'truncate', '0', '1'),
+    # pacing
+    'startdelay': None, 'thinktime': None, 'thinktime_spin': None, 'thinktime_blocks': None,
+    'thinktime_blocks_type': ('complete', 'issue'), 'rate': None, 'rate_min': None, 'rate_iops': None,
+    'rate_iops_min': None, 'rate_process': ('linear', 'poisson'), 'rate_ignore_thinktime': _FLAG, 'rate_cycle': None,
+    'latency_target': None, 'latency_window': None, 'latency_percentile': None, 'latency_run': _FLAG,
+    'max_latency': None,
+    # buffer contents and memory (anonymous only: no file-backed "mmap:/path" form)
+    'zero_buffers': _FLAG, 'refill_buffers': _FLAG, 'scramble_buffers': _FLAG, 'buffer_compress_percentage': None,
+    'buffer_compress_chunk': None, 'dedupe_percentage': None, 'mem': _MEM_TYPES, 'iomem': _MEM_TYPES,
+    'mem_align': None, 'iomem_align': None,
+    # engine tuning (io_uring, libaio, pvsync2; fio refuses them with another engine)
+    'hipri': _FLAG, 'fixedbufs': _FLAG, 'registerfiles': _FLAG, 'sqthread_poll': _FLAG, 'nonvectored': _FLAG,
+    'userspace_reap': _FLAG, 'nowait': _FLAG,
+}
+# The plain form of an allowed option's value: numbers with units, ranges and lists
+# (4k-64k, 4k/50:64k/50, zipf:1.2, 1m,512k); no spaces, quotes, "$", "=" or control characters.
+_VALUE_RE = re.compile(r'^[A-Za-z0-9_.,:/%-]+$')
+OPTIONS_DOC = "the fio module's documentation (jobs) and docs/benchmark.md"
 
 _KEY_RE = re.compile(r'^[a-z0-9_]+$')
 _DURATION_RE = re.compile(r'^\d+$')
@@ -288,17 +324,49 @@ def _check_value(key, value):
     return value
 
 
-def _parse_extra(extra):
-    """Normalise ``extra`` (dict, or list of ``--key=value``/``key=value``) to (key, value) pairs."""
+def accepted_options():
+    """The names :func:`check_fio_options` accepts, sorted (for messages and documentation)."""
+    return sorted(ALLOWED_OPTIONS)
+
+
+def _allowed_value(key, value, where):
+    try:
+        value = _check_value(key, value)
+    except ValueError as exc:
+        raise ValueError('{0}: {1}'.format(where, exc))
+    choices = ALLOWED_OPTIONS[key]
+    if choices is None:
+        if not _VALUE_RE.match(value):
+            raise ValueError('{0}: fio option "{1}": value {2!r} is not of the plain form fio takes for it (letters, digits '
+                             'and . , : / % - only)'.format(where, key, value))
+    elif value not in choices:
+        hint = ''
+        if key in ('mem', 'iomem') and ':' in value:
+            hint = ' (the file-backed "type:path" form creates and truncates that file)'
+        raise ValueError('{0}: fio option "{1}": value {2!r} is not accepted{3}; accepted: {4}'.format(
+            where, key, value, hint, ', '.join(choices)))
+    return value
+
+
+def check_fio_options(extra, where='options'):
+    """A job's raw fio options checked against the allowlist, as (key, value) pairs.
+
+    ``extra`` is a dict, or a list of ``--key=value``/``key=value`` (a bare ``--key`` is
+    ``key=1``). Every name must be in :data:`ALLOWED_OPTIONS` (options the module sets through
+    a job key, :data:`MANAGED_OPTIONS`, say so), every value of the form it takes there.
+    ``where`` names the field in errors (``jobs[0].options``). The one check of raw options:
+    the module, build_argv and the ``iotune_benchmark`` policy validation all use it.
+    Raises ValueError naming ``where``, the option and the accepted ones.
+    """
     if extra is None:
         return []
     if isinstance(extra, dict):
-        pairs = sorted(extra.items())
+        pairs = sorted(extra.items(), key=lambda item: str(item[0]))
     elif isinstance(extra, (list, tuple)):
         pairs = []
         for item in extra:
             if not isinstance(item, str):
-                raise ValueError('extra fio option {0!r} is not a string of the form --name=value'.format(item))
+                raise ValueError('{0}: fio option {1!r} is not a string of the form --name=value'.format(where, item))
             text = item[2:] if item.startswith('--') else item
             if '=' in text:
                 key, value = text.split('=', 1)
@@ -306,17 +374,18 @@ def _parse_extra(extra):
                 key, value = text, True
             pairs.append((key, value))
     else:
-        raise ValueError('extra fio options must be a dict or a list of --name=value strings')
+        raise ValueError('{0}: fio options must be a dict or a list of --name=value strings'.format(where))
     checked = []
     for key, value in pairs:
         if not isinstance(key, str) or not _KEY_RE.match(key):
-            raise ValueError('extra fio option {0!r}: names are lower-case letters, digits and "_" only'.format(key))
+            raise ValueError('{0}: fio option {1!r}: names are lower-case letters, digits and "_" only'.format(where, key))
         if key in MANAGED_OPTIONS:
-            raise ValueError('extra fio option "{0}" is set by the module; use the dedicated option instead'.format(key))
-        if key in FORBIDDEN_OPTIONS or key.startswith(FORBIDDEN_PREFIXES):
-            raise ValueError('extra fio option "{0}" is not allowed (runs commands, writes other files, '
-                             'changes system state or breaks the JSON output)'.format(key))
-        checked.append((key, _check_value(key, value)))
+            raise ValueError('{0}: fio option "{1}" is set by the module; use the dedicated option instead'.format(where, key))
+        if key not in ALLOWED_OPTIONS:
+            raise ValueError('{0}: fio option "{1}" is not allowed: only options that shape the workload are (none that '
+                             'names a file or path, runs a command, writes output or changes system state); accepted: {2} '
+                             '(see {3})'.format(where, key, ', '.join(accepted_options()), OPTIONS_DOC))
+        checked.append((key, _allowed_value(key, value, where)))
     return checked
 
 
@@ -401,11 +470,12 @@ def build_argv(fio_bin, job):
     ramp_time = _seconds(job, 'ramp_time')
     if ramp_time:
         options.append(('ramp_time', str(ramp_time)))
-    extra = _parse_extra(job.get('extra'))
+    where = 'job {0} options'.format(name)
+    extra = check_fio_options(job.get('extra'), where)
     seen = set(key for key, dummy in options)
     for key, value in extra:
         if key in seen:
-            raise ValueError('extra fio option "{0}" is already set by the preset'.format(key))
+            raise ValueError('{0}: fio option "{1}" is already set by the preset'.format(where, key))
         seen.add(key)
         options.append((key, value))
     options.append(('output-format', 'json'))
@@ -461,6 +531,7 @@ def normalize_jobs(jobs):
             raise ValueError('{0}: unknown preset {1!r}; accepted presets: {2}'.format(where, spec['preset'], _accepted_presets()))
         job = dict((key, value) for key, value in spec.items() if value is not None and key != 'options')
         if spec.get('options') is not None:
+            check_fio_options(spec['options'], where + '.options')
             job['extra'] = spec['options']
         job['name'] = spec.get('name') or spec.get('preset') or spec.get('rw')
         normalized.append(job)

@@ -22,7 +22,8 @@ description:
     carries a file-system, RAID or partition-table signature (C(blkid -p)) or is held by another device.
   - B(Cache guard.) A buffered job (O(direct=false)) whose working set is under twice the RAM measures the page cache,
     not the storage. Such a job always returns C(cache_suspect=true), and a warning unless O(allow_cached=true).
-  - fio always runs with an argument list, never through a shell. Options that run commands, write other files or
+  - fio always runs with an argument list, never through a shell. Raw fio options are an allowlist of options that
+    only shape the workload (see O(jobs)); options that name files or paths, run commands, write other files or
     change system state are refused.
 author:
   - iotune.storage maintainers (@iotune)
@@ -66,6 +67,28 @@ options:
       - "A dict has C(preset) or C(rw) (V(read), V(write), V(randread), V(randwrite), V(rw), V(readwrite), V(randrw)),
         and optionally C(name) (default: the preset or rw; names must be unique), C(bs), C(iodepth), C(ioengine),
         C(rwmixread), C(direct) (overrides O(direct)) and C(options) (further fio options, a dict)."
+      - "C(options) is an allowlist: only fio options that shape the workload are accepted, by group: block sizes
+        C(bsrange), C(blocksize_range), C(bssplit), C(bs_unaligned), C(blocksize_unaligned), C(bs_is_seq_rand),
+        C(blockalign), C(ba); amount C(io_size), C(number_ios), C(loops); parallelism C(numjobs), C(thread),
+        C(group_reporting), C(iodepth_batch), C(iodepth_batch_submit), C(iodepth_batch_complete_min),
+        C(iodepth_batch_complete_max), C(iodepth_low), C(serialize_overlap), C(io_submit_mode); random pattern
+        C(norandommap), C(randrepeat), C(allrandrepeat), C(randseed), C(random_distribution), C(random_generator),
+        C(percentage_random), C(rw_sequencer); flushing and layout C(sync), C(fsync), C(fdatasync), C(end_fsync),
+        C(fsync_on_close), C(invalidate), C(pre_read), C(overwrite), C(fallocate); pacing C(startdelay), C(thinktime),
+        C(thinktime_spin), C(thinktime_blocks), C(thinktime_blocks_type), C(rate), C(rate_min), C(rate_iops),
+        C(rate_iops_min), C(rate_process), C(rate_ignore_thinktime), C(rate_cycle), C(latency_target),
+        C(latency_window), C(latency_percentile), C(latency_run), C(max_latency); buffers C(zero_buffers),
+        C(refill_buffers), C(scramble_buffers), C(buffer_compress_percentage), C(buffer_compress_chunk),
+        C(dedupe_percentage), C(mem), C(iomem), C(mem_align), C(iomem_align); engine tuning C(hipri), C(fixedbufs),
+        C(registerfiles), C(sqthread_poll), C(nonvectored), C(userspace_reap), C(nowait)."
+      - "Values are numbers, V(true)/V(false) for flags (fio's 1 and 0), or plain strings of letters, digits and
+        C(. , : / % -). C(mem) and C(iomem) take only V(malloc), V(mmap) or V(mmapshared) (anonymous memory; the
+        file-backed C(mmap:/path) form, which creates and truncates that file, is refused). Anything else is refused
+        before a file is created or fio runs, naming the job and the option: among others C(filename), C(directory),
+        C(opendir), C(exec_prerun), C(exec_postrun), C(write_*_log), C(trigger*), C(ioscheduler), C(cgroup), C(prio),
+        C(lockmem), C(unlink), C(offset), C(filesize), C(verify*) and C(status_interval). Options the module sets
+        itself (C(rw), C(bs), C(iodepth), C(ioengine), C(rwmixread), C(direct), C(size), C(runtime), ...) are given
+        with the job keys and module options instead."
     type: list
     elements: raw
     default: [seq-read]

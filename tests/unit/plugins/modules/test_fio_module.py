@@ -133,7 +133,7 @@ def test_check_mode_runs_nothing(monkeypatch, tmp_path):
     ({'jobs': ['seq-read', 'seq-read']}, 'duplicate job name'),
     ({'jobs': [{'rw': 'trim'}]}, "unknown rw 'trim'; accepted: read, write"),
     ({'jobs': [{'preset': 'seq-read', 'ioengine': 'exec'}]}, "unknown ioengine 'exec'; accepted: sync, psync"),
-    ({'jobs': [{'preset': 'seq-read', 'options': {'exec_prerun': 'touch /tmp/x'}}]}, 'exec_prerun" is not allowed'),
+    ({'jobs': [{'preset': 'seq-read', 'options': {'exec_prerun': 'touch /tmp/x'}}]}, r'jobs\[0\]\.options: fio option "exec_prerun" is not allowed'),
     ({'jobs': [{'preset': 'seq-read', 'options': {'filename': '/dev/sda'}}]}, 'set by the module'),
     ({'size': 'lots'}, "size/min_free: invalid size 'lots'"),
     ({'repeat': 0}, 'repeat must be at least 1'),
@@ -148,9 +148,10 @@ def test_bad_input_fails_and_leaves_nothing(monkeypatch, tmp_path, args, message
 
 
 def test_fio_rejecting_an_option_is_reported_and_cleaned_up(monkeypatch, tmp_path):
-    kind, result = run(monkeypatch, directory=str(tmp_path), jobs=[{'preset': 'seq-read', 'options': {'no_such_option': 1}}])
+    # an allowed option with a value of the right form that fio itself refuses
+    kind, result = run(monkeypatch, directory=str(tmp_path), jobs=[{'preset': 'seq-read', 'options': {'random_distribution': 'bogus'}}])
     assert kind == 'fail'
-    assert 'fio failed' in result['msg'] and 'no_such_option' in result['msg']
+    assert 'fio failed' in result['msg'] and 'random_distribution=bogus' in result['msg']
     assert leftovers(tmp_path) == []
 
 

@@ -55,7 +55,9 @@ def test_valid_settings(value):
     # what the module refuses on the host is refused on the controller first
     ({'jobs': ['seq-read', {'rw': 'trim'}]}, None, "iotune_benchmark.jobs[1]: unknown rw 'trim'"),
     ({'jobs': [{'preset': 'seq-read', 'ioengine': 'net'}]}, None, "iotune_benchmark.jobs[0]: unknown ioengine 'net'"),
-    ({'jobs': [{'preset': 'seq-read', 'options': {'exec_prerun': 'x'}}]}, None, 'iotune_benchmark.jobs[0]: extra fio option "exec_prerun" is not allowed'),
+    ({'jobs': [{'preset': 'seq-read', 'options': {'exec_prerun': 'x'}}]}, None, 'iotune_benchmark.jobs[0].options: fio option "exec_prerun" is not allowed'),
+    ({'jobs': [{'preset': 'seq-read', 'options': {'mem': 'mmap:/etc/passwd'}}]}, None,
+     'iotune_benchmark.jobs[0].options: fio option "mem": value \'mmap:/etc/passwd\' is not accepted'),
     ({'jobs': [{'rw': 'read', 'rwmixread': 50}]}, None, 'iotune_benchmark.jobs[0]: rwmixread applies only'),
     ({'jobs': [{'preset': 'seq-read', 'name': 'a b'}]}, None, "iotune_benchmark.jobs[0]: job name 'a b'"),
 ])
