@@ -12,13 +12,15 @@ commands run through a ``run_command(argv) -> (rc, out, err)`` callable."""
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import base64
 import errno
 import hashlib
 import os
+import re
 import stat
 import tempfile
 
-from ansible_collections.iotune.storage.plugins.module_utils._journal import file_content, file_state, fsync_dir
+from ansible_collections.iotune.storage.plugins.module_utils._journal import file_content, file_state, fsync_dir, read_xattrs
 from ansible_collections.iotune.storage.plugins.module_utils._mount_plan import in_effect, option_state, plan_remount
 from ansible_collections.iotune.storage.plugins.module_utils._mountinfo import read_mountinfo, visible_mounts
 from ansible_collections.iotune.storage.plugins.module_utils._sysfs import parse_scheduler
@@ -32,23 +34,52 @@ def _as_bytes(data):
     return data.encode('utf-8', 'surrogateescape') if not isinstance(data, bytes) else data
 
 
-def atomic_write(path, data, mode=None, uid=None, gid=None, keep_existing=True):
+TEMP_SUFFIX = '.iotune'
+
+
+def _temp_name_re(path):
+    # tempfile.mkstemp's names: prefix, 8 characters of [a-z0-9_], suffix
+    return re.compile(r'^\.%s\.[a-z0-9_]{8}%s\Z' % (re.escape(os.path.basename(path)), re.escape(TEMP_SUFFIX)))
+
+
+def stale_temps(path):
+    """Temporary files that atomic_write left beside ``path`` when its process was killed
+    (SIGKILL between the temporary file and the rename; issue 18, F4)."""
+    directory = os.path.dirname(path)
+    pattern = _temp_name_re(path)
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return []
+    return sorted(os.path.join(directory, name) for name in names if pattern.match(name))
+
+
+def _set_xattrs(fd, xattrs):
+    for name, value in sorted(xattrs.items()):
+        os.setxattr(fd, name, base64.b64decode(value))
+
+
+def atomic_write(path, data, mode=None, uid=None, gid=None, keep_existing=True, xattrs=None):
     """Write ``data`` to ``path`` through a temporary file and a rename.
 
-    With ``keep_existing`` an existing file keeps its mode and owner; a new
-    one (or any, without it) gets ``mode`` (default 0644) and ``uid``/``gid``
-    (default the caller)."""
+    With ``keep_existing`` an existing file keeps its mode, owner and extended
+    attributes (POSIX ACLs, SELinux label); a new one (or any, without it) gets
+    ``mode`` (default 0644), ``uid``/``gid`` (default the caller) and ``xattrs``
+    ({name: base64 value}). A symlink is followed: the file it points to is
+    replaced and the link stays (issue 18, F5)."""
     data = _as_bytes(data)
+    path = os.path.realpath(path)
     try:
         st = os.stat(path)
         if keep_existing:
             mode, uid, gid = stat.S_IMODE(st.st_mode), st.st_uid, st.st_gid
+            xattrs = read_xattrs(path)
     except OSError as exc:
         if exc.errno != errno.ENOENT:
             raise
     mode = 0o644 if mode is None else mode
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, temp = tempfile.mkstemp(prefix='.%s.' % os.path.basename(path), suffix='.iotune', dir=directory)
+    directory = os.path.dirname(path)
+    fd, temp = tempfile.mkstemp(prefix='.%s.' % os.path.basename(path), suffix=TEMP_SUFFIX, dir=directory)
     try:
         with os.fdopen(fd, 'wb') as handle:
             handle.write(data)
@@ -56,6 +87,8 @@ def atomic_write(path, data, mode=None, uid=None, gid=None, keep_existing=True):
             os.fchmod(handle.fileno(), mode)
             if uid is not None or gid is not None:
                 os.fchown(handle.fileno(), -1 if uid is None else uid, -1 if gid is None else gid)
+            # after chmod and chown, which would change an ACL's mask or drop security.capability
+            _set_xattrs(handle.fileno(), xattrs or {})
             os.fsync(handle.fileno())
         os.rename(temp, path)
     except BaseException:
@@ -74,7 +107,7 @@ def apply_file(journal, path, data, mode=None, **extra):
         return False
     after = {'state': 'present', 'sha256': hashlib.sha256(data).hexdigest(), 'size': len(data)}
     journal.record('file', path, before, after, **extra)
-    directory = os.path.dirname(os.path.abspath(path))
+    directory = os.path.dirname(os.path.realpath(path))
     if not os.path.isdir(directory):
         raise ApplyError('cannot write %s: directory %s does not exist' % (path, directory))
     atomic_write(path, data, mode=mode)
@@ -123,21 +156,27 @@ def restore_directory(record, check=False):
 
 def restore_file(path, before, check=False):
     """Put a file back as a journal record's ``before`` has it (content, mode,
-    owner; or absent).  True when something changed (or, with ``check``,
-    would change)."""
+    owner, extended attributes; or absent), through a symlink as the run wrote
+    it, and remove the temporary files a killed run left beside it. True when
+    something changed (or, with ``check``, would change)."""
     current = file_state(path)
+    temps = stale_temps(os.path.realpath(path))
+    if not check:
+        for temp in temps:
+            os.unlink(temp)
     if before.get('state') != 'present':
         if current['state'] == 'absent':
-            return False
+            return bool(temps)
         if not check:
-            os.unlink(path)
+            os.unlink(os.path.realpath(path))
         return True
     if current == before or check:
-        return current != before
-    directory = os.path.dirname(os.path.abspath(path))
+        return current != before or bool(temps)
+    directory = os.path.dirname(os.path.realpath(path))
     if not os.path.isdir(directory):
         os.makedirs(directory, 0o755)
-    atomic_write(path, file_content(before), int(before['mode'], 8), before['uid'], before['gid'], keep_existing=False)
+    atomic_write(path, file_content(before), int(before['mode'], 8), before['uid'], before['gid'], keep_existing=False,
+                 xattrs=before.get('xattrs'))
     return True
 
 
@@ -168,13 +207,34 @@ def sysfs_value(path):
         return text
 
 
+# Queue attributes a scheduler switch sets anew (blk-mq gives the queue the new elevator's depth).
+RESET_BY_SCHEDULER = ('nr_requests',)
+
+
+def _reset_values(path):
+    """The values a write to ``path`` resets in the same queue directory, as they are now."""
+    if os.path.basename(path) != 'scheduler':
+        return {}
+    found = {}
+    for name in RESET_BY_SCHEDULER:
+        sibling = os.path.join(os.path.dirname(path), name)
+        if os.path.exists(sibling):
+            found[name] = sysfs_value(sibling)
+    return found
+
+
 def apply_sysfs(journal, change):
-    """One queue attribute: journal, write, read back."""
+    """One queue attribute: journal, write, read back. A scheduler record also keeps the
+    values the switch resets, so that a rollback can put them back (issue 18, R1)."""
     path = change['path']
     before = sysfs_value(path)
     if before == change['after']:
         return False
-    journal.record('sysfs', path, before, change['after'], device=change['target'], setting=change['setting'])
+    extra = dict(device=change['target'], setting=change['setting'])
+    resets = _reset_values(path)
+    if resets:
+        extra['resets'] = resets
+    journal.record('sysfs', path, before, change['after'], **extra)
     write_value(path, change['after'])
     now = sysfs_value(path)
     if now != change['after']:
@@ -183,10 +243,19 @@ def apply_sysfs(journal, change):
 
 
 def restore_sysfs(record, check=False):
+    """Write the value back; after a scheduler, the values its switch reset (``resets``)."""
     path = record['target']
-    if sysfs_value(path) == record['before'] or check:
-        return sysfs_value(path) != record['before']
-    write_value(path, record['before'])
+    directory = os.path.dirname(path)
+    resets = dict((os.path.join(directory, name), value) for name, value in sorted((record.get('resets') or {}).items()))
+    wrong = [(target, value) for target, value in [(path, record['before'])] + sorted(resets.items())
+             if sysfs_value(target) != value]
+    if not wrong or check:
+        return bool(wrong)
+    if sysfs_value(path) != record['before']:
+        write_value(path, record['before'])
+    for target, value in sorted(resets.items()):
+        if sysfs_value(target) != value:
+            write_value(target, value)
     return True
 
 

@@ -68,6 +68,61 @@ def unwritable(changes):
     return problems
 
 
+# Room a run keeps free beside what its journal records and its files need: the rolled-back mark,
+# directory blocks, and a margin so that a rollback never meets a full file system (issue 18, F1).
+RECORD_BYTES = 1024
+SPACE_RESERVE = 256 * 1024
+
+
+def _size(text):
+    if text is None:
+        return 0
+    return len(text if isinstance(text, bytes) else text.encode('utf-8', 'surrogateescape'))
+
+
+def _file_system(path):
+    """(st_dev, path) of the nearest existing directory at or above ``path``."""
+    path = os.path.abspath(path)
+    while not os.path.isdir(path) and path != os.path.dirname(path):
+        path = os.path.dirname(path)
+    return os.stat(path).st_dev, path
+
+
+def space_needs(changes, journal_dir):
+    """{st_dev: (a path on it, bytes needed)} for a plan's changes: each journal record (a file's
+    record holds its whole previous content, base64), and on each file's own file system the
+    larger of its new and old content (the temporary file of the change, then of its rollback)."""
+    needs = {}
+
+    def need(path, size):
+        dev, where = _file_system(path)
+        known = needs.get(dev, (where, 0))
+        needs[dev] = (known[0], known[1] + size)
+
+    need(journal_dir, SPACE_RESERVE)
+    for change in changes:
+        before = after = 0
+        if change['kind'] == 'file':
+            before, after = _size(change.get('before')), _size(change.get('after'))
+            need(os.path.dirname(change.get('path') or change['target']), max(before, after) + SPACE_RESERVE)
+        need(journal_dir, RECORD_BYTES + (before + 2) // 3 * 4)
+    return needs
+
+
+def space_problems(changes, journal_dir, statvfs=None):
+    """Why the run would not fit on its file systems, as sentences ([] when it does); checked
+    before the first journal record, so that a full file system stops a run before any change
+    rather than between a change and the record of the next one."""
+    problems = []
+    for dev, (where, needed) in sorted(space_needs(changes, journal_dir).items()):
+        fs = (statvfs or os.statvfs)(where)
+        free = fs.f_bavail * fs.f_frsize
+        if free < needed:
+            problems.append('not enough free space on the file system of %s for the journal and the files of this run '
+                            '(and their rollback): %d KiB free, %d KiB needed' % (where, free // 1024, (needed + 1023) // 1024))
+    return problems
+
+
 def summary_message(checks):
     """'5 checks: 3 compliant, 2 drift' (statuses with a zero count left out)."""
     counts = summarize(checks)

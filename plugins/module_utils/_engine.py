@@ -21,7 +21,8 @@ from ansible_collections.iotune.storage.plugins.module_utils._apply import (
 from ansible_collections.iotune.storage.plugins.module_utils._blockq_plan import DEFAULT_RULES_FILE, plan_block_queue
 from ansible_collections.iotune.storage.plugins.module_utils._cache_plan import DEFAULT_SYSCTL_FILE, SYSTEMD_RUN_DIR, plan_cache
 from ansible_collections.iotune.storage.plugins.module_utils._checks import ERROR, summarize
-from ansible_collections.iotune.storage.plugins.module_utils._concern import apply_changes, file_diffs, live_diff, summary_message, unwritable
+from ansible_collections.iotune.storage.plugins.module_utils._concern import (
+    apply_changes, file_diffs, live_diff, space_problems, summary_message, unwritable)
 from ansible_collections.iotune.storage.plugins.module_utils._copy_tools_plan import plan_copy_tools
 from ansible_collections.iotune.storage.plugins.module_utils._fstab import normalize_mount_point
 from ansible_collections.iotune.storage.plugins.module_utils._iofacts import read_memory_bytes
@@ -343,6 +344,8 @@ def run_concerns_unlocked(concerns, runner, check_mode=False, diff=False, run_id
         return result
 
     problems = [problem for concern, plan in planned for problem in unwritable(plan['changes'])]
+    if not problems and journal_dir is not None:
+        problems = space_problems([change for concern, plan in planned for change in plan['changes']], journal_dir)
     if problems:
         result['changed'] = False
         raise EngineError('nothing changed: %s' % '; '.join(problems), result)

@@ -139,11 +139,32 @@ def host_lock(journal_dir, timeout=LOCK_TIMEOUT):
         os.close(fd)
 
 
+def read_xattrs(path):
+    """Extended attributes of ``path`` (POSIX ACLs are ``system.posix_acl_*``, SELinux labels
+    ``security.selinux``) as {name: base64 value}; {} where the file system has none."""
+    try:
+        names = os.listxattr(path)
+    except OSError as exc:
+        if exc.errno in (errno.ENOTSUP, errno.EOPNOTSUPP, errno.ENOSYS):
+            return {}
+        raise
+    found = {}
+    for name in sorted(names):
+        try:
+            found[name] = base64.b64encode(os.getxattr(path, name)).decode('ascii')
+        except OSError as exc:
+            if exc.errno != errno.ENODATA:
+                raise
+    return found
+
+
 def file_state(path):
     """The state of ``path`` as a journal records it: full content (base64),
-    mode and owner, or ``{'state': 'absent'}``."""
+    mode, owner and extended attributes (``xattrs``, when it has any), or
+    ``{'state': 'absent'}``. A symlink is followed: the file it points to is
+    what the run reads and writes, and the link stays a link (issue 18, F5)."""
     try:
-        st = os.lstat(path)
+        st = os.stat(path)
     except OSError as exc:
         if exc.errno == errno.ENOENT:
             return {'state': 'absent'}
@@ -152,8 +173,12 @@ def file_state(path):
         raise JournalError('%s is not a regular file' % path)
     with open(path, 'rb') as handle:
         content = handle.read()
-    return {'state': 'present', 'content_b64': base64.b64encode(content).decode('ascii'),
-            'mode': '%04o' % stat.S_IMODE(st.st_mode), 'uid': st.st_uid, 'gid': st.st_gid}
+    state = {'state': 'present', 'content_b64': base64.b64encode(content).decode('ascii'),
+             'mode': '%04o' % stat.S_IMODE(st.st_mode), 'uid': st.st_uid, 'gid': st.st_gid}
+    xattrs = read_xattrs(path)
+    if xattrs:
+        state['xattrs'] = xattrs
+    return state
 
 
 def file_content(state):
@@ -177,6 +202,16 @@ def _drop_torn_tail(fd):
             return
         pos = start
     os.ftruncate(fd, 0)
+
+
+def record_entry(seq, run_id, module, kind, target, before, after, extra):
+    """A record with its small keys first and ``before`` (a whole file, for a file) last:
+    a record cut short still names its kind, target and ``after`` (see torn_record)."""
+    entry = {'seq': seq, 'time': now_utc(), 'run_id': run_id, 'module': module, 'kind': kind, 'target': target,
+             'after': after}
+    entry.update((key, extra[key]) for key in sorted(extra))
+    entry['before'] = before
+    return entry
 
 
 class Journal(object):
@@ -207,16 +242,23 @@ class Journal(object):
         ensure_dir(self.journal_dir)
         if os.path.exists(mark_path(self.journal_dir, self.run_id)):
             raise JournalError('run %s was rolled back; start a new run_id to change the host again' % self.run_id)
-        entry = dict(extra, seq=self._next_seq(), time=now_utc(), run_id=self.run_id, module=self.module,
-                     kind=kind, target=target, before=before, after=after)
-        line = (json.dumps(entry, sort_keys=True) + '\n').encode('utf-8')
+        entry = record_entry(self._next_seq(), self.run_id, self.module, kind, target, before, after, extra)
+        line = (json.dumps(entry) + '\n').encode('utf-8')
         created = not os.path.exists(self.path)
         fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
         try:
             _drop_torn_tail(fd)
-            while line:
-                line = line[os.write(fd, line):]
-            os.fsync(fd)
+            size = os.fstat(fd).st_size
+            try:
+                while line:
+                    line = line[os.write(fd, line):]
+                os.fsync(fd)
+            except (IOError, OSError) as exc:
+                # a full file system (ENOSPC) must not leave half a record: its change is not made
+                os.ftruncate(fd, size)
+                self._seq -= 1
+                raise JournalError('cannot write journal record %d to %s: %s; its change was not made'
+                                   % (entry['seq'], self.path, exc.strerror or exc))
         finally:
             os.close(fd)
         if created:
@@ -262,6 +304,39 @@ def read_records(path):
     return records, problems
 
 
+_TORN_FIELDS = re.compile(r'"(seq|kind|target|module|proc_root)": ("(?:[^"\\]|\\.)*"|\d+)')
+
+
+def torn_record(path):
+    """What can be read of a journal's last record when it is cut short (None when the last
+    record is whole): ``seq``, ``kind``, ``target``, ``module`` and ``after`` where they
+    survived. A record is cut either while it was written (its change never started) or
+    after, by a file system that lost its tail (the change was made; issue 18, F7)."""
+    try:
+        with open(path, 'rb') as handle:
+            data = handle.read()
+    except (IOError, OSError):
+        return None
+    tail = data.rstrip(b'\n').rsplit(b'\n', 1)[-1].decode('utf-8', 'replace')
+    if not tail.strip():
+        return None
+    try:
+        json.loads(tail)
+        return None
+    except ValueError:
+        pass
+    found = {'line': tail[:200]}
+    for key, value in _TORN_FIELDS.findall(tail):
+        found.setdefault(key, json.loads(value))
+    after = re.search(r'"after": ', tail)
+    if after:
+        try:
+            found['after'] = json.JSONDecoder().raw_decode(tail, after.end())[0]
+        except ValueError:
+            pass
+    return found
+
+
 def list_runs(journal_dir):
     """Runs in the journal directory, oldest first:
     [{run_id, path, records, started, rolled_back}]."""
@@ -302,11 +377,17 @@ def write_mark(journal_dir, run_id, summary):
     """Mark ``run_id`` rolled back (atomically)."""
     path = mark_path(journal_dir, run_id)
     temp = path + '.tmp'
-    with open(temp, 'w') as handle:
-        json.dump(dict(summary, run_id=run_id, time=now_utc()), handle, sort_keys=True)
-        handle.write('\n')
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.chmod(temp, 0o600)
-    os.rename(temp, path)
+    try:
+        with open(temp, 'w') as handle:
+            json.dump(dict(summary, run_id=run_id, time=now_utc()), handle, sort_keys=True)
+            handle.write('\n')
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temp, 0o600)
+        os.rename(temp, path)
+    except (IOError, OSError) as exc:
+        # a full file system: no half-written mark left behind (issue 18, F1)
+        if os.path.exists(temp):
+            os.unlink(temp)
+        raise JournalError('cannot mark run %s rolled back in %s: %s' % (run_id, journal_dir, exc.strerror or exc))
     fsync_dir(journal_dir)

@@ -101,17 +101,19 @@ msg:
 '''
 
 import base64
+import hashlib
 import os
 
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils._apply import (
-    ApplyError, restore_directory, restore_file, restore_mount, restore_sysctl, restore_sysfs, restore_vxtunefs, sysfs_value)
+    ApplyError, read_value, restore_directory, restore_file, restore_mount, restore_sysctl, restore_sysfs, restore_vxtunefs,
+    sysfs_value)
 from ansible_collections.iotune.storage.plugins.module_utils._checks import COMPLIANT, DRIFT, ERROR, make_check
 from ansible_collections.iotune.storage.plugins.module_utils._concern import check_args
 from ansible_collections.iotune.storage.plugins.module_utils._journal import (
-    JournalError, acquire_lock, file_state, journal_path, latest_open_run, list_runs, read_mark, read_records, validate_run_id,
-    write_mark)
+    JournalError, acquire_lock, file_state, journal_path, latest_open_run, list_runs, read_mark, read_records, torn_record,
+    validate_run_id, write_mark)
 from ansible_collections.iotune.storage.plugins.module_utils._engine import UDEV_CONTROL
 from ansible_collections.iotune.storage.plugins.module_utils._runner import CommandRunner
 from ansible_collections.iotune.storage.plugins.module_utils._tunefstab_plan import read_live
@@ -148,6 +150,43 @@ def record_check(record, status, message):
             before['mode'], before['uid'], before['gid'], len(base64.b64decode(before['content_b64'])))
     return make_check(CONCERN, record.get('target'), '%s#%s' % (setting, record.get('seq')), before, None, None, status,
                       '%s %s %s' % (kind, record.get('target'), message))
+
+
+def torn_change_made(torn):
+    """Whether the change of a record cut short was made: True, False, or None when what
+    survived of it cannot tell (issue 18, F7). Its change was made when the target holds
+    the record's ``after`` now; a record cut while it was written never had its change."""
+    if 'target' not in torn:
+        return False  # cut within its first bytes: the write itself was torn
+    if 'after' not in torn:
+        return None
+    kind, target, after = torn.get('kind'), torn['target'], torn['after']
+    try:
+        if kind == 'sysfs':
+            return sysfs_value(target) == after
+        if kind == 'sysctl':
+            proc_root = torn.get('proc_root', '/proc')
+            return all(int(read_value(os.path.join(proc_root, 'sys', *key.split('.')))) == value for key, value in after.items())
+        if kind == 'file':
+            state = file_state(target)
+            if after.get('state') != 'present':
+                return state['state'] == 'absent'
+            return state['state'] == 'present' and hashlib.sha256(base64.b64decode(state['content_b64'])).hexdigest() == after['sha256']
+    except (IOError, OSError, ValueError, KeyError, AttributeError, JournalError):
+        return None
+    return None
+
+
+def torn_problem(journal, torn):
+    """An error when a torn last record's change was (or may have been) made, else None."""
+    made = torn_change_made(torn)
+    if made is False:
+        return None
+    what = '%s %s' % (torn.get('kind', 'change'), torn.get('target'))
+    return ('%s: its last record (seq %s, %s) was cut short after it was written, and its change %s: the state '
+            'before it is lost, so the run is not marked rolled back; put %s back by hand, then remove the cut line '
+            'from the journal and roll back again' % (journal, torn.get('seq', '?'), what,
+                                                      'was made' if made else 'may have been made', torn.get('target')))
 
 
 def main():
@@ -220,6 +259,11 @@ def roll_back(module, runner, journal_dir, run_id, result):
         result['msg'] = 'run %s was rolled back at %s; nothing to do' % (run_id, mark.get('time'))
         module.exit_json(**result)
     check = module.check_mode
+    torn = torn_record(journal_path(journal_dir, run_id))
+    if torn is not None:
+        problem = torn_problem(journal_path(journal_dir, run_id), torn)
+        if problem:
+            result['errors'].append(problem)
 
     def vxtunefs_values(binary, mount_point):
         return read_live(binary, mount_point, runner)
@@ -280,7 +324,12 @@ def roll_back(module, runner, journal_dir, run_id, result):
         result['msg'] += '; %d could not be restored: %s' % (len(result['errors']), '; '.join(result['errors']))
         module.fail_json(**result)
     if not module.check_mode:
-        write_mark(journal_dir, run_id, {'records': len(records), 'restored': len(restored)})
+        try:
+            write_mark(journal_dir, run_id, {'records': len(records), 'restored': len(restored)})
+        except JournalError as exc:
+            result['errors'].append(str(exc))
+            result['msg'] += '; %s (restored, but a second rollback would replay it)' % exc
+            module.fail_json(**result)
     module.exit_json(**result)
 
 

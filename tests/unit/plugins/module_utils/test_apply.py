@@ -12,6 +12,7 @@ __metaclass__ = type
 
 import hashlib
 import os
+import shutil
 import stat
 import subprocess
 
@@ -141,6 +142,83 @@ def test_apply_file_and_restore_byte_for_byte(tmp_path, journal):
     assert sorted(os.listdir(str(tmp_path))) == ['fstab', 'journal']
 
 
+def _set_xattr(path, name, value):
+    try:
+        os.setxattr(str(path), name, value)
+    except OSError as exc:
+        pytest.skip('no %s on %s: %s' % (name, path, exc))
+
+
+def test_apply_file_keeps_extended_attributes_and_restore_puts_them_back(tmp_path, journal):
+    # issue 18, F2: xattrs (and so POSIX ACLs) were dropped by the rename and not restored
+    path = tmp_path / 'fstab'
+    path.write_bytes(b'old\n')
+    _set_xattr(path, 'user.iotune-test', b'kept')
+    assert apply_file(journal, str(path), 'new\n') is True
+    assert os.getxattr(str(path), 'user.iotune-test') == b'kept'
+    os.removexattr(str(path), 'user.iotune-test')
+    _set_xattr(path, 'user.other', b'added later')
+    record, = records_of(journal)
+    assert restore_file(str(path), record['before']) is True
+    assert _read(path) == b'old\n' and os.listxattr(str(path)) == ['user.iotune-test']
+    assert os.getxattr(str(path), 'user.iotune-test') == b'kept'
+
+
+@pytest.mark.skipif(not shutil.which('setfacl'), reason='setfacl (Debian package acl) is not installed')
+def test_apply_file_keeps_a_posix_acl_and_restore_puts_it_back(tmp_path, journal):
+    path = tmp_path / '60-iotune.rules'
+    path.write_bytes(b'old\n')
+    path.chmod(0o640)
+    if subprocess.call(['setfacl', '-m', 'u:nobody:r', str(path)]) != 0:
+        pytest.skip('%s does not take POSIX ACLs' % tmp_path)
+    acl = subprocess.check_output(['getfacl', '-cp', str(path)])
+    assert b'user:nobody:r--' in acl
+    apply_file(journal, str(path), 'new\n')
+    assert subprocess.check_output(['getfacl', '-cp', str(path)]) == acl
+    subprocess.check_call(['setfacl', '-b', str(path)])
+    record, = records_of(journal)
+    assert restore_file(str(path), record['before']) is True
+    assert subprocess.check_output(['getfacl', '-cp', str(path)]) == acl and _read(path) == b'old\n'
+
+
+def test_apply_file_through_a_symlink_writes_its_target_and_keeps_the_link(tmp_path, journal):
+    # issue 18, F5: /etc/sysctl.d/99-sysctl.conf -> ../sysctl.conf on Debian
+    (tmp_path / 'sysctl.conf').write_bytes(b'vm.swappiness = 60\n')
+    (tmp_path / 'sysctl.conf').chmod(0o600)
+    inode = os.stat(str(tmp_path / 'sysctl.conf')).st_ino
+    link = tmp_path / '99-sysctl.conf'
+    link.symlink_to('sysctl.conf')
+    assert apply_file(journal, str(link), 'vm.swappiness = 10\n') is True
+    assert os.path.islink(str(link)) and os.readlink(str(link)) == 'sysctl.conf'
+    assert _read(tmp_path / 'sysctl.conf') == b'vm.swappiness = 10\n'
+    assert stat.S_IMODE(os.stat(str(tmp_path / 'sysctl.conf')).st_mode) == 0o600
+    assert os.stat(str(tmp_path / 'sysctl.conf')).st_ino != inode  # replaced by rename, in its own directory
+    assert apply_file(journal, str(link), 'vm.swappiness = 10\n') is False
+    record, = records_of(journal)
+    assert restore_file(str(link), record['before']) is True
+    assert os.path.islink(str(link)) and _read(tmp_path / 'sysctl.conf') == b'vm.swappiness = 60\n'
+    assert restore_file(str(link), record['before']) is False
+
+
+def test_restore_file_removes_the_temporary_files_a_killed_run_left(tmp_path, journal):
+    # issue 18, F4: SIGKILL between the temporary file and the rename
+    path = tmp_path / 'fstab'
+    path.write_bytes(b'old\n')
+    apply_file(journal, str(path), 'new\n')
+    stale = tmp_path / '.fstab.k3x_9q2a.iotune'
+    stale.write_bytes(b'half a fst')
+    unrelated = [tmp_path / '.fstab.too-long-name.iotune', tmp_path / '.fstab2.abcdefgh.iotune', tmp_path / 'fstab.abcdefgh.iotune']
+    for other in unrelated:
+        other.write_bytes(b'not ours')
+    record, = records_of(journal)
+    assert _apply.stale_temps(str(path)) == [str(stale)]
+    assert restore_file(str(path), record['before'], check=True) is True
+    assert stale.exists()
+    assert restore_file(str(path), record['before']) is True
+    assert not stale.exists() and all(other.exists() for other in unrelated)
+    assert restore_file(str(path), record['before']) is False
+
+
 def test_restore_file_puts_back_only_the_mode(tmp_path, journal):
     path = tmp_path / 'rules'
     path.write_bytes(b'same\n')
@@ -227,6 +305,52 @@ def test_apply_and_restore_scheduler(queue, journal):
     assert restore_sysfs(record) is True
     assert (queue / 'scheduler').read_text() == 'mq-deadline'
     assert apply_sysfs(journal, _sysfs_change(queue, 'scheduler', 'mq-deadline')) is False
+
+
+def _kernel_like_queue(queue, monkeypatch):
+    """write_value as the kernel does it for a queue: a scheduler switch sets nr_requests anew."""
+    real_write = _apply.write_value
+
+    def write(path, value):
+        real_write(path, value)
+        if os.path.basename(path) == 'scheduler':
+            real_write(str(queue / 'nr_requests'), 128)
+
+    monkeypatch.setattr(_apply, 'write_value', write)
+
+
+def test_a_scheduler_switch_keeps_the_nr_requests_it_resets_and_rollback_puts_it_back(queue, journal, monkeypatch):
+    # issue 18, R1: nr_requests was 64; the switch made it 128; the rollback restored 128 instead of 64
+    _kernel_like_queue(queue, monkeypatch)
+    (queue / 'nr_requests').write_text('64\n')
+    assert apply_sysfs(journal, _sysfs_change(queue, 'scheduler', 'none')) is True
+    assert sysfs_value(str(queue / 'nr_requests')) == 128
+    record, = records_of(journal)
+    assert record['resets'] == {'nr_requests': 64}
+    assert restore_sysfs(record, check=True) is True
+    assert restore_sysfs(record) is True
+    assert (sysfs_value(str(queue / 'scheduler')), sysfs_value(str(queue / 'nr_requests'))) == ('mq-deadline', 64)
+    assert restore_sysfs(record) is False
+
+
+def test_rollback_of_a_scheduler_and_nr_requests_run_ends_at_the_first_nr_requests(queue, journal, monkeypatch):
+    _kernel_like_queue(queue, monkeypatch)
+    (queue / 'nr_requests').write_text('64\n')
+    apply_sysfs(journal, _sysfs_change(queue, 'scheduler', 'none'))
+    apply_sysfs(journal, _sysfs_change(queue, 'nr_requests', 256))
+    for record in reversed(records_of(journal)):
+        restore_sysfs(record)
+    assert (sysfs_value(str(queue / 'scheduler')), sysfs_value(str(queue / 'nr_requests'))) == ('mq-deadline', 64)
+
+
+def test_restore_sysfs_puts_back_only_the_reset_value(queue, journal, monkeypatch):
+    _kernel_like_queue(queue, monkeypatch)
+    (queue / 'nr_requests').write_text('64\n')
+    apply_sysfs(journal, _sysfs_change(queue, 'scheduler', 'none'))
+    record, = records_of(journal)
+    (queue / 'scheduler').write_text('mq-deadline')
+    assert restore_sysfs(record) is True
+    assert sysfs_value(str(queue / 'nr_requests')) == 64
 
 
 def test_apply_sysfs_read_back_differs(queue, journal, monkeypatch):

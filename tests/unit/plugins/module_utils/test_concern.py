@@ -14,7 +14,8 @@ import pytest
 
 from ansible_collections.iotune.storage.plugins.module_utils._apply import ApplyError
 from ansible_collections.iotune.storage.plugins.module_utils._checks import make_check
-from ansible_collections.iotune.storage.plugins.module_utils._concern import file_diffs, live_diff, summary_message
+from ansible_collections.iotune.storage.plugins.module_utils import _concern
+from ansible_collections.iotune.storage.plugins.module_utils._concern import file_diffs, live_diff, space_needs, space_problems, summary_message
 from ansible_collections.iotune.storage.plugins.module_utils._engine import exit_concern
 from ansible_collections.iotune.storage.plugins.module_utils._journal import read_records, validate_run_id, write_mark
 
@@ -235,6 +236,44 @@ def test_a_rolled_back_run_id_takes_no_changes(journal_dir):
 
 
 # ---------------------------------------------------------------- the diff helpers
+
+class StatVfs(object):
+    def __init__(self, free):
+        self.f_bavail, self.f_frsize = free // 4096, 4096
+
+
+def _fstab_change(tmp_path, before_bytes, after_bytes):
+    return {'kind': 'file', 'target': str(tmp_path / 'etc' / 'fstab'), 'before': 'x' * before_bytes, 'after': 'y' * after_bytes}
+
+
+def test_space_needs_count_the_journal_records_and_each_files_temporary_copy(tmp_path):
+    (tmp_path / 'etc').mkdir()
+    changes = [_fstab_change(tmp_path, 3000, 3100), {'kind': 'sysfs', 'target': 'vda', 'before': 1, 'after': 2}]
+    (where, needed), = space_needs(changes, str(tmp_path / 'journal')).values()  # one file system
+    assert where == str(tmp_path)
+    journal = _concern.SPACE_RESERVE + 2 * _concern.RECORD_BYTES + 4000  # 3000 bytes in base64
+    files = 3100 + _concern.SPACE_RESERVE
+    assert needed == journal + files
+
+
+def test_space_problems_name_the_file_system_and_the_figures(tmp_path):
+    (tmp_path / 'etc').mkdir()
+    changes = [_fstab_change(tmp_path, 100 * 1024, 100 * 1024)]
+    assert space_problems(changes, str(tmp_path / 'journal'), statvfs=lambda path: StatVfs(64 << 20)) == []
+    problem, = space_problems(changes, str(tmp_path / 'journal'), statvfs=lambda path: StatVfs(400 * 1024))
+    assert problem.startswith('not enough free space on the file system of %s for the journal and the files of this run '
+                              '(and their rollback): 400 KiB free, ' % tmp_path)
+
+
+def test_a_full_file_system_stops_the_run_before_its_first_record(journal_dir, monkeypatch):
+    # issue 18, F1: record 2 was torn after fstab had changed, then the rollback met ENOSPC
+    monkeypatch.setattr(_concern.os, 'statvfs', lambda path: StatVfs(8192))
+    apply = Recorder()
+    kind, result = _finish(FakeModule(journal_dir), _plan(), apply=apply)
+    assert kind == 'fail' and 'not enough free space' in result['msg'] and result['msg'].startswith('nothing changed: ')
+    assert apply.calls == 0 and result['changed'] is False
+    assert not os.path.exists(os.path.join(journal_dir, 'run-1.jsonl'))
+
 
 def test_summary_message():
     assert summary_message([]) == '0 checks'

@@ -7,6 +7,8 @@
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import base64
+import errno
 import json
 import os
 import stat
@@ -19,7 +21,7 @@ import pytest
 from ansible_collections.iotune.storage.plugins.module_utils import _journal as journal_module
 from ansible_collections.iotune.storage.plugins.module_utils._journal import (
     Journal, JournalError, file_content, file_state, journal_path, latest_open_run, list_runs, mark_path, new_run_id,
-    read_mark, read_records, validate_run_id, write_mark)
+    read_mark, read_records, torn_record, validate_run_id, write_mark)
 
 
 def _journal(tmp_path, run_id='run-1', module='mount_options'):
@@ -305,16 +307,101 @@ def test_file_state_of_an_empty_file(tmp_path):
     assert file_content(file_state(str(path))) == b''
 
 
-@pytest.mark.parametrize('make', ['dir', 'symlink'])
+@pytest.mark.parametrize('make', ['dir', 'symlink to a dir'])
 def test_file_state_refuses_what_is_not_a_regular_file(tmp_path, make):
     path = tmp_path / 'thing'
     if make == 'dir':
         path.mkdir()
     else:
-        (tmp_path / 'target').write_text('x')
+        (tmp_path / 'target').mkdir()
         path.symlink_to(tmp_path / 'target')
     with pytest.raises(JournalError, match='is not a regular file'):
         file_state(str(path))
+
+
+def test_file_state_follows_a_symlink_to_a_file(tmp_path):
+    # Debian's /etc/sysctl.d/99-sysctl.conf is a symlink to /etc/sysctl.conf (issue 18, F5)
+    (tmp_path / 'target').write_bytes(b'vm.swappiness = 10\n')
+    (tmp_path / 'target').chmod(0o640)
+    (tmp_path / 'link').symlink_to('target')
+    state = file_state(str(tmp_path / 'link'))
+    assert file_content(state) == b'vm.swappiness = 10\n' and state['mode'] == '0640'
+
+
+def test_file_state_keeps_extended_attributes(tmp_path):
+    path = tmp_path / 'fstab'
+    path.write_bytes(b'x\n')
+    try:
+        os.setxattr(str(path), 'user.iotune-test', b'\x00kept')
+    except OSError as exc:
+        pytest.skip('%s has no user xattrs: %s' % (tmp_path, exc))
+    state = file_state(str(path))
+    assert state['xattrs'] == {'user.iotune-test': base64.b64encode(b'\x00kept').decode('ascii')}
+
+
+def test_a_record_names_its_kind_target_and_after_before_its_before(tmp_path):
+    journal = Journal(str(tmp_path), 'order', 'test')
+    journal.record('file', '/etc/fstab', {'state': 'present', 'content_b64': 'eA=='}, {'state': 'absent'}, line=3)
+    line = (tmp_path / 'order.jsonl').read_text()
+    assert line.index('"kind"') < line.index('"target"') < line.index('"after"') < line.index('"line"') < line.index('"before"')
+    assert json.loads(line)['line'] == 3
+
+
+@pytest.mark.parametrize('cut, expected', [
+    (0.95, {'seq': 2, 'kind': 'sysfs', 'target': '/sys/block/sdb/queue/nr_requests', 'after': 256}),
+    (0.45, {'seq': 2, 'module': 'block_queue'}),
+])
+def test_torn_record_reads_what_survived_of_the_last_record(tmp_path, cut, expected):
+    journal = Journal(str(tmp_path), 'torn', 'block_queue')
+    journal.record('sysfs', '/sys/block/sdb/queue/read_ahead_kb', 128, 4096)
+    journal.record('sysfs', '/sys/block/sdb/queue/nr_requests', 64, 256, device='sdb', setting='nr_requests')
+    data = (tmp_path / 'torn.jsonl').read_bytes()
+    last = data.rstrip(b'\n').rsplit(b'\n', 1)[1]
+    (tmp_path / 'torn.jsonl').write_bytes(data[:len(data) - 1 - len(last) + int(len(last) * cut)])
+    found = torn_record(str(tmp_path / 'torn.jsonl'))
+    assert dict((key, found.get(key)) for key in expected) == expected
+    if 'target' not in expected:
+        assert 'target' not in found
+
+
+def test_torn_record_is_none_for_a_whole_journal(tmp_path):
+    journal = Journal(str(tmp_path), 'whole', 'test')
+    journal.record('sysfs', '/sys/a', 1, 2)
+    assert torn_record(journal.path) is None
+    assert torn_record(str(tmp_path / 'missing.jsonl')) is None
+
+
+def test_a_record_that_cannot_be_written_leaves_no_torn_line(tmp_path, monkeypatch):
+    journal = Journal(str(tmp_path), 'full', 'test')
+    journal.record('sysfs', '/sys/a', 1, 2)
+    before = (tmp_path / 'full.jsonl').read_bytes()
+    real_write = os.write
+
+    def half_then_enospc(fd, data):
+        if len(data) > 20:
+            real_write(fd, data[:20])
+            raise OSError(errno.ENOSPC, 'No space left on device')
+        return real_write(fd, data)
+
+    monkeypatch.setattr(os, 'write', half_then_enospc)
+    with pytest.raises(JournalError, match='No space left on device; its change was not made'):
+        journal.record('sysfs', '/sys/b', 3, 4)
+    monkeypatch.setattr(os, 'write', real_write)
+    assert (tmp_path / 'full.jsonl').read_bytes() == before
+    assert journal.record('sysfs', '/sys/b', 3, 4)['seq'] == 2
+
+
+def test_a_mark_that_cannot_be_written_leaves_no_temporary_file(tmp_path, monkeypatch):
+    real_fsync = os.fsync
+
+    def enospc(fd):
+        raise OSError(errno.ENOSPC, 'No space left on device')
+
+    monkeypatch.setattr(os, 'fsync', enospc)
+    with pytest.raises(JournalError, match='cannot mark run r1 rolled back'):
+        write_mark(str(tmp_path), 'r1', {'records': 1})
+    monkeypatch.setattr(os, 'fsync', real_fsync)
+    assert os.listdir(str(tmp_path)) == []
 
 
 def test_the_host_lock_makes_a_second_run_wait_then_fail_naming_the_holder(tmp_path):

@@ -203,6 +203,39 @@ def test_a_torn_last_line_is_warned_about_and_ignored(host, rollback):
     assert host.state() == before
 
 
+def _cut_last_record(path, keep):
+    """Cut the journal's last record to ``keep`` of its length, as a file system that lost its tail would."""
+    data = _read(path)
+    last = data.rstrip(b'\n').rsplit(b'\n', 1)[1]
+    with open(str(path), 'wb') as handle:
+        handle.write(data[:len(data) - 1 - len(last) + int(len(last) * keep)])
+
+
+def test_a_last_record_cut_after_its_change_was_made_fails_and_leaves_the_run_open(host, rollback):
+    # issue 18, F7: the rollback dropped the cut record, marked the run rolled back, and the change stayed
+    before = host.state()
+    _run(host, host.journal('run-1'))
+    path = journal_path(host.journal_dir, 'run-1')
+    _cut_last_record(path, 0.9)  # the sysctl record: vm.swappiness 60 -> 10, made
+    kind, result = rollback(run_id='run-1')
+    assert kind == 'fail', result
+    assert 'seq 4, sysctl vm.swappiness) was cut short after it was written, and its change was made' in result['msg']
+    assert read_mark(host.journal_dir, 'run-1') is None
+    assert [r['kind'] for r in result['records']] == ['sysfs', 'file', 'file']
+    assert host.state()[:3] == before[:3] and host.swappiness.read_text().strip() == '10'
+
+
+def test_a_last_record_cut_before_its_change_is_dropped_with_a_warning(host, rollback):
+    before = host.state()
+    _run(host, host.journal('run-1'))
+    path = journal_path(host.journal_dir, 'run-1')
+    _cut_last_record(path, 0.9)
+    host.swappiness.write_text('60\n')  # the change of the cut record was never made
+    kind, result = rollback(run_id='run-1')
+    assert kind == 'exit', result
+    assert host.state() == before and read_mark(host.journal_dir, 'run-1') is not None
+
+
 def test_a_corrupt_journal_fails(host, rollback):
     _run(host, host.journal('run-1'))
     path = journal_path(host.journal_dir, 'run-1')
