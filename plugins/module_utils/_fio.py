@@ -41,23 +41,37 @@ _PERCENTILES = (
 # --------------------------------------------------------------------------- parsing
 
 def _find_document(text):
-    """Return the first JSON object in ``text`` that has a ``jobs`` key.
+    """Return the last JSON object in ``text`` that has a ``jobs`` key.
 
     fio prints warnings such as ``fio: ...`` (and with some options plain text) before the
-    JSON document, so every ``{`` is tried as a start until one decodes.
+    JSON document, so every ``{`` is tried as a start until one decodes. With
+    ``--status-interval`` fio prints one object per interval, each with the totals so far, and
+    the final report last: the last object is the result. Input nested too deeply for the
+    decoder counts as not decodable.
     """
     decoder = json.JSONDecoder()
+    found = None
     pos = text.find('{')
     while pos != -1:
         try:
-            doc, dummy = decoder.raw_decode(text, pos)
-        except ValueError:
+            doc, end = decoder.raw_decode(text, pos)
+        except (ValueError, RecursionError):
             doc = None
         if isinstance(doc, dict) and 'jobs' in doc:
-            return doc
-        pos = text.find('{', pos + 1)
-    raise ValueError('no fio JSON document (an object with a "jobs" list) found in the output; '
-                     'was fio run with --output-format=json?')
+            found = doc
+            pos = text.find('{', end)
+        else:
+            pos = text.find('{', pos + 1)
+    if found is None:
+        raise ValueError('no fio JSON document (an object with a "jobs" list) found in the output; '
+                         'was fio run with --output-format=json?')
+    return found
+
+
+# fio's counters are 64-bit; anything beyond is not a value fio printed.
+_NUMBER_LIMIT = 2 ** 64
+# A job's error is a C int (an errno, 0 for none).
+_ERROR_LIMIT = 2 ** 31
 
 
 def _number(section, key, where):
@@ -66,6 +80,10 @@ def _number(section, key, where):
     value = section[key]
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError('{0}: "{1}" is not a number: {2!r}'.format(where, key, value))
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError('{0}: "{1}" is not a finite number: {2!r}'.format(where, key, value))
+    if abs(value) >= _NUMBER_LIMIT:
+        raise ValueError('{0}: "{1}" is out of range (beyond 2^64): {2!r}'.format(where, key, value))
     return value
 
 
@@ -130,8 +148,10 @@ def parse_fio_json(text):
     ``runtime_ms``. Old fio units are converted: ``bw`` KiB/s, ``lat``/``clat`` in µs and,
     before ``io_kbytes`` existed (fio 2.x), ``io_bytes`` in KiB.
 
-    Text before the JSON document (fio warnings) is skipped. Raises ValueError naming
-    what is missing or wrong.
+    Text before the JSON document (fio warnings) is skipped; of several concatenated objects
+    (``--status-interval``) the last, fio's final report, is read. Numbers must be finite and
+    within 64 bits, ``jobname`` a string, ``error`` an int. Raises ValueError (and nothing
+    else, whatever the input) naming what is missing or wrong.
     """
     if not isinstance(text, str):
         if isinstance(text, bytes):
@@ -139,6 +159,9 @@ def parse_fio_json(text):
         else:
             raise ValueError('fio output must be text, got {0!r}'.format(type(text).__name__))
     doc = _find_document(text)
+    version = doc.get('fio version')
+    if version is not None and not isinstance(version, str):
+        raise ValueError('"fio version" is not a string: {0!r}'.format(version))
     jobs = doc['jobs']
     if not isinstance(jobs, list):
         raise ValueError('"jobs" is not a list')
@@ -149,15 +172,20 @@ def parse_fio_json(text):
             raise ValueError('{0}: expected an object'.format(where))
         if 'jobname' not in job:
             raise ValueError('{0}: missing "jobname"'.format(where))
+        if not isinstance(job['jobname'], str):
+            raise ValueError('{0}: "jobname" is not a string: {1!r}'.format(where, job['jobname']))
         where = '{0} ("{1}")'.format(where, job['jobname'])
-        entry = {'name': job['jobname'], 'error': job.get('error', 0)}
+        error = job.get('error', 0)
+        if isinstance(error, bool) or not isinstance(error, int) or not -_ERROR_LIMIT <= error < _ERROR_LIMIT:
+            raise ValueError('{0}: "error" is not an error number (an int): {1!r}'.format(where, error))
+        entry = {'name': job['jobname'], 'error': error}
         for direction in DIRECTIONS:
             if direction not in job:
                 hint = ' (unified_rw_reporting is not supported)' if 'mixed' in job else ''
                 raise ValueError('{0}: missing "{1}"{2}'.format(where, direction, hint))
             entry[direction] = _direction(job[direction], '{0}.{1}'.format(where, direction))
         parsed.append(entry)
-    return {'fio_version': doc.get('fio version'), 'jobs': parsed}
+    return {'fio_version': version, 'jobs': parsed}
 
 
 # --------------------------------------------------------------------------- aggregation
