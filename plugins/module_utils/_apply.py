@@ -20,7 +20,7 @@ import re
 import stat
 import tempfile
 
-from ansible_collections.iotune.storage.plugins.module_utils._journal import file_content, file_state, fsync_dir, read_xattrs
+from ansible_collections.iotune.storage.plugins.module_utils._journal import failpoint, file_content, file_state, fsync_dir, read_xattrs
 from ansible_collections.iotune.storage.plugins.module_utils._mount_plan import in_effect, option_state, plan_remount
 from ansible_collections.iotune.storage.plugins.module_utils._mountinfo import read_mountinfo, visible_mounts
 from ansible_collections.iotune.storage.plugins.module_utils._sysfs import parse_scheduler
@@ -90,6 +90,7 @@ def atomic_write(path, data, mode=None, uid=None, gid=None, keep_existing=True, 
             # after chmod and chown, which would change an ACL's mask or drop security.capability
             _set_xattrs(handle.fileno(), xattrs or {})
             os.fsync(handle.fileno())
+        failpoint('kill-before-rename', os.path.basename(path))
         os.rename(temp, path)
     except BaseException:
         if os.path.exists(temp):

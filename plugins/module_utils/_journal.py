@@ -15,8 +15,10 @@ never happened restores a value that is already there.
 
 Fault injection for tests: when the file named by FAILPOINT_FILE exists and
 holds ``kill-after <seq>``, the process kills itself with SIGKILL right after
-record ``<seq>`` is on disk (before its change), and the file is removed first
-so it fires once.  Tests use it to prove rollback after a run killed half-way."""
+record ``<seq>`` is on disk (before its change); with ``kill-before-rename
+<file name>``, after a file's temporary copy is written and before it replaces
+the file (_apply.atomic_write). The file is removed first so it fires once.
+Tests use it to prove rollback after a run killed half-way."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
@@ -268,14 +270,20 @@ class Journal(object):
         return entry
 
     def _failpoint(self, seq):
-        try:
-            with open(self.failpoint_file) as handle:
-                words = handle.read().split()
-        except (IOError, OSError):
-            return
-        if len(words) == 2 and words[0] == 'kill-after' and words[1] == str(seq):
-            os.unlink(self.failpoint_file)
-            os.kill(os.getpid(), signal.SIGKILL)
+        failpoint('kill-after', seq, self.failpoint_file)
+
+
+def failpoint(name, arg, path=FAILPOINT_FILE):
+    """Fault injection for tests: SIGKILL this process when ``path`` holds ``<name> <arg>``
+    (the file is removed first, so that it fires once)."""
+    try:
+        with open(path) as handle:
+            words = handle.read().split()
+    except (IOError, OSError):
+        return
+    if words == [name, str(arg)]:
+        os.unlink(path)
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def read_records(path):

@@ -152,6 +152,26 @@ def record_check(record, status, message):
                       '%s %s %s' % (kind, record.get('target'), message))
 
 
+def later_runs_on_the_same_targets(journal_dir, run_id, records):
+    """Runs started after ``run_id``, not rolled back, that changed one of its targets: rolling
+    ``run_id`` back first would put back a state from before them, losing their changes."""
+    runs = list_runs(journal_dir)
+    order = [run['run_id'] for run in runs]
+    if run_id not in order:
+        return []
+    targets = set((record.get('kind'), record.get('target')) for record in records)
+    found = []
+    for run in runs[order.index(run_id) + 1:]:
+        if run['rolled_back']:
+            continue
+        theirs, dummy = read_records(run['path'])
+        shared = sorted(set(target for kind, target in ((r.get('kind'), r.get('target')) for r in theirs)
+                            if (kind, target) in targets))
+        if shared:
+            found.append('%s (%s)' % (run['run_id'], ', '.join(shared)))
+    return found
+
+
 def torn_change_made(torn):
     """Whether the change of a record cut short was made: True, False, or None when what
     survived of it cannot tell (issue 18, F7). Its change was made when the target holds
@@ -259,6 +279,13 @@ def roll_back(module, runner, journal_dir, run_id, result):
         result['msg'] = 'run %s was rolled back at %s; nothing to do' % (run_id, mark.get('time'))
         module.exit_json(**result)
     check = module.check_mode
+    try:
+        later = later_runs_on_the_same_targets(journal_dir, run_id, records)
+    except (JournalError, ValueError) as exc:
+        module.fail_json(msg='cannot read the other runs in %s: %s' % (journal_dir, exc), **result)
+    if later:
+        module.fail_json(msg='run %s: nothing restored: later runs changed the same targets and are not rolled back: %s; '
+                             'roll them back first, newest first' % (run_id, '; '.join(later)), **result)
     torn = torn_record(journal_path(journal_dir, run_id))
     if torn is not None:
         problem = torn_problem(journal_path(journal_dir, run_id), torn)

@@ -236,6 +236,20 @@ def test_a_last_record_cut_before_its_change_is_dropped_with_a_warning(host, rol
     assert host.state() == before and read_mark(host.journal_dir, 'run-1') is not None
 
 
+def test_an_older_run_is_not_rolled_back_over_a_later_run_on_the_same_file(host, rollback):
+    # two runs that edited one fstab: undoing the older first would put back a file without the later edit
+    before = host.state()
+    apply_file(host.journal('run-1'), str(host.fstab), b'/dev/vdb /data ext4 defaults,noatime 0 2\n')
+    apply_file(host.journal('run-2'), str(host.fstab), b'/dev/vdb /data ext4 defaults,noatime,nodev 0 2\n')
+    changed = host.state()
+    kind, result = rollback(run_id='run-1')
+    assert kind == 'fail' and result['msg'] == ('run run-1: nothing restored: later runs changed the same targets and are not '
+                                                'rolled back: run-2 (%s); roll them back first, newest first' % host.fstab)
+    assert host.state() == changed
+    assert rollback(run_id='run-2')[0] == 'exit' and rollback(run_id='run-1')[0] == 'exit'
+    assert host.state() == before
+
+
 def test_a_corrupt_journal_fails(host, rollback):
     _run(host, host.journal('run-1'))
     path = journal_path(host.journal_dir, 'run-1')

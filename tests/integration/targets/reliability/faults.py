@@ -1,0 +1,398 @@
+#!/usr/bin/env python3
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Faults injected into real module runs (issue 18); see runme.sh for the machine it needs.
+
+Every case takes a digest of the state (the alternate fstab with its mode and xattrs, the live
+options of both mounts, both loop devices' queue values, the sysctl files and the link, the
+journal file system's stray files) before its fault and checks, after the fault and the
+rollback, that the digest is back byte for byte: a difference is data lost or an unintended
+change. Prints one table row per case and exits 1 when a case fails."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import threading
+
+FAILPOINT = '/run/iotune/failpoint'
+
+
+class Host(object):
+    def __init__(self, work, loops, collections):
+        self.work, self.collections = work, collections
+        self.loops = [loop[len('/dev/'):] for loop in loops]
+        self.devices = dict(zip(self.loops, loops))
+        self.mounts = [os.path.join(work, 'mnt', 'a'), os.path.join(work, 'mnt', 'b')]
+        self.fstab = os.path.join(work, 'fstab')
+        self.journal_dir = os.path.join(work, 'jfs', 'journal')
+        self.etc = os.path.join(work, 'etc')
+        self.sysctl_d = os.path.join(self.etc, 'sysctl.d')
+        self.sysctl_link = os.path.join(self.sysctl_d, '99-sysctl.conf')
+        self.sysctl_conf = os.path.join(self.etc, 'sysctl.conf')
+        self.rules_dir = os.path.join(self.etc, 'udev', 'rules.d')
+        self.calls = 0
+
+    def setup(self):
+        with open(self.fstab, 'w') as handle:
+            handle.write('# alternate fstab of the reliability test\n')
+            for loop, mount in zip(self.loops, self.mounts):
+                handle.write('%s\t%s\text4\tdefaults\t0 2\n' % (self.devices[loop], mount))
+            # a long file, so that its journal record is large (base64 of the whole file)
+            handle.write(''.join('# padding line %04d of a long fstab comment block ...........................\n' % n
+                                 for n in range(1200)))
+        os.chmod(self.fstab, 0o640)
+        for directory in (self.sysctl_d, self.rules_dir):
+            os.makedirs(directory)
+        with open(self.sysctl_conf, 'w') as handle:
+            handle.write('# the distribution sysctl.conf\n')
+        os.symlink('../sysctl.conf', self.sysctl_link)  # as Debian ships /etc/sysctl.d/99-sysctl.conf
+
+    def module(self, name, args, check=False, expect_kill=False):
+        """Run a module as Ansible runs it on a host: its own Python process, an arguments file."""
+        self.calls += 1
+        path = os.path.join(self.work, 'args-%d.json' % self.calls)
+        with open(path, 'w') as handle:
+            json.dump({'ANSIBLE_MODULE_ARGS': dict(args, _ansible_check_mode=check)}, handle)
+        env = dict(os.environ, PYTHONPATH=self.collections)
+        proc = subprocess.run([sys.executable, '-m', 'ansible_collections.iotune.storage.plugins.modules.' + name, path],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, check=False)
+        if expect_kill:
+            return {'rc': proc.returncode}
+        try:
+            result = json.loads(proc.stdout.decode())
+        except ValueError:
+            raise AssertionError('%s printed no result (rc %s): %s' % (name, proc.returncode, proc.stderr.decode()[-500:]))
+        result['rc'] = proc.returncode
+        return result
+
+    def mount_options(self, mounts, run_id, check=False, expect_kill=False, journal_dir=None):
+        return self.module('mount_options', {
+            'mounts': [{'path': path, 'present': present} for path, present in mounts],
+            'fstab': self.fstab, 'run_id': run_id, 'journal_dir': journal_dir or self.journal_dir}, check, expect_kill)
+
+    def block_queue(self, loop, settings, run_id):
+        return self.module('block_queue', {
+            'devices': [dict(settings, match={'name': loop})], 'persist': False, 'run_id': run_id,
+            'journal_dir': self.journal_dir, 'rules_file': os.path.join(self.rules_dir, '60-iotune.rules'),
+            'udev_rules_dirs': [self.rules_dir]})
+
+    def rollback(self, run_id, check=False):
+        return self.module('io_rollback', {'run_id': run_id, 'journal_dir': self.journal_dir}, check)
+
+    def first_record_time(self, run_id):
+        with open(os.path.join(self.journal_dir, run_id + '.jsonl')) as handle:
+            return json.loads(handle.readline())['time']
+
+    # ------------------------------------------------------------ state
+
+    def queue(self, loop, name):
+        with open('/sys/block/%s/queue/%s' % (loop, name)) as handle:
+            text = handle.read().strip()
+        return text.split('[')[1].split(']')[0] if '[' in text else text
+
+    def live_options(self, mount):
+        with open('/proc/self/mountinfo') as handle:
+            for line in handle:
+                fields = line.split()
+                if fields[4] == mount:
+                    return ','.join(sorted(fields[5].split(',')))
+        return None
+
+    def files(self):
+        state = {}
+        for path in (self.fstab, self.sysctl_conf, self.sysctl_link):
+            st = os.lstat(path)
+            if os.path.islink(path):
+                state[path] = ('link', os.readlink(path))
+                continue
+            with open(path, 'rb') as handle:
+                content = handle.read()
+            xattrs = dict((name, os.getxattr(path, name)) for name in sorted(os.listxattr(path)))
+            state[path] = (content, oct(st.st_mode), st.st_uid, st.st_gid, xattrs)
+        return state
+
+    def strays(self):
+        """Files no run should leave behind: temporary copies, half-written marks."""
+        found = []
+        for directory in (self.work, self.etc, self.sysctl_d, self.journal_dir):
+            if os.path.isdir(directory):
+                found += [os.path.join(directory, name) for name in os.listdir(directory)
+                          if name.endswith('.iotune') or name.endswith('.tmp')]
+        return sorted(found)
+
+    def digest(self):
+        return {'files': self.files(), 'live': [self.live_options(mount) for mount in self.mounts],
+                'queues': [(loop, self.queue(loop, 'read_ahead_kb'), self.queue(loop, 'nr_requests'),
+                            self.queue(loop, 'scheduler')) for loop in self.loops],
+                'strays': self.strays()}
+
+    def fill_journal_fs(self, leave):
+        """Fill the journal's tmpfs until ``leave`` bytes are free."""
+        filler = os.path.join(self.work, 'jfs', 'filler')
+        fs = os.statvfs(os.path.dirname(filler))
+        size = max(0, fs.f_bavail * fs.f_frsize - leave + (os.path.getsize(filler) if os.path.exists(filler) else 0))
+        with open(filler, 'wb') as handle:
+            while size > 0:
+                try:
+                    size -= handle.write(b'\0' * min(size, 65536))
+                    handle.flush()
+                except OSError:
+                    break
+
+    def free_journal_fs(self):
+        filler = os.path.join(self.work, 'jfs', 'filler')
+        if os.path.exists(filler):
+            os.unlink(filler)
+
+
+def differences(before, after):
+    return [key for key in before if before[key] != after[key]]
+
+
+class Case(object):
+    def __init__(self, name, fault):
+        self.name, self.fault = name, fault
+        self.checks, self.failures, self.restores, self.changes = 0, [], 0, 0
+
+    def check(self, condition, what):
+        self.checks += 1
+        if not condition:
+            self.failures.append(what)
+
+    def same(self, before, after, what):
+        diff = differences(before, after)
+        self.check(not diff, '%s: %s differ' % (what, ', '.join(diff)))
+        return not diff
+
+
+def case_full_journal_fs(host):
+    case = Case('F1 nearly full journal file system', 'journal tmpfs left 64 KiB free, then filled to 0')
+    start = host.digest()
+    host.fill_journal_fs(64 * 1024)
+    result = host.mount_options([(host.mounts[0], ['noatime'])], 'f1-full')
+    case.check(result.get('failed') and 'not enough free space' in result.get('msg', ''), 'refused for space: %s' % result.get('msg'))
+    case.check(not os.path.exists(os.path.join(host.journal_dir, 'f1-full.jsonl')), 'no journal written')
+    case.same(start, host.digest(), 'refused run')
+    host.free_journal_fs()
+    result = host.mount_options([(host.mounts[0], ['noatime'])], 'f1-full')
+    case.check(result.get('changed') and not result.get('failed'), 'applied with room: %s' % result.get('msg'))
+    case.changes += 1
+    host.fill_journal_fs(0)
+    result = host.rollback('f1-full')
+    case.check(result.get('failed') and 'cannot mark run f1-full rolled back' in result.get('msg', ''), 'mark refused: %s' % result.get('msg'))
+    case.check(host.strays() == [], 'no temporary file after ENOSPC: %s' % host.strays())
+    host.free_journal_fs()
+    result = host.rollback('f1-full')
+    case.check(not result.get('failed'), 'rollback with room: %s' % result.get('msg'))
+    case.restores += case.same(start, host.digest(), 'after rollback')
+    return case
+
+
+def case_acl(host):
+    case = Case('F2 POSIX ACL and xattr on fstab', 'setfacl u:nobody:r and user.* xattr on the managed file')
+    subprocess.check_call(['setfacl', '-m', 'u:nobody:r', host.fstab])
+    os.setxattr(host.fstab, 'user.iotune-test', b'kept')
+    start = host.digest()
+    result = host.mount_options([(host.mounts[1], ['nodev'])], 'f2-acl')
+    case.check(result.get('changed'), 'applied: %s' % result.get('msg'))
+    case.changes += 1
+    case.check(host.files()[host.fstab][4] == start['files'][host.fstab][4], 'ACL and xattr kept by the change')
+    subprocess.check_call(['setfacl', '-b', host.fstab])
+    os.removexattr(host.fstab, 'user.iotune-test')
+    result = host.rollback('f2-acl')
+    case.check(not result.get('failed'), 'rollback: %s' % result.get('msg'))
+    case.restores += case.same(start, host.digest(), 'after rollback')
+    subprocess.check_call(['setfacl', '-b', host.fstab])
+    os.removexattr(host.fstab, 'user.iotune-test')
+    return case
+
+
+def case_concurrent_runs(host, rounds=8):
+    case = Case('F3 two runs at once', '%d rounds of two mount_options runs started together (half with one run id)' % rounds)
+    start = host.digest()
+    for index in range(rounds):
+        ids = ['f3-%d-a' % index, 'f3-%d-b' % index] if index % 2 == 0 else ['f3-%d' % index] * 2
+        results = [None, None]
+
+        def run(slot, mount, option):
+            results[slot] = host.mount_options([(mount, [option])], ids[slot])
+
+        threads = [threading.Thread(target=run, args=(0, host.mounts[0], 'noatime')),
+                   threading.Thread(target=run, args=(1, host.mounts[1], 'nodev'))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        case.changes += 2
+        case.check(all(not result.get('failed') for result in results), 'round %d: both runs ok: %s' % (
+            index, [result.get('msg') for result in results]))
+        with open(host.fstab) as handle:
+            lines = [line.split() for line in handle if line.startswith('/dev/')]
+        case.check(['noatime' in line[3] for line in lines] == [True, False] and ['nodev' in line[3] for line in lines] == [False, True],
+                   'round %d: both edits in fstab: %s' % (index, lines))
+        seqs = []
+        for run_id in sorted(set(ids)):
+            with open(os.path.join(host.journal_dir, run_id + '.jsonl')) as handle:
+                seqs.append([json.loads(line)['seq'] for line in handle])
+        case.check(all(seq == list(range(1, len(seq) + 1)) for seq in seqs), 'round %d: seq unique and in order: %s' % (index, seqs))
+        runs = sorted(set(ids), key=lambda run_id: host.first_record_time(run_id))
+        if len(runs) == 2:
+            # the older run cannot be undone over the newer one: that would lose the newer edit
+            result = host.rollback(runs[0])
+            case.check(result.get('failed') and 'later runs changed the same targets' in result.get('msg', ''),
+                       'round %d: older run refused: %s' % (index, result.get('msg')))
+        for run_id in reversed(runs):
+            result = host.rollback(run_id)
+            case.check(not result.get('failed'), 'round %d rollback %s: %s' % (index, run_id, result.get('msg')))
+        case.restores += case.same(start, host.digest(), 'round %d after rollback' % index)
+    return case
+
+
+def case_kill_before_rename(host):
+    case = Case('F4 SIGKILL between temp file and rename', 'failpoint kill-before-rename fstab')
+    start = host.digest()
+    with open(FAILPOINT, 'w') as handle:
+        handle.write('kill-before-rename fstab\n')
+    result = host.mount_options([(host.mounts[0], ['noatime'])], 'f4-kill', expect_kill=True)
+    case.check(result['rc'] == -9, 'killed by SIGKILL (rc %s)' % result['rc'])
+    strays = host.strays()
+    case.check(len(strays) == 1 and os.path.basename(strays[0]).startswith('.fstab.'), 'one temp file left: %s' % strays)
+    case.changes += 1
+    result = host.rollback('f4-kill')
+    case.check(not result.get('failed') and result.get('changed'), 'rollback: %s' % result.get('msg'))
+    case.restores += case.same(start, host.digest(), 'after rollback')
+    return case
+
+
+def case_kill_after_record(host):
+    case = Case('SIGKILL after a journal record', 'failpoint kill-after 3: fstab and one remount done, the next not')
+    start = host.digest()
+    with open(FAILPOINT, 'w') as handle:
+        handle.write('kill-after 3\n')
+    result = host.mount_options([(host.mounts[0], ['noatime']), (host.mounts[1], ['nodev'])], 'kill-half', expect_kill=True)
+    case.check(result['rc'] == -9, 'killed by SIGKILL (rc %s)' % result['rc'])
+    case.check(host.digest() != start, 'the run changed something before it was killed')
+    case.changes += 3
+    result = host.rollback('kill-half')
+    case.check(not result.get('failed'), 'rollback: %s' % result.get('msg'))
+    case.restores += case.same(start, host.digest(), 'after rollback')
+    return case
+
+
+def case_symlinked_sysctl(host):
+    case = Case('F5 symlinked sysctl file', 'sysctl_file is 99-sysctl.conf -> ../sysctl.conf')
+    with open('/proc/sys/vm/swappiness') as handle:
+        swappiness = int(handle.read())
+    args = {'sysctl': {'vm.swappiness': swappiness}, 'sysctl_file': host.sysctl_link, 'sysctl_conf_dirs': [host.sysctl_d],
+            'sysctl_conf': host.sysctl_conf, 'journal_dir': host.journal_dir}
+    start = host.digest()
+    checked = host.module('cache_limits', dict(args, run_id='f5-link'), check=True)
+    case.check(not checked.get('failed') and checked.get('changed'), 'check mode plans the file: %s' % checked.get('msg'))
+    case.same(start, host.digest(), 'check mode')
+    applied = host.module('cache_limits', dict(args, run_id='f5-link'))
+    case.check(not applied.get('failed') and applied.get('changed'), 'applied through the link: %s' % applied.get('msg'))
+    case.changes += 1
+    case.check(os.path.islink(host.sysctl_link), 'the link stays a link')
+    with open(host.sysctl_conf) as handle:
+        case.check('vm.swappiness = %d' % swappiness in handle.read(), 'the target holds the setting')
+    again = host.module('cache_limits', dict(args, run_id='f5-link-2'))
+    case.check(not again.get('failed') and not again.get('changed'), 'second apply changes nothing: %s' % again.get('msg'))
+    result = host.rollback('f5-link')
+    case.check(not result.get('failed'), 'rollback: %s' % result.get('msg'))
+    case.restores += case.same(start, host.digest(), 'after rollback')
+    return case
+
+
+def case_cut_journal(host):
+    case = Case('F7 journal cut after its change', 'last record cut to 90 % after read_ahead_kb was set')
+    loop = host.loops[0]
+    start = host.digest()
+    before = host.queue(loop, 'read_ahead_kb')
+    target = 1024 if before != '1024' else 2048
+    result = host.block_queue(loop, {'read_ahead_kb': target}, 'f7-cut')
+    case.check(result.get('changed') and not result.get('failed'), 'applied: %s' % result.get('msg'))
+    case.changes += 1
+    path = os.path.join(host.journal_dir, 'f7-cut.jsonl')
+    with open(path, 'rb') as handle:
+        data = handle.read()
+    with open(path, 'wb') as handle:
+        handle.write(data[:int(len(data) * 0.9)])
+    result = host.rollback('f7-cut')
+    case.check(result.get('failed') and 'its change was made' in result.get('msg', '') and 'read_ahead_kb' in result.get('msg', ''),
+               'rollback refuses naming the target: %s' % result.get('msg'))
+    case.check(not os.path.exists(os.path.join(host.journal_dir, 'f7-cut.rolled-back.json')), 'run not marked rolled back')
+    # what the message asks of the administrator: the value back by hand, the cut line removed
+    with open('/sys/block/%s/queue/read_ahead_kb' % loop, 'w') as handle:
+        handle.write(before)
+    with open(path, 'wb') as handle:
+        handle.write(b'')
+    result = host.rollback('f7-cut')
+    case.check(not result.get('failed'), 'rollback after the repair: %s' % result.get('msg'))
+    case.restores += case.same(start, host.digest(), 'after the repair')
+    return case
+
+
+def case_scheduler_resets(host):
+    case = Case('R1 scheduler switch resets nr_requests', 'nr_requests 64 under mq-deadline, then scheduler none')
+    loop = host.loops[1]
+    with open('/sys/block/%s/queue/scheduler' % loop, 'w') as handle:
+        handle.write('mq-deadline')
+    with open('/sys/block/%s/queue/nr_requests' % loop, 'w') as handle:
+        handle.write('64')
+    start = host.digest()
+    result = host.block_queue(loop, {'scheduler': 'none'}, 'r1-sched')
+    case.check(result.get('changed') and not result.get('failed'), 'applied: %s' % result.get('msg'))
+    case.changes += 1
+    case.check(host.queue(loop, 'nr_requests') != '64', 'the kernel reset nr_requests (now %s)' % host.queue(loop, 'nr_requests'))
+    result = host.rollback('r1-sched')
+    case.check(not result.get('failed'), 'rollback: %s' % result.get('msg'))
+    case.restores += case.same(start, host.digest(), 'after rollback (scheduler and nr_requests 64)')
+    return case
+
+
+CASES = (case_full_journal_fs, case_acl, case_concurrent_runs, case_kill_before_rename, case_kill_after_record,
+         case_symlinked_sysctl, case_cut_journal, case_scheduler_resets)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument('--work', required=True)
+    parser.add_argument('--loops', nargs=2, required=True)
+    parser.add_argument('--collections', required=True)
+    options = parser.parse_args()
+    host = Host(options.work, options.loops, options.collections)
+    host.setup()
+    os.makedirs(os.path.dirname(FAILPOINT), exist_ok=True)
+    start = host.digest()
+    cases = []
+    for run in CASES:
+        try:
+            cases.append(run(host))
+        except Exception as exc:  # a case that crashes is a failed case; the others still run
+            case = Case(run.__name__, 'crashed')
+            case.failures.append('%s: %s' % (type(exc).__name__, exc))
+            cases.append(case)
+    final = differences(start, host.digest())
+    print('| case | fault injected | changes made | restores verified | checks | result |')
+    print('|---|---|---|---|---|---|')
+    for case in cases:
+        print('| %s | %s | %d | %d | %d | %s |' % (case.name, case.fault, case.changes, case.restores, case.checks,
+                                                   'PASS' if not case.failures else 'FAIL'))
+    print('\n%d cases, %d module runs, %d changes made, %d restores verified byte for byte; state at the end %s the state '
+          'at the start' % (len(cases), host.calls, sum(c.changes for c in cases), sum(c.restores for c in cases),
+                            'equals' if not final else 'DIFFERS from (%s)' % ', '.join(final)))
+    failed = [case for case in cases if case.failures]
+    for case in failed:
+        print('FAIL %s: %s' % (case.name, '; '.join(case.failures)), file=sys.stderr)
+    return 1 if failed or final else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
