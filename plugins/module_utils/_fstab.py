@@ -20,6 +20,8 @@ from ansible_collections.iotune.storage.plugins.module_utils._mountinfo import e
 from ansible_collections.iotune.storage.plugins.module_utils._files import read_text
 
 _WS_SPLIT_RE = re.compile(r'([ \t\f\v\r]+)')
+# dump and pass are ASCII digits, as libmount's sscanf reads them (str.isdigit() also takes '\xb2', which int() refuses)
+_NUMBER_RE = re.compile(r'[0-9]+\Z')
 
 # Spec tags and the /dev/disk directory udev maintains for each.
 SPEC_TAGS = {
@@ -65,7 +67,7 @@ class FstabLine(object):
             fields = self.fields
             if len(fields) < 3:
                 self.error = 'expected at least 3 fields (spec, file, vfstype), got %d' % len(fields)
-            elif any(not field.isdigit() for field in fields[4:6]):
+            elif any(not _NUMBER_RE.match(field) for field in fields[4:6]):
                 self.error = 'dump and pass fields must be integers'
                 if any(field.startswith('#') for field in fields[4:6]):
                     self.error += ' (a "#" comment can only follow the pass field)'

@@ -23,6 +23,11 @@ import re
 from ansible_collections.iotune.storage.plugins.module_utils._files import read_text
 
 _OCTAL_RE = re.compile(r'\\([0-7]{3})')
+# The kernel separates fields with one space and escapes only space, tab, newline and backslash in
+# names: any other character (a form feed, \x1c, \x85, a no-break space...) belongs to the name, so
+# lines end at newline alone (not str.splitlines) and fields split at spaces and tabs (not str.split).
+_FIELD_SEP_RE = re.compile(r'[ \t]+')
+_BLANKS = ' \t\r'
 
 
 def unescape(text):
@@ -72,7 +77,7 @@ def split_options(text):
 
 def parse_mountinfo_line(line):
     """Parse one mountinfo line into a dict; raises ValueError when malformed."""
-    fields = line.split()
+    fields = [field for field in _FIELD_SEP_RE.split(line.strip(_BLANKS)) if field]
     try:
         sep = fields.index('-', 6)
     except ValueError:
@@ -111,8 +116,8 @@ def parse_mountinfo(text, errors=None):
     ``errors`` (a list, appended to) and skipped.
     """
     entries = []
-    for lineno, line in enumerate(text.splitlines(), 1):
-        stripped = line.strip()
+    for lineno, line in enumerate(text.split('\n'), 1):
+        stripped = line.strip(_BLANKS)
         if not stripped or stripped.startswith('#'):
             continue
         try:

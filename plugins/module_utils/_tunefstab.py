@@ -48,6 +48,15 @@ def parse_tunables(text):
     return tunables, bad
 
 
+def split_lines(text):
+    """Lines of ``text`` with their terminators; ''.join() gives the text back.
+
+    Only newline ends a line, as for the VxFS tools (str.splitlines would also
+    end one at a form feed, \\x1c or \\x85 and shift the line numbers)."""
+    lines = (text or '').split('\n')
+    return [line + '\n' for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
+
+
 def parse_tunefstab(text, errors=None):
     """Parse tunefstab text into [{device, tunables: {name: value}, line}].
 
@@ -55,7 +64,7 @@ def parse_tunefstab(text, errors=None):
     comma is tolerated.  Lines with a device and no valid tunable, and items
     without ``=``, are reported in ``errors``."""
     result = []
-    for lineno, line in enumerate(text.splitlines(), 1):
+    for lineno, line in enumerate(split_lines(text), 1):
         stripped = line.strip()
         if not stripped or stripped.startswith('#'):
             continue

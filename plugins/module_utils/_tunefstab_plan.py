@@ -161,7 +161,7 @@ def merge_tunefstab_text(text, device, tunables):
     one in effect); the others are appended to the device's last line; a
     device without a line gets a new line at the end.  Every other line,
     comment and byte is kept.  ``text`` None (no file) gives a new file."""
-    lines = (text or '').splitlines(True)
+    lines = _tunefstab.split_lines(text)
     newline = '\r\n' if lines and lines[0].endswith('\r\n') else '\n'
     indexes = _device_lines(lines, device)
     pending = [name for name in TUNABLE_NAMES if name in tunables] + sorted(set(tunables) - set(TUNABLE_NAMES))

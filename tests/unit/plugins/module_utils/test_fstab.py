@@ -99,6 +99,9 @@ def test_constructed_fstab_entries(read_fixture, index, expected):
     ('/dev/sda1 /data\n', 'expected at least 3 fields'),
     ('/dev/sda1 /data ext4 defaults 0 2 extra\n', 'expected at most 6 fields'),
     ('/dev/sda1 /data ext4 defaults zero 2\n', 'dump and pass fields must be integers'),
+    # found by test_parser_properties: '\xb2'.isdigit() is true but int() refuses it (to_dict raised ValueError)
+    ('/dev/sda1 /data ext4 defaults \xb2 2\n', 'dump and pass fields must be integers'),
+    ('/dev/sda1 /data ext4 defaults 0 \u0663\n', 'dump and pass fields must be integers'),
 ])
 def test_invalid_lines(line, error):
     errors = []

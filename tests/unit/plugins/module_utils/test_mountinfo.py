@@ -134,6 +134,16 @@ def test_malformed_lines(line, message):
     assert len(errors) == 1 and errors[0].startswith('mountinfo line 2: ' + message)
 
 
+# found by test_parser_properties: the kernel does not escape these, so they are part of the name
+# (str.split() and str.splitlines() cut the line at them and the mount was reported malformed)
+@pytest.mark.parametrize('name', ['/mnt/no\xa0break', '/mnt/form\x0cfeed', '/mnt/x\x1cy', '/mnt/nel\x85', '/mnt/ideographic\u3000space'])
+def test_names_with_unescaped_whitespace(name):
+    errors = []
+    found = parse_mountinfo('70 27 0:51 / %s rw,relatime - tmpfs none rw\n71 27 0:52 / /b rw - tmpfs none rw\n' % name, errors)
+    assert errors == []
+    assert [(entry['mount_point'], entry['line']) for entry in found] == [(name, 1), ('/b', 2)]
+
+
 def test_missing_super_options_is_tolerated():
     entry = parse_mountinfo_line('70 27 0:51 / /mnt/x rw - tmpfs none')
     assert entry['super_options'] == [] and entry['options'] == ['rw']

@@ -70,6 +70,9 @@ def test_hpux_sample_with_system_default(read_fixture):
     ('/dev/vx/dsk/dg/v1 read_pref_io=65536, read_nstream=2\n',
      [{'device': '/dev/vx/dsk/dg/v1', 'line': 1, 'tunables': {'read_pref_io': 65536, 'read_nstream': 2}}], None),
     ('# only comments\n\n', [], None),
+    # found by test_parser_properties: only newline ends a line (str.splitlines also split at \x0c, \x1c, \x85)
+    ('# a\x0cform feed\x1cand\x85more\n/dev/vx/dsk/dg/v1 read_ahead=2\n',
+     [{'device': '/dev/vx/dsk/dg/v1', 'line': 2, 'tunables': {'read_ahead': 2}}], None),
 ])
 def test_odd_lines(text, expected, error):
     errors = []
