@@ -8,8 +8,11 @@ host work, add the copy tools from the collection's files, then run the module o
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import os
+
 from ansible.plugins.action import ActionBase
 
+from ansible_collections.iotune.storage.plugins.module_utils._policy import SLICE_NAME_ACCEPTED, validate_bulk_slice
 from ansible_collections.iotune.storage.plugins.plugin_utils._benchmark import validate_benchmark
 from ansible_collections.iotune.storage.plugins.plugin_utils._copy_tools import (
     DEFAULT_BIN_DIR, DEFAULT_CONFIG, DEFAULT_SLICE, copy_tool_files)
@@ -55,6 +58,24 @@ def with_host_vars(args, lookup):
     return args
 
 
+def controller_errors(controller):
+    """Errors in the copy tools' options, which only the controller reads: absolute paths (not a
+    directory ending in /) and a slice name as the policy's bulk_slice.name takes."""
+    errors = []
+    for name in ('copy_tools_bin_dir', 'copy_tools_config'):
+        value = controller[name]
+        if value is not None and not (isinstance(value, str) and os.path.isabs(value)):
+            errors.append('%s: must be an absolute path, got %r' % (name, value))
+    if isinstance(controller['copy_tools_config'], str) and controller['copy_tools_config'].endswith('/'):
+        errors.append('copy_tools_config: must be a file, not a directory, got %r' % controller['copy_tools_config'])
+    if controller['copy_tools_slice'] is not None:
+        problems = []
+        validate_bulk_slice({'memory_high': 'infinity', 'name': controller['copy_tools_slice']}, 'copy_tools_slice', problems)
+        if problems:
+            errors.append('copy_tools_slice: %r is not a slice name (accepted: %s)' % (controller['copy_tools_slice'], SLICE_NAME_ACCEPTED))
+    return errors
+
+
 def module_args(args, policy_errors=None):
     """(module arguments, errors) for the task arguments ``args``: the effective policy and
     the copy tools' files; errors name the field and the accepted values."""
@@ -68,17 +89,21 @@ def module_args(args, policy_errors=None):
         policy = None
     if controller['benchmark'] is not None or controller['measuring']:
         errors.extend(validate_benchmark(controller['benchmark'], controller['measuring']))
+    errors.extend(controller_errors(controller))
     if errors:
         return None, errors
     args['policy'] = policy
     concerns = CONCERNS if args.get('concerns') is None else args['concerns']
     if policy['iotune_copy_tools'] and 'copy_tools' in concerns:
         bulk = (policy['iotune_cache'] or {}).get('bulk_slice') or {}
-        args['copy_tools_files'] = copy_tool_files(
+        files = copy_tool_files(
             policy['iotune_copy_tools'],
             bin_dir=controller['copy_tools_bin_dir'] or DEFAULT_BIN_DIR,
             config=controller['copy_tools_config'] or DEFAULT_CONFIG,
             slice_name=controller['copy_tools_slice'] or bulk.get('name') or DEFAULT_SLICE)
+        # the option each file comes from, for the module's messages: the tools, then copy.conf
+        args['copy_tools_files'] = [dict(item, option='copy_tools_config' if index == len(files) - 1 else 'copy_tools_bin_dir')
+                                    for index, item in enumerate(files)]
     return args, []
 
 

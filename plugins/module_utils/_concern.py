@@ -31,7 +31,8 @@ def normalize_path(path):
 def check_args(params, paths=(), written=()):
     """Errors in the arguments every changing module shares, found before anything is read or
     written: the run_id, that journal_dir and each of ``paths`` are absolute (they are normalised
-    in ``params``), and that no file of ``written`` is a directory."""
+    in ``params``), that an existing journal_dir is a directory, and that no file of ``written`` is a
+    directory."""
     errors = []
     if params.get('run_id') is not None:
         problem = validate_run_id(params['run_id'])
@@ -45,6 +46,9 @@ def check_args(params, paths=(), written=()):
             errors.append('%s: must be an absolute path, got %r' % (name, value))
             continue
         params[name] = normalize_path(value)
+    journal_dir = params.get('journal_dir')
+    if journal_dir is not None and os.path.isabs(journal_dir) and os.path.lexists(journal_dir) and not os.path.isdir(journal_dir):
+        errors.append('journal_dir: %s is not a directory' % journal_dir)
     for name in written:
         value = params.get(name)
         if value is not None and os.path.isabs(value) and os.path.isdir(value):

@@ -90,7 +90,7 @@ SCHEMA = {
             'device': {
                 'description': 'Block device as named in tunefstab, e.g. C(/dev/vx/dsk/datadg/vol01), or V(system-default).',
                 'type': 'str', 'required': True,
-                'accepted': 'an absolute device path without spaces, or `system-default`; each device once',
+                'accepted': "an absolute device path without whitespace, `#`, `,` or `=`, or `system-default`; each device once",
             },
             'tunables': {
                 'description': 'Tunable name to value; sizes accept C(256k), C(10m), C(10485760).',
@@ -670,9 +670,10 @@ def _validate_tunefstab(value, errors):
         if device is None:
             errors.append('%s.device: required (the block device, e.g. /dev/vx/dsk/datadg/vol01)' % where)
         elif not isinstance(device, str) or not (device.startswith('/') or device == 'system-default') \
-                or any(char.isspace() for char in device):
-            errors.append('%s.device: must be an absolute device path without spaces or system-default, got %s'
-                          % (where, show_value(device)))
+                or any(char.isspace() or char in '#,=' for char in device):
+            # '#' starts a tunefstab comment; ',' and '=' belong to the tunable list (and to vxtunefs -o)
+            errors.append("%s.device: must be an absolute device path without whitespace, '#', ',' or '=', "
+                          "or system-default, got %s" % (where, show_value(device)))
         elif device in seen:
             errors.append('%s.device: %s is listed twice (also iotune_tunefstab[%d])' % (where, show_value(device), seen[device]))
         else:
@@ -699,9 +700,14 @@ def _validate_match(match, where, errors):
     if not isinstance(value, str) or not value.strip():
         errors.append('%s.%s: must be a non-empty text, got %s' % (where, key, show_value(value)))
         return None
+    if '"' in value or any(ord(char) < 32 or ord(char) == 127 for char in value):
+        # the value is written into a udev rule between double quotes
+        errors.append('%s.%s: must be one line of text without \'"\' or control characters (newline, tab), got %r'
+                      % (where, key, value))
+        return None
     if key == 'mountpoint' and not _check_absolute_path(value, where + '.mountpoint', errors):
         return None
-    if key == 'name' and '/' in value:
+    if key == 'name' and ('/' in value or value in ('.', '..') or any(char.isspace() for char in value)):
         errors.append('%s.name: must be a kernel device name such as sdb or nvme0n1 (without /dev/), got %s'
                       % (where, show_value(value)))
         return None
@@ -763,6 +769,16 @@ def validate_bulk_slice(value, where, errors):
     return memory_high
 
 
+def check_cache_order(values, prefix, errors):
+    """The background writeback limits below the foreground ones; ``values`` holds the valid ints by key
+    without ``vm.`` and a message names the field as ``prefix + key``."""
+    for first, second in (('dirty_background_bytes', 'dirty_bytes'), ('dirty_background_ratio', 'dirty_ratio')):
+        low, high = values.get(first), values.get(second)
+        if low is not None and high is not None and low >= high:
+            errors.append('%s%s: must be lower than %s (%d >= %d); the kernel would use half of %s instead'
+                          % (prefix, first, second, low, high, second))
+
+
 def _validate_cache(value, errors):
     cache = _expect_dict(value, 'iotune_cache', errors)
     if cache is None:
@@ -776,11 +792,7 @@ def _validate_cache(value, errors):
         if bytes_key in values and ratio_key in values:
             errors.append('iotune_cache: set either %s or %s, not both (writing one makes the kernel zero the other)'
                           % (bytes_key, ratio_key))
-    for first, second in (('dirty_background_bytes', 'dirty_bytes'), ('dirty_background_ratio', 'dirty_ratio')):
-        low, high = values.get(first), values.get(second)
-        if low is not None and high is not None and low >= high:
-            errors.append('iotune_cache.%s: must be lower than %s (%d >= %d); the kernel would use half of %s instead'
-                          % (first, second, low, high, second))
+    check_cache_order(values, 'iotune_cache.', errors)
     if cache.get('bulk_slice') is not None:
         validate_bulk_slice(cache['bulk_slice'], 'iotune_cache.bulk_slice', errors)
 

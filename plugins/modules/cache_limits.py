@@ -235,6 +235,8 @@ checks_before:
   elements: dict
 '''
 
+import os
+
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils._cache_plan import (
@@ -244,7 +246,7 @@ from ansible_collections.iotune.storage.plugins.module_utils._cache_plan import 
     SYSTEMD_RUN_DIR,
     validate_sysctl,
 )
-from ansible_collections.iotune.storage.plugins.module_utils._policy import validate_bulk_slice
+from ansible_collections.iotune.storage.plugins.module_utils._policy import check_cache_order, validate_bulk_slice
 from ansible_collections.iotune.storage.plugins.module_utils._sysctl import CONF_DIRS, SYSCTL_CONF
 from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS, check_args
 from ansible_collections.iotune.storage.plugins.module_utils._engine import CacheLimits, exit_concern
@@ -272,11 +274,14 @@ def main():
     )
     params = module.params
 
-    dummy, errors = validate_sysctl(params['sysctl'])
+    values, errors = validate_sysctl(params['sysctl'])
+    check_cache_order(dict((key[len('vm.'):], value) for key, value in values.items()), 'sysctl.vm.', errors)
     errors = check_args(params, paths=('sysctl_file', 'proc_root', 'sysctl_conf', 'systemd_run_dir'),
                         written=('sysctl_file',) if params['sysctl'] else ()) + errors
     if params['bulk_slice'] is not None:
         validate_bulk_slice(dict((key, params['bulk_slice'][key]) for key in ('memory_high', 'name')), 'bulk_slice', errors)
+        if not os.path.isabs(params['bulk_slice']['unit_dir']):
+            errors.append('bulk_slice.unit_dir: must be an absolute path, got %r' % params['bulk_slice']['unit_dir'])
     if errors:
         module.fail_json(msg='invalid cache limits request: ' + '; '.join(errors), errors=errors)
 

@@ -119,6 +119,8 @@ checks_before:
   elements: dict
 '''
 
+import os
+
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS, check_args
@@ -144,13 +146,23 @@ def main():
     if errors:
         module.fail_json(msg='; '.join(errors), errors=errors)
     files = []
-    try:
-        for index, item in enumerate(module.params['files']):
-            if not item['path'].startswith('/'):
-                raise ValueError('files[%d].path: must be absolute, got %r' % (index, item['path']))
-            files.append(dict(item, mode=parse_mode(item['mode'], 'files[%d]' % index)))
-    except ValueError as exc:
-        module.fail_json(msg=str(exc))
+    seen = {}
+    for index, item in enumerate(module.params['files']):
+        where = 'files[%d]' % index
+        if not item['path'].startswith('/'):
+            errors.append('%s.path: must be absolute, got %r' % (where, item['path']))
+        elif os.path.isdir(item['path']):
+            errors.append('%s.path: %s is a directory, not a file' % (where, item['path']))
+        elif os.path.normpath(item['path']) in seen:
+            errors.append('%s.path: %s is listed twice (also %s)' % (where, item['path'], seen[os.path.normpath(item['path'])]))
+        else:
+            seen[os.path.normpath(item['path'])] = where
+        try:
+            files.append(dict(item, mode=parse_mode(item['mode'], where)))
+        except ValueError as exc:
+            errors.append(str(exc))
+    if errors:
+        module.fail_json(msg='; '.join(errors), errors=errors)
 
     concern = CopyTools(CommandRunner(module), files, module.params['state'])
     exit_concern(module, concern, concern.runner)

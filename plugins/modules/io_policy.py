@@ -245,7 +245,7 @@ from ansible_collections.iotune.storage.plugins.module_utils._files import parse
 from ansible_collections.iotune.storage.plugins.module_utils._iofacts import gather_io_facts
 from ansible_collections.iotune.storage.plugins.module_utils._mountinfo import read_mountinfo, visible_mounts
 from ansible_collections.iotune.storage.plugins.module_utils._policy import cache_sysctl
-from ansible_collections.iotune.storage.plugins.module_utils._report import write_report
+from ansible_collections.iotune.storage.plugins.module_utils._report import report_paths, write_report
 from ansible_collections.iotune.storage.plugins.module_utils._runner import CommandRunner
 from ansible_collections.iotune.storage.plugins.module_utils._tunefstab_plan import find_vxtunefs, validate_entry
 
@@ -311,7 +311,8 @@ def written_files(params):
     written = []
     if 'mount_options' in wanted and policy.get('iotune_mounts'):
         written.append('fstab')
-    if 'tunefstab' in wanted and policy.get('iotune_tunefstab') and params['tunefstab_apply']:
+    if 'tunefstab' in wanted and policy.get('iotune_tunefstab'):
+        # the file is written with or without tunefstab_apply (which only adds the live values)
         written.append('tunefstab_path')
     if 'block_queue' in wanted and policy.get('iotune_block_devices') and params['block_queue_persist']:
         written.append('rules_file')
@@ -359,10 +360,20 @@ def main():
         module.fail_json(msg='policy: the effective policy is needed (the io_policy action plugin passes it)')
     errors = check_args(params, paths=PATH_ARGS, written=written_files(params))
     for index, item in enumerate(params['copy_tools_files']):
+        # the action plugin names the option each file comes from (copy_tools_bin_dir, copy_tools_config)
+        where = 'copy_tools_files[%d].path%s' % (index, ' (%s)' % item['option'] if item.get('option') else '')
         if not os.path.isabs(item.get('path') or ''):
-            errors.append('copy_tools_files[%d].path: must be an absolute path, got %r' % (index, item.get('path')))
-    if params['report'] is not None and not os.path.isabs(params['report']['dir']):
-        errors.append('report.dir: must be an absolute path, got %r' % params['report']['dir'])
+            errors.append('%s: must be an absolute path, got %r' % (where, item.get('path')))
+        elif 'copy_tools' in params['concerns'] and os.path.isdir(item['path']):
+            errors.append('%s: %s is a directory, not a file' % (where, item['path']))
+    if params['report'] is not None:
+        # checked before any change, not when the report is written after them
+        try:
+            report_paths(params['report']['dir'], params['report']['names'] or ['report.json'])
+        except ValueError as exc:
+            errors.append('report.%s' % exc)
+        if os.path.lexists(params['report']['dir']) and not os.path.isdir(params['report']['dir']):
+            errors.append('report.dir: %s is not a directory' % params['report']['dir'])
     if errors:
         module.fail_json(msg='invalid arguments, nothing read or changed: ' + '; '.join(errors), errors=errors)
     runner = CommandRunner(module)
@@ -405,10 +416,10 @@ def main():
             result['report_paths'] = write_report(spec['dir'], spec['names'], report, check=module.check_mode)[1] \
                 if spec['names'] else []
         except ValueError as exc:
-            module.fail_json(msg='report.%s' % exc, **result)
+            module.fail_json(**dict(result, msg='report.%s' % exc))
         except (IOError, OSError) as exc:
-            module.fail_json(msg='cannot write the report %s: %s' % (getattr(exc, 'filename', None) or spec['dir'],
-                                                                     exc.strerror or exc), **result)
+            module.fail_json(**dict(result, msg='cannot write the report %s: %s' % (getattr(exc, 'filename', None) or spec['dir'],
+                                                                                   exc.strerror or exc)))
     if failure:
         module.fail_json(**result)
     module.exit_json(**result)

@@ -83,6 +83,8 @@ written:
 '''
 
 
+import os
+
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils._files import parse_mode
@@ -102,6 +104,8 @@ def main():
     )
     params = module.params
     result = dict(changed=False, paths=[], written=[])
+    if os.path.lexists(params['dir']) and not os.path.isdir(params['dir']):
+        module.fail_json(msg='dir: %s is not a directory' % params['dir'], **result)
     try:
         mode = parse_mode(params['mode'], 'mode')
         dir_mode = parse_mode(params['dir_mode'], 'dir_mode')
