@@ -276,6 +276,8 @@ CASES = [
          'is a directory'),
     case('mount_options', 'journal-relative', {'path': '/data', 'present': ['noatime'], 'journal_dir': 'journal'},
          'journal_dir', 'must be an absolute path'),
+    case('mount_options', 'journal-is-a-file', {'path': '/data', 'present': ['noatime'], 'journal_dir': '@motd'},
+         'journal_dir', 'not a directory'),
     case('mount_options', 'run-id-dotdot', {'path': '/data', 'present': ['noatime'], 'run_id': '../../motd'}, 'run_id'),
     # ----------------------------------------------------------------- tunefstab
     case('tunefstab', 'unknown-tunable', {'device': VOL01, 'tunables': {'frobnicate': 1}}, 'tunables.frobnicate',
@@ -287,8 +289,8 @@ CASES = [
     case('tunefstab', 'qio-2', {'device': VOL01, 'tunables': {'qio_cache_enable': 2}}, 'tunables.qio_cache_enable', '0', '1'),
     case('tunefstab', 'buf-data-4k', {'device': VOL01, 'tunables': {'max_buf_data_size': 4096}},
          'tunables.max_buf_data_size', '8192', '65536'),
-    case('tunefstab', 'relative-device', {'device': 'vol01', 'tunables': {'read_ahead': 1}}, 'device',
-         defect='_tunefstab_plan.validate_entry accepts a relative device (vol01); the run goes on and writes tunefstab'),
+    case('tunefstab', 'relative-device', {'device': 'vol01', 'tunables': {'read_ahead': 1}}, 'device', 'not an absolute path'),
+    case('tunefstab', 'device-hash', {'device': VOL01 + '#x', 'tunables': {'read_ahead': 1}}, 'device', "'#'"),
     case('tunefstab', 'device-newline', {'device': VOL01 + '\n/dev/sda', 'tunables': {'read_ahead': 1}}, 'device'),
     case('tunefstab', 'duplicated-device', {'entries': [{'device': VOL01, 'tunables': {'read_ahead': 1}},
                                                         {'device': VOL01, 'tunables': {'read_ahead': 2}}]}, 'entries[1].device',
@@ -362,6 +364,8 @@ CASES = [
          'bulk_slice.name', '.slice'),
     case('cache_limits', 'unit-dir-relative', {'bulk_slice': {'memory_high': '25%', 'unit_dir': 'systemd'}},
          'bulk_slice.unit_dir', 'must be an absolute path'),
+    case('cache_limits', 'journal-is-a-file', {'sysctl': {'vm.dirty_ratio': 20}, 'journal_dir': '@motd'}, 'journal_dir',
+         'not a directory'),
     case('cache_limits', 'sysctl-file-directory', {'sysctl': {'vm.dirty_ratio': 20}, 'sysctl_file': '@etc/sysctl.d'},
          'sysctl_file', 'is a directory'),
     # ----------------------------------------------------------------- copy_tools
