@@ -89,14 +89,34 @@ def normalize_tunable(name, value):
     return number
 
 
+DEVICE_ACCEPTED = ("an absolute block device path without whitespace, '#', ',' or '=' (such as "
+                   "/dev/vx/dsk/datadg/vol01), or %s" % _tunefstab.SYSTEM_DEFAULT)
+
+
+def device_problem(device):
+    """None when ``device`` can be a tunefstab line's first word, else why not.
+
+    A ``#`` would make the line a comment (the plan then found no line it had just
+    written: a KeyError), whitespace splits the word, ``,`` and ``=`` belong to the
+    tunable list and to ``vxtunefs -o``."""
+    if device == _tunefstab.SYSTEM_DEFAULT:
+        return None
+    if not isinstance(device, str) or not device.startswith('/'):
+        return 'not an absolute path'
+    bad = sorted(set(char for char in device if char.isspace() or char in '#,='))
+    if bad:
+        return 'contains %s' % ', '.join(repr(char) for char in bad)
+    return None
+
+
 def validate_entry(entry, where=''):
     """(normalized entry, errors): the device and its tunables as ints; errors name the field."""
     prefix = '%s.' % where if where else ''
     errors = []
     device = entry.get('device')
-    if not isinstance(device, str) or not device.strip() or len(device.split()) != 1:
-        errors.append('%sdevice: %r is not valid; expected a block device path such as /dev/vx/dsk/datadg/vol01'
-                      % (prefix, device))
+    problem = device_problem(device)
+    if problem:
+        errors.append('%sdevice: %r is not valid (%s); expected %s' % (prefix, device, problem, DEVICE_ACCEPTED))
     tunables = entry.get('tunables')
     normalized = {}
     if not isinstance(tunables, dict) or not tunables:
@@ -108,7 +128,7 @@ def validate_entry(entry, where=''):
                 normalized[name] = normalize_tunable(name, tunables[name])
             except ValueError as exc:
                 errors.append('%stunables.%s: %s' % (prefix, name, exc))
-    return {'device': device.strip() if isinstance(device, str) else device, 'tunables': normalized}, errors
+    return {'device': device, 'tunables': normalized}, errors
 
 
 # ---------------------------------------------------------------- the file

@@ -38,7 +38,9 @@ attributes:
 options:
   device:
     description:
-      - Block device of the VxFS file system, as written in tunefstab (V(/dev/vx/dsk/datadg/vol01)).
+      - Block device of the VxFS file system, as written in tunefstab (V(/dev/vx/dsk/datadg/vol01)), or
+        V(system-default) (HP-UX).
+      - An absolute path without whitespace, C(#), C(,) or C(=); anything else fails before anything is read.
       - Mutually exclusive with O(entries); requires O(tunables).
     type: str
   tunables:

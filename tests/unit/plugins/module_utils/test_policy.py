@@ -171,9 +171,18 @@ BAD = [
      'iotune_tunefstab[0].tunable: unknown key (accepted: device, tunables)'),
     ('device missing', {'iotune_tunefstab': [{'tunables': {'read_ahead': 1}}]}, 'iotune_tunefstab[0].device: required'),
     ('device relative', {'iotune_tunefstab': [{'device': 'vol01'}]},
-     "iotune_tunefstab[0].device: must be an absolute device path without spaces or system-default, got 'vol01'"),
+     "iotune_tunefstab[0].device: must be an absolute device path without whitespace, '#', ',' or '=', or system-default, "
+     "got 'vol01'"),
     ('device with space', {'iotune_tunefstab': [{'device': '/dev/vx/dsk/a b'}]},
      "iotune_tunefstab[0].device: must be an absolute device path"),
+    # issue 18, D7: a '#' made the planned line a comment (KeyError); ',' and '=' belong to the tunable list
+    ('device commented out', {'iotune_tunefstab': [{'device': '#/dev/vx/dsk/datadg/vol01'}]},
+     "iotune_tunefstab[0].device: must be an absolute device path without whitespace, '#', ',' or '='"),
+    ('device with #', {'iotune_tunefstab': [{'device': '/dev/vx/dsk/datadg/vol#1'}]},
+     "iotune_tunefstab[0].device: must be an absolute device path without whitespace, '#', ',' or '=', or system-default, "
+     "got '/dev/vx/dsk/datadg/vol#1'"),
+    ('device with comma', {'iotune_tunefstab': [{'device': '/dev/vx/dsk/a,b'}]}, "iotune_tunefstab[0].device: must be"),
+    ('device with =', {'iotune_tunefstab': [{'device': '/dev/vx/dsk/a=b'}]}, "iotune_tunefstab[0].device: must be"),
     ('duplicate devices', {'iotune_tunefstab': [{'device': '/dev/a'}, {'device': '/dev/a'}]},
      "iotune_tunefstab[1].device: '/dev/a' is listed twice (also iotune_tunefstab[0])"),
     ('tunables not a dict', {'iotune_tunefstab': [{'device': '/dev/a', 'tunables': ['read_ahead=1']}]},

@@ -67,14 +67,30 @@ def test_validate_entry_names_every_bad_field():
 
 
 @pytest.mark.parametrize('entry, error', [
-    ({'device': '', 'tunables': {'read_ahead': 1}}, "device: '' is not valid"),
-    ({'device': '/dev/a /dev/b', 'tunables': {'read_ahead': 1}}, "device: '/dev/a /dev/b' is not valid"),
+    ({'device': '', 'tunables': {'read_ahead': 1}}, "device: '' is not valid (not an absolute path)"),
+    ({'device': '/dev/a /dev/b', 'tunables': {'read_ahead': 1}}, "device: '/dev/a /dev/b' is not valid (contains ' ')"),
+    # issue 18, D7: '#' made the planned line a comment and the plan raised KeyError
+    ({'device': '#/dev/vx/dsk/datadg/vol01', 'tunables': {'read_ahead': 1}},
+     "device: '#/dev/vx/dsk/datadg/vol01' is not valid (not an absolute path); expected an absolute block device path "
+     "without whitespace, '#', ',' or '=' (such as /dev/vx/dsk/datadg/vol01), or system-default"),
+    ({'device': '/dev/vx/dsk/datadg/vol#1', 'tunables': {'read_ahead': 1}}, "device: '/dev/vx/dsk/datadg/vol#1' is not valid (contains '#')"),
+    ({'device': '/dev/a,b=c', 'tunables': {'read_ahead': 1}}, "device: '/dev/a,b=c' is not valid (contains ',', '=')"),
+    ({'device': ' /dev/a\t', 'tunables': {'read_ahead': 1}}, "device: ' /dev/a\\t' is not valid (not an absolute path)"),
+    ({'device': '/dev/a\n', 'tunables': {'read_ahead': 1}}, "device: '/dev/a\\n' is not valid (contains '\\n')"),
+    ({'device': 'vx/dsk/datadg/vol01', 'tunables': {'read_ahead': 1}}, "device: 'vx/dsk/datadg/vol01' is not valid"),
+    ({'device': None, 'tunables': {'read_ahead': 1}}, "device: None is not valid"),
     ({'device': VOL01, 'tunables': {}}, 'tunables: expected a non-empty dict'),
     ({'device': VOL01, 'tunables': None}, 'tunables: expected a non-empty dict'),
 ])
 def test_validate_entry_rejects(entry, error):
     dummy, errors = tp.validate_entry(entry)
     assert len(errors) == 1 and errors[0].startswith(error)
+
+
+@pytest.mark.parametrize('device', [VOL01, '/dev/vg01/lvol1', 'system-default'])
+def test_validate_entry_accepts_devices(device):
+    entry, errors = tp.validate_entry({'device': device, 'tunables': {'read_ahead': 1}})
+    assert (entry, errors) == ({'device': device, 'tunables': {'read_ahead': 1}}, [])
 
 
 # ---------------------------------------------------------------- the file

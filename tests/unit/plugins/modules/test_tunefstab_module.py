@@ -191,6 +191,27 @@ def test_refused_value_fails_with_the_journal(run, simulator, args, tmp_path):
     assert 'read_nstream = 4' in simulator('-p', '/data').splitlines()
 
 
+@pytest.mark.parametrize('device', ['#/dev/vx/dsk/datadg/vol01', '/dev/vx/dsk/datadg/vol#1', '/dev/vx/dsk/a,b', '/dev/a=b',
+                                    'dev/vx/dsk/datadg/vol01', ' /dev/vx/dsk/datadg/vol01'])
+def test_bad_device_is_refused_before_anything_is_read_or_written(run, simulator, args, tmp_path, device):
+    """Issue 18, D7: '#/dev/vx/...' made the planned tunefstab line a comment and the plan raised KeyError."""
+    tunefstab_file = tmp_path / 'tunefstab'
+    shutil.copyfile(args['path'], str(tunefstab_file))
+    original = (_read(tunefstab_file), simulator('-p', '/data'))
+    journal_dir = tmp_path / 'journal'
+    args.update(path=str(tunefstab_file), apply=True, journal_dir=str(journal_dir), _ansible_check_mode=False,
+                entries=[{'device': U08, 'tunables': {'read_ahead': 2}}, {'device': device, 'tunables': {'read_ahead': 2}}])
+    kind, result = run(args)
+    assert kind == 'fail', result
+    assert result['msg'] == (
+        "invalid tunefstab policy: entries[1].device: %r is not valid (%s); expected an absolute block device path without "
+        "whitespace, '#', ',' or '=' (such as /dev/vx/dsk/datadg/vol01), or system-default"
+        % (device, 'not an absolute path' if not device.startswith('/') else 'contains %r' % [c for c in device if c in '#,='][0]))
+    assert (_read(tunefstab_file), simulator('-p', '/data')) == original
+    assert not journal_dir.exists()
+    assert 'checks' not in result
+
+
 @pytest.mark.parametrize('extra, message', [
     ({'device': VOL01, 'tunables': {'read_pref_iosz': 1}},
      'invalid tunefstab policy: tunables.read_pref_iosz: unknown tunable; accepted: read_pref_io, read_nstream'),
