@@ -196,3 +196,88 @@ def test_setting_a_default_back_leaves_the_state_of_a_fresh_mount(sim):
     assert sim('-o', 'read_pref_io=64k,read_ahead=1', '/data')[0] == 0
     with open(str(sim.state)) as handle:
         assert json.load(handle) == fresh
+
+
+# ---------------------------------------------------------------- simulated versions (issue 19, seed 001)
+
+def test_version_defaults_to_7_4(sim):
+    assert sim('--sim-version') == (0, '7.4\n', '')
+    sim('--sim-mount', VOL01, '/data')
+    assert parse_vxtunefs_output(sim('-p', '/data')[1])['discovered_direct_iosz'] == 262144
+
+
+def test_version_from_the_environment_changes_the_defaults(sim):
+    sim('--sim-mount', VOL01, '/data')
+    env = {'VXFS_SIM_VERSION': '8.0'}
+    assert sim('--sim-version', env=env) == (0, '8.0\n', '')
+    values = parse_vxtunefs_output(sim('-p', '/data', env=env)[1])
+    # only discovered_direct_iosz differs between the simulated versions
+    assert values == dict(parse_vxtunefs_output(sim('-p', '/data')[1]), discovered_direct_iosz=1048576)
+
+
+def test_version_file_beside_the_state(sim):
+    sim('--sim-mount', VOL01, '/data')
+    (sim.state.parent / 'version').write_text('8.0\n')
+    assert sim('--sim-version') == (0, '8.0\n', '')
+    assert parse_vxtunefs_output(sim('-p', '/data')[1])['discovered_direct_iosz'] == 1048576
+    # the environment overrides the file
+    assert sim('--sim-version', env={'VXFS_SIM_VERSION': '7.4'})[1] == '7.4\n'
+
+
+def test_mount_uses_the_defaults_of_the_current_version(sim):
+    env = {'VXFS_SIM_VERSION': '8.0'}
+    assert sim('--sim-mount', VOL01, '/data', env=env)[0] == 0
+    assert parse_vxtunefs_output(sim('-p', '/data', env=env)[1])['discovered_direct_iosz'] == 1048576
+    # values equal to the version's defaults are not stored: the mount is a fresh one
+    assert sim('-o', 'discovered_direct_iosz=1m', '/data', env=env)[0] == 0
+    with open(str(sim.state)) as handle:
+        assert json.load(handle)['tunables'] == {'/data': {}}
+
+
+def test_upgrade_is_an_upgrade_with_its_reboot(sim, tmp_path):
+    """Seed 001: after the upgrade the default discovered_direct_iosz is another; what tunefstab
+    sets comes back at the mount, what was set only live is gone."""
+    tunefstab = tmp_path / 'tunefstab'
+    tunefstab.write_text('%s read_pref_io=256k\n/dev/vx/dsk/datadg/u08 discovered_direct_iosz=10m\n' % VOL01)
+    env = {'VXTUNEFSTAB': str(tunefstab)}
+    sim('--sim-mount', VOL01, '/data', env=env)
+    sim('--sim-mount', '/dev/vx/dsk/datadg/u08', '/u08', env=env)
+    sim('-o', 'read_ahead=2', '/data')
+    before = parse_vxtunefs_output(sim('-p', '/data')[1])
+    assert (before['discovered_direct_iosz'], before['read_pref_io'], before['read_ahead']) == (262144, 262144, 2)
+    assert sim('--sim-upgrade', '8.0', env=env) == (0, '', '')
+    assert sim('--sim-version') == (0, '8.0\n', '')
+    assert (sim.state.parent / 'version').read_text() == '8.0\n'
+    after = parse_vxtunefs_output(sim('-p', '/data')[1])
+    assert (after['discovered_direct_iosz'], after['read_pref_io'], after['read_ahead']) == (1048576, 262144, 1)
+    # a value tunefstab sets stays
+    assert parse_vxtunefs_output(sim('-p', '/u08')[1])['discovered_direct_iosz'] == 10485760
+    # and back
+    assert sim('--sim-upgrade', '7.4', env=env)[0] == 0
+    assert parse_vxtunefs_output(sim('-p', '/data')[1])['discovered_direct_iosz'] == 262144
+
+
+@pytest.mark.parametrize('args, env, message', [
+    (['--sim-upgrade', '9.9'], {}, '--sim-upgrade: unknown simulated VxFS version 9.9 (accepted: 7.4, 8.0)'),
+    (['-p', '/data'], {'VXFS_SIM_VERSION': '3.4'}, 'VXFS_SIM_VERSION: unknown simulated VxFS version 3.4 (accepted: 7.4, 8.0)'),
+    (['--sim-upgrade', '8.0'], {'VXFS_SIM_VERSION': '7.4'},
+     'VXFS_SIM_VERSION=7.4 is set and overrides the version file; unset it to upgrade'),
+])
+def test_bad_versions(sim, args, env, message):
+    sim('--sim-mount', VOL01, '/data')
+    with open(str(sim.state)) as handle:
+        state = json.load(handle)
+    rc, out, err = sim(*args, env=env)
+    assert (rc, out, err) == (1, '', 'UX:vxfs vxtunefs: ERROR: %s\n' % message)
+    assert not (sim.state.parent / 'version').exists()
+    with open(str(sim.state)) as handle:
+        assert json.load(handle) == state
+
+
+def test_bad_version_file_is_named(sim):
+    os.makedirs(str(sim.state.parent))
+    (sim.state.parent / 'version').write_text('4.1\n')
+    rc, dummy, err = sim('--sim-version')
+    assert rc == 1
+    assert err == 'UX:vxfs vxtunefs: ERROR: %s: unknown simulated VxFS version 4.1 (accepted: 7.4, 8.0)\n' % (
+        sim.state.parent / 'version')
