@@ -268,11 +268,31 @@ def _message(name, device, live_state, expected, live_ok, persistent_ok, file_cl
     return '%s on %s is %s live (%s), expected %s; %s' % (name, device, live, where, expected, file_clause)
 
 
+def is_executable(path):
+    return os.path.isfile(path) and os.access(path, os.X_OK)
+
+
+def _unreadable_live(vxtunefs, device, mount_point, can_run):
+    """Why the live values of ``device`` (mounted as vxfs on ``mount_point``) cannot be read
+    because of the vxtunefs binary, or None when it can run."""
+    if vxtunefs is None:
+        return ('no vxtunefs on this host (searched PATH, %s) but %s is mounted on %s as vxfs: its live values '
+                'cannot be read; name the binary with the vxtunefs option' % (', '.join(VXTUNEFS_DIRS), device, mount_point))
+    if not can_run(vxtunefs):
+        return ('vxtunefs %s (the vxtunefs option) is not an executable file: the live values of %s on %s cannot be read'
+                % (vxtunefs, device, mount_point))
+    return None
+
+
 def plan_tunefstab(entries, path=_tunefstab.DEFAULT_PATH, vxtunefs=None, run_command=None,
-                   proc_root='/proc', apply=False, mount_entries=None):
+                   proc_root='/proc', apply=False, mount_entries=None, can_run=is_executable):
     """Audit the (validated) entries and plan the changes; reads only.
 
-    ``vxtunefs``: path of the binary, or None when the host has none.
+    ``vxtunefs``: path of the binary (the one the user named, even when it cannot
+    run), or None when none was named and the host has none.  A live value that
+    exists (the device is mounted as vxfs) but cannot be read is an ``error``
+    check, never judged by the file alone.  ``can_run(path)``: whether the binary
+    can be run (tests that fake ``run_command`` replace it).
     Returns {checks, changes, devices, warnings}:
 
     * ``checks``: one per device and tunable (make_check records).
@@ -301,15 +321,14 @@ def plan_tunefstab(entries, path=_tunefstab.DEFAULT_PATH, vxtunefs=None, run_com
         device = entry['device']
         mount_point, fstype = find_mount(mount_entries, device)
         live_values, live_error, where = None, None, None
-        if vxtunefs is None:
-            why = 'no vxtunefs on this host: live values not checked'
-        elif mount_point is None:
+        if mount_point is None:
             why = '%s is not mounted: live value not checked' % device
         elif fstype != 'vxfs':
             why = '%s is mounted on %s as %s, not vxfs: live value not checked' % (device, mount_point, fstype)
         else:
             if mount_point not in live_cache:
-                live_cache[mount_point] = read_live(vxtunefs, mount_point, run_command)
+                problem = _unreadable_live(vxtunefs, device, mount_point, can_run)
+                live_cache[mount_point] = (None, problem) if problem else read_live(vxtunefs, mount_point, run_command)
             live_values, live_error = live_cache[mount_point]
             why = live_error
             where = 'vxtunefs -p %s' % mount_point
@@ -366,9 +385,14 @@ def plan_tunefstab(entries, path=_tunefstab.DEFAULT_PATH, vxtunefs=None, run_com
 
 
 def find_vxtunefs(explicit=None, find_bin=None):
-    """(path or None, sentence or None): the binary to run for live values."""
+    """(path or None, sentence or None): the binary to run for live values.
+
+    A named binary is returned even when it cannot run, with the sentence saying
+    so: plan_tunefstab() then makes the checks of mounted file systems ``error``
+    (the user said which vxtunefs; their live values were not read) instead of
+    judging them by the file alone."""
     if explicit:
-        if os.path.isfile(explicit) and os.access(explicit, os.X_OK):
+        if is_executable(explicit):
             return explicit, None
-        return None, 'vxtunefs %s is not an executable file' % explicit
+        return explicit, 'vxtunefs %s (the vxtunefs option) is not an executable file' % explicit
     return (find_bin or find_executable)('vxtunefs', VXTUNEFS_DIRS), None

@@ -82,6 +82,8 @@ options:
       - Path of C(vxtunefs). By default it is searched in E(PATH), then C(/opt/VRTS/bin), C(/sbin), C(/usr/sbin),
         C(/usr/lib/fs/vxfs).
       - Tests point it at the VxFS simulator (C(tests/vxfs-sim/vxtunefs)).
+      - When the path named here is not an executable file, the checks of every device mounted as C(vxfs) are
+        V(error) (their live values were not read), and an enforcing run fails without changing anything.
     type: path
   proc_root:
     description: Mount point of procfs, for C(self/mountinfo). Only changed for tests.
@@ -89,9 +91,10 @@ options:
     default: /proc
 notes:
   - The live values are read with C(vxtunefs -p <mount point>) (C(LANG=C)), for the visible mount whose source is
-    the device and whose type is C(vxfs). Without C(vxtunefs) on the host, or when the device is not mounted, the
-    live value is V(null) and the status comes from the file alone; with neither C(vxtunefs) nor the tunefstab
-    file the check is V(not_applicable).
+    the device and whose type is C(vxfs). When the device is not mounted (or not as C(vxfs)) there is no live value;
+    it is V(null) and the status comes from the file alone; with neither C(vxtunefs) nor the tunefstab file the
+    check is V(not_applicable). A device mounted as C(vxfs) whose live values cannot be read (no C(vxtunefs) on the
+    host, or O(vxtunefs) not executable) is V(error), never V(compliant) from the file alone.
   - Several lines for one device apply in order. A C(system-default) line applies to every device and takes
     precedence over the device's own lines (tunefstab(4) on HP-UX); the plan warns when it would override a
     planned value.
@@ -210,7 +213,8 @@ devices:
   elements: dict
   returned: always
 vxtunefs:
-  description: The C(vxtunefs) used, or V(null) when the host has none.
+  description: The C(vxtunefs) used (O(vxtunefs) when given, even if it cannot run), or V(null) when none was named and the
+    host has none.
   type: str
   returned: always
 run_id:

@@ -18,6 +18,7 @@ U08 = '/dev/vx/dsk/datadg/u08'
 VOL02 = '/dev/vx/dsk/datadg/vol02'
 EXT01 = '/dev/vx/dsk/datadg/ext01'
 SOLARIS = ('tunefstab', 'constructed-solaris.tunefstab')
+SOLARIS_WITH_VOL02 = 'a tunefstab with a vol02 line'
 
 
 # ---------------------------------------------------------------- input
@@ -202,7 +203,7 @@ def plan_fixture(read_fixture, fixture_path):
 
     def plan(entries, **overrides):
         args = dict(path=fixture_path(*SOLARIS), vxtunefs='/opt/VRTS/bin/vxtunefs', run_command=run_command,
-                    proc_root=fixture_path('vxfs', 'proc'))
+                    proc_root=fixture_path('vxfs', 'proc'), can_run=lambda path: path == '/opt/VRTS/bin/vxtunefs')
         args.update(overrides)
         normalized = [tp.validate_entry(entry)[0] for entry in entries]
         result = tp.plan_tunefstab(normalized, **args)
@@ -236,17 +237,33 @@ def one(result, target, setting):
                  '/etc/vx/tunefstab does not set it: lost at the next mount'}),
     ({'device': VOL01, 'tunables': {'read_nstream': 4}}, 'read_nstream', {}, 'drift',
      {'live': 8, 'persistent': 8}),
-    # no vxtunefs: the file alone decides
-    ({'device': VOL01, 'tunables': {'read_pref_io': 262144}}, 'read_pref_io', {'vxtunefs': None}, 'compliant',
+    # issue 18, D8: no vxtunefs, and the device is mounted as vxfs: its live value exists but was not read,
+    # so the file alone cannot say it is compliant (it said compliant before)
+    ({'device': VOL01, 'tunables': {'read_pref_io': 262144}}, 'read_pref_io', {'vxtunefs': None}, 'error',
      {'live': None, 'persistent': 262144,
-      'message': 'read_pref_io on /dev/vx/dsk/datadg/vol01: no vxtunefs on this host: live values not checked; '
-                 '/etc/vx/tunefstab line 7 sets 262144'}),
-    ({'device': VOL01, 'tunables': {'read_pref_io': 65536}}, 'read_pref_io', {'vxtunefs': None}, 'drift',
+      'message': 'read_pref_io on /dev/vx/dsk/datadg/vol01: no vxtunefs on this host (searched PATH, /opt/VRTS/bin, /sbin, '
+                 '/usr/sbin, /usr/lib/fs/vxfs) but /dev/vx/dsk/datadg/vol01 is mounted on /data as vxfs: its live values '
+                 'cannot be read; name the binary with the vxtunefs option'}),
+    ({'device': VOL01, 'tunables': {'read_pref_io': 65536}}, 'read_pref_io', {'vxtunefs': None}, 'error',
      {'live': None, 'persistent': 262144}),
-    # neither vxtunefs nor the file: VxFS is not in use
-    ({'device': VOL01, 'tunables': {'read_pref_io': 65536}}, 'read_pref_io',
+    # a named vxtunefs that cannot run: the same, naming the option and the path
+    ({'device': VOL01, 'tunables': {'read_pref_io': 262144}}, 'read_pref_io', {'vxtunefs': '/opt/missing/vxtunefs'}, 'error',
+     {'live': None, 'persistent': 262144,
+      'message': 'read_pref_io on /dev/vx/dsk/datadg/vol01: vxtunefs /opt/missing/vxtunefs (the vxtunefs option) is not '
+                 'an executable file: the live values of /dev/vx/dsk/datadg/vol01 on /data cannot be read'}),
+    # no vxtunefs and not mounted: there is no live value, the file alone decides
+    ({'device': VOL02, 'tunables': {'read_ahead': 2}}, 'read_ahead', {'vxtunefs': None, 'path': SOLARIS_WITH_VOL02},
+     'compliant', {'live': None, 'persistent': 2,
+                   'message': 'read_ahead on /dev/vx/dsk/datadg/vol02: /dev/vx/dsk/datadg/vol02 is not mounted: live value '
+                              'not checked; /etc/vx/tunefstab line 1 sets 2'}),
+    ({'device': EXT01, 'tunables': {'read_ahead': 2}}, 'read_ahead', {'vxtunefs': None}, 'drift', {'live': None}),
+    # neither vxtunefs nor the file, and nothing mounted as vxfs: VxFS is not in use
+    ({'device': VOL02, 'tunables': {'read_pref_io': 65536}}, 'read_pref_io',
      {'vxtunefs': None, 'path': '/nonexistent/tunefstab'}, 'not_applicable',
      {'message': 'no vxtunefs on this host and no /nonexistent/tunefstab: VxFS is not in use here'}),
+    # a named vxtunefs that cannot run, no file, not mounted: the value is not persisted (VxFS was named)
+    ({'device': VOL02, 'tunables': {'read_pref_io': 65536}}, 'read_pref_io',
+     {'vxtunefs': '/opt/missing/vxtunefs', 'path': '/nonexistent/tunefstab'}, 'drift', {}),
     # vxtunefs present, no file: the value is not persisted
     ({'device': VOL01, 'tunables': {'read_pref_io': 262144}}, 'read_pref_io', {'path': '/nonexistent/tunefstab'},
      'not_persistent',
@@ -258,10 +275,16 @@ def one(result, target, setting):
     ({'device': EXT01, 'tunables': {'read_ahead': 2}}, 'read_ahead', {}, 'drift',
      {'message': 'read_ahead on /dev/vx/dsk/datadg/ext01: /dev/vx/dsk/datadg/ext01 is mounted on /scratch as ext4, '
                  'not vxfs: live value not checked; /etc/vx/tunefstab does not set it'}),
-    ({'device': U08, 'tunables': {'fcl_keeptime': 0}}, 'fcl_keeptime', {'vxtunefs': None}, 'drift', {}),
+    ({'device': U08, 'tunables': {'fcl_keeptime': 0}}, 'fcl_keeptime', {'vxtunefs': None}, 'error', {}),
 ])
-def test_statuses(plan, entry, setting, overrides, status, expected_check):
+def test_statuses(plan, entry, setting, overrides, status, expected_check, tmp_path):
+    if overrides.get('path') == SOLARIS_WITH_VOL02:
+        vol02 = tmp_path / 'tunefstab'
+        vol02.write_text('%s read_ahead=2\n' % VOL02)
+        overrides = dict(overrides, path=str(vol02))
     check = one(plan([entry], **overrides), entry['device'], setting)
+    if overrides.get('path', '').startswith(str(tmp_path)):
+        check['message'] = check['message'].replace(overrides['path'], '/etc/vx/tunefstab')
     assert check['status'] == status
     assert check['id'] == 'tunefstab:%s:%s' % (entry['device'], setting)
     for key, value in expected_check.items():
@@ -344,13 +367,18 @@ def test_find_vxtunefs(tmp_path):
     binary.write_text('#!/bin/sh\n')
     binary.chmod(0o755)
     assert tp.find_vxtunefs(str(binary)) == (str(binary), None)
-    assert tp.find_vxtunefs(str(tmp_path / 'nope')) == (None, 'vxtunefs %s is not an executable file' % (tmp_path / 'nope'))
+    # issue 18, D8: a named binary that cannot run is kept, so that the checks it was named for are errors
+    assert tp.find_vxtunefs(str(tmp_path / 'nope')) == (
+        str(tmp_path / 'nope'), 'vxtunefs %s (the vxtunefs option) is not an executable file' % (tmp_path / 'nope'))
+    binary.chmod(0o644)
+    assert tp.find_vxtunefs(str(binary))[1] == 'vxtunefs %s (the vxtunefs option) is not an executable file' % binary
     assert tp.find_vxtunefs(None, find_bin=lambda name, dirs: '/opt/VRTS/bin/' + name) == ('/opt/VRTS/bin/vxtunefs', None)
 
 
 @pytest.mark.parametrize('vxtunefs, status, message', [
-    (None, 'error', 'read_pref_io on /dev/vx/dsk/datadg/vol01: no vxtunefs on this host: live values not checked; '
-                    '%s cannot be read'),
+    (None, 'error', 'read_pref_io on /dev/vx/dsk/datadg/vol01: no vxtunefs on this host (searched PATH, /opt/VRTS/bin, '
+                    '/sbin, /usr/sbin, /usr/lib/fs/vxfs) but /dev/vx/dsk/datadg/vol01 is mounted on /data as vxfs: its live '
+                    'values cannot be read; name the binary with the vxtunefs option'),
     ('/opt/VRTS/bin/vxtunefs', 'compliant',
      'read_pref_io on /dev/vx/dsk/datadg/vol01 is 262144 live (vxtunefs -p /data); %s cannot be read'),
 ])
@@ -359,5 +387,5 @@ def test_unreadable_tunefstab_is_never_replaced(plan, tmp_path, vxtunefs, status
     unreadable.mkdir()          # a directory cannot be read as a file, even by root
     result = plan([{'device': VOL01, 'tunables': {'read_pref_io': 262144}}], path=str(unreadable), vxtunefs=vxtunefs)
     check = result['checks'][0]
-    assert (check['status'], check['message']) == (status, message % unreadable)
+    assert (check['status'], check['message']) == (status, message % unreadable if '%s' in message else message)
     assert result['changes'] == []

@@ -102,13 +102,62 @@ def test_simulator_error_is_an_error_check(run, simulator, args, tmp_path, monke
     assert 'failed (rc=1): UX:vxfs vxtunefs: ERROR: /data is not a mounted VxFS file system' in check['message']
 
 
-def test_no_vxtunefs(run, args, tmp_path):
-    args.update(device=VOL01, tunables={'read_pref_io': 262144}, vxtunefs=str(tmp_path / 'missing'))
+@pytest.mark.parametrize('mode', [None, 0o644])
+def test_named_vxtunefs_that_cannot_run_is_an_error(run, args, tmp_path, mode):
+    """Issue 18, D8: a named vxtunefs that is missing (or not executable) only warned, and the check of a
+    mounted file system said compliant from the file alone."""
+    missing = tmp_path / 'vxtunefs'
+    if mode is not None:
+        missing.write_text('#!/bin/sh\n')
+        missing.chmod(mode)
+    args.update(entries=[{'device': VOL01, 'tunables': {'read_pref_io': 262144}},
+                         {'device': '/dev/vx/dsk/datadg/vol02', 'tunables': {'read_ahead': 2}}], vxtunefs=str(missing))
     kind, result = run(args)
-    assert kind == 'exit'
-    assert result['checks'][0]['status'] == 'compliant'
-    assert 'no vxtunefs on this host: live values not checked' in result['checks'][0]['message']
-    assert result['warnings'][0] == 'vxtunefs %s is not an executable file' % (tmp_path / 'missing')
+    assert kind == 'fail'           # the module enforces: an error check fails it, in check mode too (D1)
+    check = result['checks'][0]
+    assert (check['status'], check['live'], check['persistent']) == ('error', None, 262144)
+    assert check['message'] == ('read_pref_io on %s: vxtunefs %s (the vxtunefs option) is not an executable file: the live '
+                                'values of %s on /data cannot be read' % (VOL01, missing, VOL01))
+    assert result['msg'] == 'nothing changed: ' + check['message']
+    assert result['changed'] is False
+    # vol02 is not mounted: it has no live value, the file alone decides
+    assert result['checks'][1]['status'] == 'drift'
+    assert result['warnings'][0] == 'vxtunefs %s (the vxtunefs option) is not an executable file' % missing
+    assert result['summary']['error'] == 1 and result['summary']['compliant'] == 0
+
+
+def test_named_vxtunefs_missing_fails_an_enforcing_run_and_changes_nothing(run, simulator, args, tmp_path):
+    tunefstab_file = tmp_path / 'tunefstab'
+    shutil.copyfile(args['path'], str(tunefstab_file))
+    journal_dir = tmp_path / 'journal'
+    original = (_read(tunefstab_file), simulator('-p', '/data'), simulator('-p', '/u08'))
+    # max_diskq is not in the file for vol01 and read_ahead differs live on u08: both would be changed
+    args.update(path=str(tunefstab_file), apply=True, journal_dir=str(journal_dir), run_id='vx-1', _ansible_check_mode=False,
+                vxtunefs=str(tmp_path / 'missing'), entries=[
+                    {'device': VOL01, 'tunables': {'max_diskq': '2m'}},
+                    {'device': U08, 'tunables': {'read_ahead': 2}},
+                    {'device': '/dev/vx/dsk/datadg/vol02', 'tunables': {'read_ahead': 2}}])
+    kind, result = run(args)
+    assert kind == 'fail', result
+    assert result['changed'] is False
+    assert [check['status'] for check in result['checks']] == ['error', 'error', 'drift']
+    assert (_read(tunefstab_file), simulator('-p', '/data'), simulator('-p', '/u08')) == original
+    assert not journal_dir.exists() or os.listdir(str(journal_dir)) == []
+
+
+def test_no_vxtunefs_on_the_host(run, args, monkeypatch):
+    """None named and none found: a device mounted as vxfs has live values nobody read (error, not
+    compliant); a device that is not mounted is judged by the file."""
+    monkeypatch.setattr(tunefstab, 'find_vxtunefs', lambda explicit: (None, None))
+    args.pop('vxtunefs')
+    args['entries'] = [{'device': VOL01, 'tunables': {'read_pref_io': 262144}},
+                       {'device': '/dev/vx/dsk/datadg/vol02', 'tunables': {'read_ahead': 2}}]
+    kind, result = run(args)
+    assert kind == 'fail'
+    assert [check['status'] for check in result['checks']] == ['error', 'drift']
+    assert result['checks'][0]['message'].startswith(
+        'read_pref_io on %s: no vxtunefs on this host (searched PATH, /opt/VRTS/bin' % VOL01)
+    assert result['vxtunefs'] is None
 
 
 def _read(path):
