@@ -1,0 +1,776 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The structural diff of two ``io_snapshot`` snapshots (pure, controller side).
+
+The snapshot format and the difference classes are in docs/snapshot.md.  :func:`diff_snapshots`
+returns one difference ``{class, key, target, setting, before, after, package, message}`` per
+thing that changed, each explained in one line; :func:`summarize_differences` counts them per
+class; :func:`failing` keeps those of the classes in ``iotune_upgrade_fail_on``.
+
+The reports (:func:`differences_as_checks`, :func:`upgrade_host_report`): every difference
+becomes one check record of the kind the audit reports hold, so the fleet report code writes
+summary.json, junit.xml and report.html for an upgrade as it does for an audit:
+
+======================  ======================================================================
+check field             from the difference
+======================  ======================================================================
+``concern``             ``upgrade``
+``target``              its ``target`` (device, mount point, file, package, or ``sysctl``)
+``setting``             ``<class>:<key>``
+``id``                  ``upgrade:<target>:<class>:<key>`` (make_check), the same on every host
+                        with the same difference: the HTML fleet view (one row per id) has one
+                        row per difference with the hosts that have it
+``expected``            its ``before``
+``live``                its ``after``
+``persistent``          ``null``
+``status``              ``drift`` when the class is in fail_on (a JUnit failure, the host fails),
+                        ``compliant`` otherwise (a passing JUnit case: shown, not failing)
+``message``             its ``message``
+``difference``          ``{class, key, package}`` (extra field, kept in summary.json)
+======================  ======================================================================
+
+A host with no difference gets one ``compliant`` check ``upgrade:snapshot:no_difference``, so
+that JUnit has a passing case and the fleet view a row for it.
+"""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import difflib
+import re
+
+from ansible_collections.iotune.storage.plugins.module_utils._checks import COMPLIANT, DRIFT, make_check, summarize
+
+CLASSES = ('changed_default', 'lost_setting', 'changed_setting', 'device_added', 'device_removed',
+           'mount_added', 'mount_removed', 'package_changed')
+DEFAULT_FAIL_ON = ('changed_default', 'lost_setting')
+FAIL_ON_FIELD = 'iotune_upgrade_fail_on'
+CONCERN = 'upgrade'
+
+# policy check statuses whose live value matched the expected one ("the policy expected and had")
+HAD_STATUSES = ('compliant', 'not_persistent')
+VXFS_PACKAGES = ('VRTSvxfs', 'vrtsvxfs')
+UTIL_LINUX = 'util-linux'
+_KERNEL_PACKAGE = re.compile(r'^(linux-image|kernel)(-|$)')
+MAX_LINES = 4
+DEFAULT_TUNEFSTAB = '/etc/vx/tunefstab'
+
+
+# ---------------------------------------------------------------------------- small helpers
+
+def _dict(value):
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value):
+    return value if isinstance(value, list) else []
+
+
+def _norm(value):
+    """A value as compared: lists as sorted text, numbers and numeric text alike."""
+    if isinstance(value, (list, tuple)):
+        return sorted(u'%s' % (item,) for item in value)
+    if value is None or isinstance(value, bool):
+        return value
+    return u'%s' % (value,) if not isinstance(value, str) else value.strip()
+
+
+def same(first, second):
+    """Whether two values of a setting are the same (20 and '20' are; option lists in any order)."""
+    return _norm(first) == _norm(second)
+
+
+def fmt(value):
+    if value is None:
+        return 'absent'
+    if isinstance(value, (list, tuple)):
+        return ','.join(u'%s' % (item,) for item in value) or '(none)'
+    return u'%s' % (value,)
+
+
+def change_text(old, new):
+    """``changed from 3000 to 1500``, ``appeared with 5``, ``is gone (was 5)``."""
+    if old is None:
+        return 'appeared with %s' % fmt(new)
+    if new is None:
+        return 'is gone (was %s)' % fmt(old)
+    return 'changed from %s to %s' % (fmt(old), fmt(new))
+
+
+def key_parts(key):
+    """(concern, subject, attribute) of a settings key: ``vm.x`` -> (cache_limits, sysctl, vm.x),
+    ``block_queue:sdb:read_ahead_kb``, ``mount_options:/data`` (attribute None),
+    ``tunefstab:/data/vx:read_pref_io`` (a mount point may hold ``:``)."""
+    if key.startswith('block_queue:'):
+        subject, dummy, attribute = key[len('block_queue:'):].partition(':')
+        return 'block_queue', subject, attribute
+    if key.startswith('mount_options:'):
+        return 'mount_options', key[len('mount_options:'):], None
+    if key.startswith('tunefstab:'):
+        subject, dummy, attribute = key[len('tunefstab:'):].rpartition(':')
+        return 'tunefstab', subject, attribute
+    return 'cache_limits', 'sysctl', key
+
+
+def _difference(klass, key, target, setting, before, after, package, message):
+    return {'class': klass, 'key': key, 'target': target, 'setting': setting, 'before': before, 'after': after,
+            'package': package, 'message': message}
+
+
+# ---------------------------------------------------------------------------- sources
+
+def source_changes(before, after):
+    """{path: 'appeared'|'changed'|'gone'} of every source whose sha256 (else text) differs."""
+    old, new = _dict(before.get('sources')), _dict(after.get('sources'))
+    changes = {}
+    for path in set(old) | set(new):
+        if path not in old:
+            changes[path] = 'appeared'
+        elif path not in new:
+            changes[path] = 'gone'
+        else:
+            first, second = _dict(old[path]), _dict(new[path])
+            if (first.get('sha256'), first.get('text')) != (second.get('sha256'), second.get('text')):
+                changes[path] = 'changed'
+    return changes
+
+
+def _source(before, after, path):
+    """The source's record, after's when it still exists."""
+    return _dict(_dict(after.get('sources')).get(path)) or _dict(_dict(before.get('sources')).get(path))
+
+
+def is_admin(source):
+    """An administrator's source: ``vendor`` false."""
+    return not source.get('vendor')
+
+
+def _meaningful(text):
+    return [line.strip() for line in (text or '').splitlines()
+            if line.strip() and not line.strip().startswith(('#', ';'))]
+
+
+def line_changes(old_text, new_text):
+    """(added, removed) lines, comments and blank lines left out, in file order."""
+    added, removed = [], []
+    old, new = _meaningful(old_text), _meaningful(new_text)
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag in ('replace', 'delete'):
+            removed.extend(old[i1:i2])
+        if tag in ('replace', 'insert'):
+            added.extend(new[j1:j2])
+    return added, removed
+
+
+def lines_summary(old_text, new_text, limit=MAX_LINES):
+    """``+vm.dirty_ratio = 40 / -vm.dirty_ratio = 20``: each change's added then removed lines, at most ``limit``."""
+    items = []
+    old, new = _meaningful(old_text), _meaningful(new_text)
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag != 'equal':
+            items.extend('+' + line for line in new[j1:j2])
+            items.extend('-' + line for line in old[i1:i2])
+    if not items:
+        return 'only comments or blank lines changed'
+    text = ' / '.join(items[:limit])
+    if len(items) > limit:
+        text += ' (and %d more line(s))' % (len(items) - limit)
+    return text
+
+
+# ---------------------------------------------------------------------------- packages
+
+def _packages(snapshot):
+    return _dict(snapshot.get('packages'))
+
+
+def kernel_packages(snapshot):
+    return sorted(name for name in _packages(snapshot) if _KERNEL_PACKAGE.match(name))
+
+
+def package_text(name, old, new):
+    if old is None:
+        return '%s %s (newly installed)' % (name, new)
+    if new is None:
+        return '%s %s (removed)' % (name, old)
+    return '%s %s -> %s' % (name, old, new)
+
+
+def package_changes(before, after):
+    """{name: (old, new)} of the packages other than the kernel whose version changed (None: not installed)."""
+    old, new = _packages(before), _packages(after)
+    changes = {}
+    for name in set(old) | set(new):
+        if _KERNEL_PACKAGE.match(name):
+            continue
+        if old.get(name) != new.get(name):
+            changes[name] = (old.get(name), new.get(name))
+    return changes
+
+
+def kernel_change(before, after):
+    """The kernel's change as {package, before, after, text}, or None.  The running kernel's package
+    (``linux-image-*`` renamed with each release, ``kernel*``) and ``host.kernel_release`` count as one."""
+    release_old = _dict(before.get('host')).get('kernel_release')
+    release_new = _dict(after.get('host')).get('kernel_release')
+    old = dict((name, _packages(before)[name]) for name in kernel_packages(before))
+    new = dict((name, _packages(after)[name]) for name in kernel_packages(after))
+    if release_old == release_new and old == new:
+        return None
+    label = (sorted(new) or sorted(old) or ['kernel'])[0]
+    if release_old != release_new:
+        text = 'kernel %s -> %s' % (fmt(release_old), fmt(release_new))
+        values = (release_old, release_new)
+    else:
+        names = sorted(set(old) | set(new))
+        text = '; '.join(package_text(name, old.get(name), new.get(name)) for name in names)
+        values = (old.get(label), new.get(label))
+    if set(old) != set(new) and old and new:
+        text += ' (%s -> %s)' % (', '.join(sorted(old)), ', '.join(sorted(new)))
+    return {'package': label, 'before': values[0], 'after': values[1], 'text': text}
+
+
+# ---------------------------------------------------------------------------- context
+
+class _Context(object):
+    """What the rules share: both snapshots and what changed between them."""
+
+    def __init__(self, before, after):
+        self.before = before
+        self.after = after
+        self.sources = source_changes(before, after)
+        self.packages = package_changes(before, after)
+        self.kernel = kernel_change(before, after)
+        old, new = _dict(_dict(before.get('facts')).get('block_devices')), _dict(_dict(after.get('facts')).get('block_devices'))
+        self.devices_added = sorted(set(new) - set(old))
+        self.devices_removed = sorted(set(old) - set(new))
+        old, new = _dict(_dict(before.get('facts')).get('mounts')), _dict(_dict(after.get('facts')).get('mounts'))
+        self.mounts_added = sorted(set(new) - set(old))
+        self.mounts_removed = sorted(set(old) - set(new))
+
+    def source(self, path):
+        return _source(self.before, self.after, path)
+
+    def package_version_text(self, name):
+        if name in self.packages:
+            return package_text(name, *self.packages[name])
+        version = _packages(self.after).get(name) or _packages(self.before).get(name)
+        return '%s %s' % (name, version) if version else name
+
+
+# ---------------------------------------------------------------------------- rule: changed_setting
+
+def changed_setting_differences(ctx):
+    """One ``changed_setting`` per administrator's source (vendor false) that changed, appeared or went."""
+    differences = []
+    old_sources, new_sources = _dict(ctx.before.get('sources')), _dict(ctx.after.get('sources'))
+    for path in sorted(ctx.sources):
+        source = ctx.source(path)
+        if not is_admin(source):
+            continue
+        how = ctx.sources[path]
+        old_text = _dict(old_sources.get(path)).get('text')
+        new_text = _dict(new_sources.get(path)).get('text')
+        added, removed = line_changes(old_text, new_text)
+        package = source.get('package') if source.get('package') in ctx.packages else None
+        if how == 'appeared':
+            message = '%s appeared: %s' % (path, lines_summary('', new_text))
+        elif how == 'gone':
+            message = '%s is gone: %s; what it set now comes from elsewhere or the defaults' % (path, lines_summary(old_text, ''))
+        else:
+            message = '%s changed: %s' % (path, lines_summary(old_text, new_text))
+        if package:
+            message += '; rewritten with %s: check the upgrade kept your values' % ctx.package_version_text(package)
+        differences.append(_difference('changed_setting', path, path, source.get('kind'),
+                                       None if how == 'appeared' else removed, None if how == 'gone' else added,
+                                       package, message))
+    return differences
+
+
+# ---------------------------------------------------------------------------- rule: devices and mounts
+
+def device_differences(ctx):
+    differences = []
+    devices_old = _dict(_dict(ctx.before.get('facts')).get('block_devices'))
+    devices_new = _dict(_dict(ctx.after.get('facts')).get('block_devices'))
+    for name in ctx.devices_added:
+        differences.append(_difference('device_added', name, name, 'device', None, 'present', None,
+                                       'block device %s appeared%s' % (name, _device_note(devices_new[name]))))
+    for name in ctx.devices_removed:
+        differences.append(_difference('device_removed', name, name, 'device', 'present', None, None,
+                                       'block device %s is gone%s; its settings are no longer there'
+                                       % (name, _device_note(devices_old[name]))))
+    return differences
+
+
+def _device_note(info):
+    info = _dict(info)
+    parts = []
+    if isinstance(info.get('size_bytes'), int):
+        parts.append('%.1f GiB' % (info['size_bytes'] / 1073741824.0))
+    for field in ('model', 'serial', 'wwn'):
+        if info.get(field):
+            parts.append('%s %s' % (field, info[field]))
+    return ' (%s)' % ', '.join(parts) if parts else ''
+
+
+def _in_fstab(snapshot, mount_point):
+    return any(_dict(entry).get('file') == mount_point for entry in _list(_dict(snapshot.get('facts')).get('fstab')))
+
+
+def mount_differences(ctx):
+    differences = []
+    mounts_old = _dict(_dict(ctx.before.get('facts')).get('mounts'))
+    mounts_new = _dict(_dict(ctx.after.get('facts')).get('mounts'))
+    for path in ctx.mounts_added:
+        info = _dict(mounts_new[path])
+        differences.append(_difference('mount_added', path, path, 'mount', None, 'mounted', None,
+                                       '%s is mounted now (%s, %s)' % (path, info.get('source'), info.get('fstype'))))
+    for path in ctx.mounts_removed:
+        info = _dict(mounts_old[path])
+        message = '%s is no longer mounted (was %s, %s)' % (path, info.get('source'), info.get('fstype'))
+        if _in_fstab(ctx.after, path):
+            message += '; it is still in /etc/fstab: it did not mount at boot, check its device and the boot log'
+        differences.append(_difference('mount_removed', path, path, 'mount', 'mounted', None, None, message))
+    return differences
+
+
+# ---------------------------------------------------------------------------- rule: settings
+
+def _settings(snapshot):
+    return _dict(snapshot.get('settings'))
+
+
+def _assignments(entry, admin):
+    return [_dict(item) for item in _list(_dict(entry).get('persistent')) if bool(_dict(item).get('vendor')) is not admin]
+
+
+def boot_value(entry):
+    """The value the last persistent assignment gives at boot, or None."""
+    assignments = _list(_dict(entry).get('persistent'))
+    return _dict(assignments[-1]).get('value') if assignments else None
+
+
+def _admin_changed(ctx, b, a):
+    """Whether an administrator's assignment of this key changed: then its changed_setting covers it."""
+    if b is not None and a is not None:
+        first = [(item.get('source'), _norm(item.get('value'))) for item in _assignments(b, True)]
+        second = [(item.get('source'), _norm(item.get('value'))) for item in _assignments(a, True)]
+        return first != second
+    return any(item.get('source') in ctx.sources for item in _assignments(b, True) + _assignments(a, True))
+
+
+def _covered_elsewhere(ctx, key, b, a):
+    """A key missing (or without a live value) on one side because its device or mount went or came
+    (that difference covers it), or because its VxFS file system could not be read there (the
+    snapshot's ``errors`` and ``vxtunefs[mp].error`` say why: not a difference)."""
+    missing = [side for side, entry in ((ctx.before, b), (ctx.after, a)) if _dict(entry).get('live') is None]
+    if not missing:
+        return False
+    concern, subject, dummy = key_parts(key)
+    if concern == 'block_queue':
+        return subject in ctx.devices_added + ctx.devices_removed
+    if concern in ('mount_options', 'tunefstab') and subject in ctx.mounts_added + ctx.mounts_removed:
+        return True
+    return concern == 'tunefstab' and any(_dict(_dict(side.get('vxtunefs')).get(subject)).get('error') for side in missing)
+
+
+def value_change(key, b, a):
+    """(old, new, pending) of a key, or None: the live value changed, or (pending) the live value is
+    the same but the value the boot sources give changed and differs from it."""
+    live_old, live_new = _dict(b).get('live'), _dict(a).get('live')
+    if not same(live_old, live_new):
+        return live_old, live_new, False
+    if key_parts(key)[0] == 'mount_options' or b is None or a is None:
+        return None
+    boot_old, boot_new = boot_value(b), boot_value(a)
+    if boot_new is not None and not same(boot_old, boot_new) and not same(boot_new, live_new):
+        return live_new, boot_new, True
+    return None
+
+
+def explanation(ctx, key, b, a):
+    """(package, text) of what explains a change of ``key``: a vendor source that sets it and changed
+    (its package, else its path), else a package change of its concern; (None, None) when nothing does."""
+    # the vendor assignment that wins at boot first: the last one after, then the last one before
+    for item in list(reversed(_assignments(a, False))) + list(reversed(_assignments(b, False))):
+        path = item.get('source')
+        if path in ctx.sources:
+            verb = {'appeared': 'appeared', 'changed': 'changed', 'gone': 'went away'}[ctx.sources[path]]
+            return ctx.source(path).get('package') or path, {'source': path, 'how': verb, 'text': _source_text(ctx, path)}
+    concern = key_parts(key)[0]
+    names = []
+    if concern == 'tunefstab':
+        names = [name for name in VXFS_PACKAGES if name in ctx.packages]
+    elif concern == 'mount_options':
+        names = ['kernel'] + ([UTIL_LINUX] if UTIL_LINUX in ctx.packages else [])
+    elif concern in ('block_queue', 'cache_limits'):
+        names = ['kernel']
+    for name in names:
+        if name == 'kernel':
+            if ctx.kernel:
+                return ctx.kernel['package'], {'source': None, 'how': None, 'text': ctx.kernel['text']}
+        else:
+            return name, {'source': None, 'how': None, 'text': package_text(name, *ctx.packages[name])}
+    return None, None
+
+
+def _source_text(ctx, path):
+    """``/usr/lib/sysctl.d/50-vendor.conf (package foo 1.0 -> 1.1)``, or the path alone."""
+    package = ctx.source(path).get('package')
+    return '%s (package %s)' % (path, ctx.package_version_text(package)) if package else path
+
+
+def _nobody(key):
+    concern = key_parts(key)[0]
+    return {'cache_limits': 'no file of yours sets it', 'block_queue': 'no udev rule of yours sets it',
+            'tunefstab': 'no tunefstab entry sets it', 'mount_options': '/etc/fstab does not set these options'}[concern]
+
+
+def _tunefstab_path(snapshot):
+    for path, source in sorted(_dict(snapshot.get('sources')).items()):
+        if _dict(source).get('kind') == 'tunefstab':
+            return path
+    return _dict(_dict(snapshot.get('facts')).get('vxfs')).get('tunefstab_path') or DEFAULT_TUNEFSTAB
+
+
+def _vxfs_device(ctx, mount_point, entry):
+    for snapshot in (ctx.before, ctx.after):
+        device = _dict(_dict(snapshot.get('vxtunefs')).get(mount_point)).get('device')
+        if device:
+            return device
+        device = _dict(_dict(_dict(snapshot.get('facts')).get('mounts')).get(mount_point)).get('source')
+        if device:
+            return device
+    return _dict(entry).get('target') or mount_point
+
+
+def _keep_advice(ctx, key, old, entry):
+    """How to keep the old value, for a changed_default."""
+    concern, subject, attribute = key_parts(key)
+    if old is None:
+        return ''
+    if concern == 'tunefstab':
+        return 'add %s=%s to %s for %s to keep the old behaviour' % (
+            attribute, fmt(old), _tunefstab_path(ctx.after), _vxfs_device(ctx, subject, entry))
+    if concern == 'block_queue':
+        return 'pin it with a udev rule (iotune.storage.block_queue) if the old value was right'
+    if concern == 'mount_options':
+        return 'put the old options in its /etc/fstab entry if they were right'
+    return 'pin it in /etc/sysctl.d if the old value was right'
+
+
+def _reapply_advice(key, source, value):
+    concern, subject, attribute = key_parts(key)
+    if concern == 'tunefstab':
+        return 'run vxtunefs -o %s=%s %s or harden_io.yml' % (attribute, fmt(value), subject)
+    if concern == 'block_queue':
+        return 'run udevadm trigger --action=change --subsystem-match=block or harden_io.yml'
+    if concern == 'mount_options':
+        return 'run mount -o remount %s or harden_io.yml' % subject
+    return 'run sysctl --load %s or harden_io.yml' % source
+
+
+def _now(key, old, new, pending):
+    if pending:
+        return '%s is %s live but becomes %s at the next boot' % (key, fmt(old), fmt(new))
+    return '%s %s' % (key, change_text(old, new))
+
+
+def changed_default(ctx, key, b, a, old, new, pending):
+    entry = a or b
+    package, why = explanation(ctx, key, b, a)
+    head = _now(key, old, new, pending)
+    if why and why['source']:
+        if why['how'] == 'went away':
+            tail = '%s: %s, which set it, went away' % (_nobody(key), why['text'])
+        else:
+            tail = '%s: the new default comes from %s' % (_nobody(key), why['text'])
+        message = '%s; %s' % (head, tail)
+    elif why:
+        message = '%s with %s; %s' % (head, why['text'], _nobody(key))
+    else:
+        message = '%s; %s and no package change explains it (was the old value set live only?)' % (head, _nobody(key))
+    advice = _keep_advice(ctx, key, old, entry)
+    if advice:
+        # "... with VRTSvxfs 7.4 -> 8.0; no tunefstab entry sets it: add ..."; after a sentence with a colon, "; "
+        message += ('; ' if not why or why['source'] else ': ') + advice
+    return _difference('changed_default', key, _dict(entry).get('target') or key_parts(key)[1],
+                       _dict(entry).get('setting') or key_parts(key)[2] or key_parts(key)[0], old, new, package, message)
+
+
+def _lost(key, b, a, old, new, package, message):
+    entry = a or b
+    return _difference('lost_setting', key, _dict(entry).get('target') or key_parts(key)[1],
+                       _dict(entry).get('setting') or key_parts(key)[2] or key_parts(key)[0], old, new, package, message)
+
+
+def admin_lost(ctx, key, b, a, old, new, pending):
+    """An administrator's unchanged assignment sets the key and its value changed anyway."""
+    admin = (_assignments(a, True) or _assignments(b, True))[-1]
+    source, value = admin.get('source'), admin.get('value')
+    package, why = explanation(ctx, key, b, a)
+    if same(new, value) and old is None:
+        return None  # the key appeared with the value the administrator's unchanged source sets
+    if same(new, value):
+        message = ('%s was %s, set live only (%s sets %s), and is now %s: the live-only value is lost; put it in %s '
+                   'if it was right' % (key, fmt(old), source, fmt(value), fmt(new), source))
+        return _lost(key, b, a, old, new, package, message)
+    if pending:
+        message = '%s is %s live, but at the next boot it becomes %s though %s sets %s' % (key, fmt(old), fmt(new), source, fmt(value))
+    else:
+        message = '%s is %s, %s sets %s: the setting is lost' % (key, fmt(new), source, fmt(value))
+    overrider = _overrider(a, source, value)
+    if overrider:
+        message += ('; %s comes after it at boot and sets %s: name your file so that it sorts after %s, then %s'
+                    % (_source_text(ctx, overrider['source']), fmt(overrider.get('value')), overrider['source'].rsplit('/', 1)[-1],
+                       _reapply_advice(key, source, value)))
+        return _lost(key, b, a, old, new, package, message)
+    if why and why['source']:
+        message += '; %s %s' % (why['text'], why['how'])
+    elif why:
+        message += ' with %s' % why['text']
+    message += '; %s' % _reapply_advice(key, source, value)
+    return _lost(key, b, a, old, new, package, message)
+
+
+def _overrider(entry, source, value):
+    """The vendor assignment after the administrator's one (from ``source``) that wins at boot with another value."""
+    assignments = [_dict(item) for item in _list(_dict(entry).get('persistent'))]
+    sources = [item.get('source') for item in assignments]
+    if not assignments or source not in sources:
+        return None
+    last = assignments[-1]
+    if last.get('vendor') and sources.index(source) < len(assignments) - 1 and not same(last.get('value'), value):
+        return last
+    return None
+
+
+# ---------------------------------------------------------------------------- policy checks
+
+def mounts_of_device(snapshot, device):
+    """Mount points of a device (tunefstab checks name the device; the settings keys the mount point)."""
+    found = set()
+    for mount_point, info in _dict(snapshot.get('vxtunefs')).items():
+        if _dict(info).get('device') == device:
+            found.add(mount_point)
+    for mount_point, info in _dict(_dict(snapshot.get('facts')).get('mounts')).items():
+        if _dict(info).get('source') == device:
+            found.add(mount_point)
+    if device in _dict(_dict(snapshot.get('facts')).get('mounts')) or device in _dict(snapshot.get('vxtunefs')):
+        found.add(device)
+    return sorted(found)
+
+
+def _equals(expected):
+    return lambda live: same(live, expected)
+
+
+def _option(option, present):
+    return lambda live: (option in _list(live)) is present
+
+
+def policy_keys(check, snapshot):
+    """[(settings key, holds(live) -> bool)] a policy check is about:
+
+    ``cache_limits:sysctl:<vm.key>`` -> ``<vm.key>``; ``block_queue:<dev>:<attr>`` -> ``block_queue:<dev>:<attr>``;
+    ``mount_options:<path>:present|absent:<option>`` -> ``mount_options:<path>`` (the option in or out of the
+    live list); ``tunefstab:<device>:<tunable>`` -> ``tunefstab:<mount point>:<tunable>`` for each mount point of
+    the device (``vxtunefs[*].device``, else ``facts.mounts[*].source``).  Other checks (the slice's
+    MemoryHigh, copy_tools) have no settings key: []."""
+    concern, target, setting = check.get('concern'), check.get('target'), check.get('setting')
+    expected = check.get('expected')
+    if not isinstance(target, str) or not isinstance(setting, str):
+        return []
+    if concern == 'cache_limits' and target == 'sysctl':
+        return [(setting, _equals(expected))]
+    if concern == 'block_queue':
+        return [('block_queue:%s:%s' % (target, setting), _equals(expected))]
+    if concern == 'mount_options':
+        state, dummy, option = setting.partition(':')
+        if state in ('present', 'absent') and option:
+            return [('mount_options:%s' % target, _option(option, state == 'present'))]
+        return []
+    if concern == 'tunefstab':
+        return [('tunefstab:%s:%s' % (mount_point, setting), _equals(expected)) for mount_point in mounts_of_device(snapshot, target)]
+    return []
+
+
+def policy_lost(ctx, key, b, a):
+    """The policy checks of ``before`` (compliant or not_persistent: the live value was the expected one)
+    about ``key`` whose expectation held before and does not hold after: [check]."""
+    lost = []
+    for check in _list(ctx.before.get('policy_checks')):
+        check = _dict(check)
+        if check.get('status') not in HAD_STATUSES:
+            continue
+        for policy_key, holds in policy_keys(check, ctx.before):
+            if policy_key == key and holds(_dict(b).get('live')) and not holds(_dict(a).get('live')):
+                lost.append(check)
+    return lost
+
+
+def policy_lost_difference(ctx, key, b, a, old, new, pending, checks):
+    package, why = explanation(ctx, key, b, a)
+    wanted = ', '.join(sorted(set('%s %s' % (c.get('setting'), fmt(c.get('expected'))) if c.get('concern') == 'mount_options'
+                                  else fmt(c.get('expected')) for c in checks)))
+    message = '%s: the policy expects %s and it held before (check %s): the setting is %s' % (
+        _now(key, old, new, pending), wanted, ', '.join(sorted(set(c.get('id') or '?' for c in checks))),
+        'lost at the next boot' if pending else 'lost')
+    if why:
+        message += ' with %s%s' % (why['text'], ' (%s)' % why['how'] if why['source'] else '')  # e.g. "(appeared)"
+    message += '; run harden_io.yml to set it again and make it persistent'
+    return _lost(key, b, a, old, new, package, message)
+
+
+def mount_options_difference(ctx, key, b, a, old, new):
+    """Options compared one by one: an option /etc/fstab (or the policy) sets that was live and is gone is
+    lost_setting; any other change of the live options is changed_default."""
+    admin = set()
+    for item in _assignments(a, True) or _assignments(b, True):
+        admin |= set(_list(item.get('value')))
+    old_set, new_set = set(_list(old)), set(_list(new))
+    gone, came = sorted(old_set - new_set), sorted(new_set - old_set)
+    lost = [option for option in gone if option in admin]
+    checks = policy_lost(ctx, key, b, a)
+    summary = ' / '.join(['+' + option for option in came] + ['-' + option for option in gone])  # as the file line summary
+    package, why = explanation(ctx, key, b, a)
+    subject = key_parts(key)[1]
+    if lost or checks:
+        message = '%s: %s' % (key, summary)
+        if lost:
+            message += '; /etc/fstab sets %s but the live mount no longer has it: the setting is lost' % ','.join(lost)
+        if checks:
+            message += '; the policy expects %s and it held before: the setting is lost' % ', '.join(
+                sorted(set(c.get('setting') for c in checks)))
+        if why:
+            message += ' (with %s)' % why['text']
+        # an option fstab sets comes back with a remount; one only the policy wanted needs enforcing
+        message += '; %s' % (_reapply_advice(key, None, None) if lost else 'run harden_io.yml to set it again and make it persistent')
+        return _lost(key, b, a, old, new, package, message)
+    if why:
+        message = '%s changed: %s with %s; %s' % (key, summary, why['text'], _nobody(key))
+    else:
+        message = '%s changed: %s; %s and no package change explains it (remounted live?)' % (key, summary, _nobody(key))
+    if gone:
+        message += '; add %s to the /etc/fstab entry of %s if the old behaviour was right' % (','.join(gone), subject)
+    return _difference('changed_default', key, subject, _dict(a or b).get('setting') or 'options', old, new, package, message)
+
+
+def setting_difference(ctx, key, b, a):
+    """The one difference of a settings key, or None."""
+    if _covered_elsewhere(ctx, key, b, a):
+        return None
+    if _admin_changed(ctx, b, a):
+        return None
+    change = value_change(key, b, a)
+    if change is None:
+        return None
+    old, new, pending = change
+    if key_parts(key)[0] == 'mount_options':
+        return mount_options_difference(ctx, key, b, a, old, new)
+    if _assignments(a, True) or _assignments(b, True):
+        return admin_lost(ctx, key, b, a, old, new, pending)
+    checks = policy_lost(ctx, key, b, dict(_dict(a), live=new) if pending else a)
+    if checks:
+        return policy_lost_difference(ctx, key, b, a, old, new, pending, checks)
+    return changed_default(ctx, key, b, a, old, new, pending)
+
+
+def setting_differences(ctx):
+    old, new = _settings(ctx.before), _settings(ctx.after)
+    differences = []
+    for key in sorted(set(old) | set(new)):
+        difference = setting_difference(ctx, key, old.get(key), new.get(key))
+        if difference is not None:
+            differences.append(difference)
+    return differences
+
+
+# ---------------------------------------------------------------------------- rule: packages
+
+def package_differences(ctx, named):
+    """package_changed for each package change (the kernel as one) that no difference in ``named`` names."""
+    differences = []
+    for name in sorted(ctx.packages):
+        if name in named:
+            continue
+        old, new = ctx.packages[name]
+        differences.append(_difference('package_changed', name, name, 'version', old, new, name,
+                                       '%s: no setting the collection reads changed with it' % package_text(name, old, new)))
+    kernel = ctx.kernel
+    if kernel and kernel['package'] not in named:
+        differences.append(_difference('package_changed', kernel['package'], kernel['package'], 'version', kernel['before'],
+                                       kernel['after'], kernel['package'],
+                                       '%s: no setting the collection reads changed with it' % kernel['text']))
+    return differences
+
+
+# ---------------------------------------------------------------------------- API
+
+def sort_differences(differences):
+    return sorted(differences, key=lambda item: (CLASSES.index(item['class']), item['key']))
+
+
+def diff_snapshots(before, after):
+    """The differences between two snapshots, sorted by class (CLASSES order) then key."""
+    ctx = _Context(_dict(before), _dict(after))
+    differences = changed_setting_differences(ctx) + setting_differences(ctx) + device_differences(ctx) + mount_differences(ctx)
+    named = set(item['package'] for item in differences if item['package'])
+    differences += package_differences(ctx, named)
+    return sort_differences(differences)
+
+
+def summarize_differences(differences):
+    """Count of differences per class, every class present (zero when none)."""
+    counts = dict((klass, 0) for klass in CLASSES)
+    for difference in differences:
+        counts[difference['class']] += 1
+    return counts
+
+
+def validate_fail_on(fail_on):
+    """``fail_on`` as a tuple; ValueError naming iotune_upgrade_fail_on for anything but a list of known classes."""
+    if isinstance(fail_on, (str, bytes)) or not isinstance(fail_on, (list, tuple)):
+        raise ValueError('%s: must be a list of difference classes, got %r (accepted: %s)'
+                         % (FAIL_ON_FIELD, fail_on, ', '.join(CLASSES)))
+    unknown = [item for item in fail_on if item not in CLASSES]
+    if unknown:
+        raise ValueError('%s: unknown difference class(es) %s (accepted: %s)'
+                         % (FAIL_ON_FIELD, ', '.join(repr(item) for item in unknown), ', '.join(CLASSES)))
+    return tuple(fail_on)
+
+
+def failing(differences, fail_on=DEFAULT_FAIL_ON):
+    """The differences whose class is in ``fail_on`` (validated)."""
+    fail_on = validate_fail_on(fail_on)
+    return [difference for difference in differences if difference['class'] in fail_on]
+
+
+def differences_as_checks(host, differences, fail_on=DEFAULT_FAIL_ON):
+    """The differences as report checks (mapping in the module docstring); a host without any
+    gets one compliant ``upgrade:snapshot:no_difference`` check."""
+    fail_on = validate_fail_on(fail_on)
+    checks = []
+    for difference in differences:
+        klass = difference['class']
+        check = make_check(CONCERN, difference.get('target') or difference['key'], '%s:%s' % (klass, difference['key']),
+                           difference.get('before'), difference.get('after'), None,
+                           DRIFT if klass in fail_on else COMPLIANT, difference.get('message'))
+        check['difference'] = {'class': klass, 'key': difference['key'], 'package': difference.get('package')}
+        checks.append(check)
+    if not checks:
+        checks.append(make_check(CONCERN, 'snapshot', 'no_difference', None, None, None, COMPLIANT,
+                                 '%s: no difference between the snapshots in any setting, source, device, mount or '
+                                 'package the collection reads' % host))
+    return checks
+
+
+def upgrade_host_report(host, differences, fail_on, run_id, now):
+    """A host report for the fleet report writer (io_fleet_report): mode ``upgrade``, the checks of
+    :func:`differences_as_checks`, their summary, and ``differences`` counted per class."""
+    checks = differences_as_checks(host, differences, fail_on)
+    return {'host': host, 'run_id': run_id, 'time': now, 'mode': CONCERN, 'summary': summarize(checks), 'checks': checks,
+            'differences': summarize_differences(differences)}

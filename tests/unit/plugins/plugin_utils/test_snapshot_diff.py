@@ -1,0 +1,529 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The structural diff of two snapshots: the difference classes of docs/snapshot.md."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import copy
+import hashlib
+import json
+from xml.etree import ElementTree
+
+import pytest
+
+from ansible_collections.iotune.storage.plugins.plugin_utils import _fleet_report as fleet_report
+from ansible_collections.iotune.storage.plugins.plugin_utils._snapshot_diff import (
+    CLASSES,
+    differences_as_checks,
+    diff_snapshots,
+    failing,
+    lines_summary,
+    policy_keys,
+    summarize_differences,
+    upgrade_host_report,
+    validate_fail_on,
+)
+
+ADMIN_SYSCTL = '/etc/sysctl.d/60-iotune.conf'
+VENDOR_SYSCTL = '/usr/lib/sysctl.d/50-vendor.conf'
+TUNEFSTAB = '/etc/vx/tunefstab'
+VX_DEVICE = '/dev/vx/dsk/datadg/vol01'
+VX_MOUNT = '/data/vx'
+KINDS = (('/etc/vx/', 'tunefstab'), ('/etc/fstab', 'fstab'), ('/usr/lib/udev/', 'udev'), ('/lib/udev/', 'udev'),
+         ('/etc/udev/', 'udev'), ('/etc/systemd/', 'unit'))
+
+
+# --------------------------------------------------------------------------- snapshot builder
+
+def source(path, text, package=None):
+    """A sources entry; vendor and kind follow from the path as io_snapshot decides them."""
+    kind = next((kind for prefix, kind in KINDS if path.startswith(prefix)), 'sysctl')
+    vendor = path.startswith(('/usr/lib/', '/lib/'))
+    return {path: {'kind': kind, 'text': text, 'sha256': hashlib.sha256(text.encode('utf-8')).hexdigest(),
+                   'vendor': vendor, 'package': package}}
+
+
+def setting(key, live, *assignments):
+    """A settings entry; ``assignments``: (source path, value) in boot order."""
+    if key.startswith('block_queue:'):
+        concern, target, name = key.split(':', 2)
+    elif key.startswith('mount_options:'):
+        concern, target, name = 'mount_options', key[len('mount_options:'):], 'options'
+    elif key.startswith('tunefstab:'):
+        concern, rest = 'tunefstab', key[len('tunefstab:'):]
+        target, dummy, name = rest.rpartition(':')
+    else:
+        concern, target, name = 'cache_limits', 'sysctl', key
+    return {key: {'concern': concern, 'target': target, 'setting': name, 'live': live,
+                  'persistent': [{'source': path, 'value': value, 'vendor': path.startswith(('/usr/lib/', '/lib/'))}
+                                 for path, value in assignments]}}
+
+
+def mount(source_device='/dev/vdb1', fstype='ext4', options=('rw', 'relatime')):
+    return {'source': source_device, 'device': 'vdb', 'partition': 'vdb1', 'fstype': fstype, 'options_live': list(options),
+            'options_fstab': ['defaults'], 'fstab_spec': source_device}
+
+
+def snapshot(name='pre-upgrade', kernel='6.1.0-18-amd64', packages=None, devices=('vda', 'vdb'), mounts=None,
+             sources=None, settings=None, vxtunefs=None, policy_checks=None, fstab=None):
+    packages = {'linux-image-%s' % kernel: kernel, 'util-linux': '2.38.1-5', 'coreutils': '9.1-1', 'procps': '2:4.0.2-3'} \
+        if packages is None else packages
+    mounts = {'/': mount('/dev/vda1', 'ext4')} if mounts is None else mounts
+    return {
+        'format': 1, 'name': name, 'taken': '2026-11-25T10:00:00Z',
+        'host': {'hostname': 'db01', 'kernel_release': kernel},
+        'package_manager': 'dpkg',
+        'packages': packages,
+        'facts': {'block_devices': dict((device, {'size_bytes': 10737418240, 'model': 'QEMU'}) for device in devices),
+                  'mounts': mounts,
+                  'fstab': [{'file': path} for path in (fstab if fstab is not None else sorted(mounts))],
+                  'vm': {}, 'memory_bytes': 4294967296, 'vxfs': {}, 'tools': {}, 'errors': []},
+        'sources': sources or {},
+        'vxtunefs': vxtunefs or {},
+        'settings': settings or {},
+        'policy_checks': policy_checks or [],
+        'errors': [],
+    }
+
+
+def merged(*dicts):
+    out = {}
+    for item in dicts:
+        out.update(item)
+    return out
+
+
+def classes(differences):
+    return [(item['class'], item['key']) for item in differences]
+
+
+def check(concern, target, name, expected, status='compliant'):
+    return {'id': '%s:%s:%s' % (concern, target, name), 'concern': concern, 'target': target, 'setting': name,
+            'expected': expected, 'status': status}
+
+
+# --------------------------------------------------------------------------- the seed-001 case
+
+def vxfs_snapshot(version, direct_iosz, kernel='6.1.0-18-amd64'):
+    packages = {'linux-image-%s' % kernel: kernel, 'util-linux': '2.38.1-5', 'VRTSvxfs': version}
+    return snapshot(
+        packages=packages, kernel=kernel,
+        mounts={'/': mount('/dev/vda1'), VX_MOUNT: mount(VX_DEVICE, 'vxfs')},
+        sources=merged(source(TUNEFSTAB, '%s read_pref_io=262144\n' % VX_DEVICE), source('/etc/fstab', '%s %s vxfs defaults 0 2\n'
+                                                                                       % (VX_DEVICE, VX_MOUNT))),
+        vxtunefs={VX_MOUNT: {'device': VX_DEVICE, 'values': {'read_pref_io': 262144, 'discovered_direct_iosz': direct_iosz},
+                             'error': None}},
+        settings=merged(setting('tunefstab:%s:read_pref_io' % VX_MOUNT, 262144, (TUNEFSTAB, 262144)),
+                        setting('tunefstab:%s:discovered_direct_iosz' % VX_MOUNT, direct_iosz),
+                        setting('mount_options:%s' % VX_MOUNT, ['rw'], ('/etc/fstab', ['defaults']))))
+
+
+def test_seed_001_vxfs_upgrade_changes_discovered_direct_iosz():
+    differences = diff_snapshots(vxfs_snapshot('7.4.2', 262144), vxfs_snapshot('8.0.2', 1048576))
+    assert differences == [{
+        'class': 'changed_default', 'key': 'tunefstab:/data/vx:discovered_direct_iosz', 'target': VX_MOUNT,
+        'setting': 'discovered_direct_iosz', 'before': 262144, 'after': 1048576, 'package': 'VRTSvxfs',
+        'message': 'tunefstab:/data/vx:discovered_direct_iosz changed from 262144 to 1048576 with VRTSvxfs 7.4.2 -> 8.0.2; '
+                   'no tunefstab entry sets it: add discovered_direct_iosz=262144 to /etc/vx/tunefstab for '
+                   '/dev/vx/dsk/datadg/vol01 to keep the old behaviour'}]
+
+
+def test_seed_001_without_the_vxfs_upgrade_is_not_explained():
+    # the same change with no package change: still changed_default, nothing names a package
+    differences = diff_snapshots(vxfs_snapshot('7.4.2', 262144), vxfs_snapshot('7.4.2', 1048576))
+    assert classes(differences) == [('changed_default', 'tunefstab:/data/vx:discovered_direct_iosz')]
+    assert differences[0]['package'] is None
+    assert 'no package change explains it' in differences[0]['message']
+
+
+def test_vxfs_upgrade_alone_is_a_package_change():
+    differences = diff_snapshots(vxfs_snapshot('7.4.2', 262144), vxfs_snapshot('8.0.2', 262144))
+    assert differences == [{
+        'class': 'package_changed', 'key': 'VRTSvxfs', 'target': 'VRTSvxfs', 'setting': 'version', 'before': '7.4.2',
+        'after': '8.0.2', 'package': 'VRTSvxfs',
+        'message': 'VRTSvxfs 7.4.2 -> 8.0.2: no setting the collection reads changed with it'}]
+
+
+# --------------------------------------------------------------------------- sysctl cases
+
+def sysctl_snapshot(live, sources=None, packages=None, policy_checks=None, key='vm.dirty_expire_centisecs', kernel='6.1.0-18-amd64'):
+    sources = sources or {}
+    assignments = [(path, int(line.split('=')[1])) for path, text in sorted(sources.items())
+                   for line in text.splitlines() if line.startswith(key + ' ')]
+    base = {'linux-image-%s' % kernel: kernel, 'util-linux': '2.38.1-5', 'procps': '2:4.0.2-3'}
+    return snapshot(kernel=kernel, packages=merged(base, packages or {}),
+                    sources=merged(*[source(path, text, 'foo' if path.startswith('/usr/') else None)
+                                     for path, text in sources.items()]),
+                    settings=merged(setting(key, live, *assignments), setting('vm.vfs_cache_pressure', 100)),
+                    policy_checks=policy_checks)
+
+
+def test_vendor_sysctl_file_appears():
+    before = sysctl_snapshot(3000, packages={'foo': '1.0'})
+    after = sysctl_snapshot(1500, {VENDOR_SYSCTL: 'vm.dirty_expire_centisecs = 1500\n'}, packages={'foo': '1.1'})
+    assert diff_snapshots(before, after) == [{
+        'class': 'changed_default', 'key': 'vm.dirty_expire_centisecs', 'target': 'sysctl',
+        'setting': 'vm.dirty_expire_centisecs', 'before': 3000, 'after': 1500, 'package': 'foo',
+        'message': 'vm.dirty_expire_centisecs changed from 3000 to 1500; no file of yours sets it: the new default comes '
+                   'from /usr/lib/sysctl.d/50-vendor.conf (package foo 1.0 -> 1.1); pin it in /etc/sysctl.d '
+                   'if the old value was right'}]
+
+
+def test_vendor_sysctl_file_appears_before_the_reboot_is_pending():
+    # the upgrade shipped the file but nothing loaded it yet: live is still 3000, the next boot gives 1500
+    before = sysctl_snapshot(3000, packages={'foo': '1.0'})
+    after = sysctl_snapshot(3000, {VENDOR_SYSCTL: 'vm.dirty_expire_centisecs = 1500\n'}, packages={'foo': '1.1'})
+    differences = diff_snapshots(before, after)
+    assert classes(differences) == [('changed_default', 'vm.dirty_expire_centisecs')]
+    assert (differences[0]['before'], differences[0]['after'], differences[0]['package']) == (3000, 1500, 'foo')
+    assert differences[0]['message'].startswith('vm.dirty_expire_centisecs is 3000 live but becomes 1500 at the next boot; ')
+
+
+def test_admin_sysctl_file_changed_is_one_changed_setting():
+    before = sysctl_snapshot(20, {ADMIN_SYSCTL: 'vm.dirty_ratio = 20\n'}, key='vm.dirty_ratio')
+    after = sysctl_snapshot(40, {ADMIN_SYSCTL: 'vm.dirty_ratio = 40\n'}, key='vm.dirty_ratio')
+    assert diff_snapshots(before, after) == [{
+        'class': 'changed_setting', 'key': ADMIN_SYSCTL, 'target': ADMIN_SYSCTL, 'setting': 'sysctl',
+        'before': ['vm.dirty_ratio = 20'], 'after': ['vm.dirty_ratio = 40'], 'package': None,
+        'message': '/etc/sysctl.d/60-iotune.conf changed: +vm.dirty_ratio = 40 / -vm.dirty_ratio = 20'}]
+
+
+@pytest.mark.parametrize('before_text, after_text, live, message', [
+    (None, 'vm.dirty_ratio = 40\n', (20, 40), '/etc/sysctl.d/60-iotune.conf appeared: +vm.dirty_ratio = 40'),
+    ('vm.dirty_ratio = 40\n', None, (40, 20),
+     '/etc/sysctl.d/60-iotune.conf is gone: -vm.dirty_ratio = 40; what it set now comes from elsewhere or the defaults'),
+    # changed but not loaded yet: live unchanged, still only the file's difference
+    ('vm.dirty_ratio = 20\n', 'vm.dirty_ratio = 40\n', (20, 20),
+     '/etc/sysctl.d/60-iotune.conf changed: +vm.dirty_ratio = 40 / -vm.dirty_ratio = 20'),
+    ('# tuned\nvm.dirty_ratio = 40\n', '# tuned for the database\nvm.dirty_ratio = 40\n', (40, 40),
+     '/etc/sysctl.d/60-iotune.conf changed: only comments or blank lines changed'),
+], ids=['appeared', 'gone', 'not-loaded', 'comments'])
+def test_admin_sysctl_file_cases(before_text, after_text, live, message):
+    before = sysctl_snapshot(live[0], {ADMIN_SYSCTL: before_text} if before_text else None, key='vm.dirty_ratio')
+    after = sysctl_snapshot(live[1], {ADMIN_SYSCTL: after_text} if after_text else None, key='vm.dirty_ratio')
+    differences = diff_snapshots(before, after)
+    assert classes(differences) == [('changed_setting', ADMIN_SYSCTL)]
+    assert differences[0]['message'] == message
+
+
+def test_admin_setting_lost_after_reboot():
+    before = sysctl_snapshot(40, {ADMIN_SYSCTL: 'vm.dirty_ratio = 40\n'}, key='vm.dirty_ratio')
+    after = sysctl_snapshot(20, {ADMIN_SYSCTL: 'vm.dirty_ratio = 40\n'}, key='vm.dirty_ratio')
+    assert diff_snapshots(before, after) == [{
+        'class': 'lost_setting', 'key': 'vm.dirty_ratio', 'target': 'sysctl', 'setting': 'vm.dirty_ratio',
+        'before': 40, 'after': 20, 'package': None,
+        'message': 'vm.dirty_ratio is 20, /etc/sysctl.d/60-iotune.conf sets 40: the setting is lost; '
+                   'run sysctl --load /etc/sysctl.d/60-iotune.conf or harden_io.yml'}]
+
+
+def test_vendor_file_overriding_the_admin_file_is_lost_naming_the_package():
+    before = sysctl_snapshot(40, {ADMIN_SYSCTL: 'vm.dirty_ratio = 40\n'}, key='vm.dirty_ratio', packages={'foo': '1.0'})
+    after = sysctl_snapshot(30, {ADMIN_SYSCTL: 'vm.dirty_ratio = 40\n', '/usr/lib/sysctl.d/99-vendor.conf': 'vm.dirty_ratio = 30\n'},
+                            key='vm.dirty_ratio', packages={'foo': '1.1'})
+    differences = diff_snapshots(before, after)
+    assert classes(differences) == [('lost_setting', 'vm.dirty_ratio')]
+    assert differences[0]['package'] == 'foo'
+    assert differences[0]['message'] == (
+        'vm.dirty_ratio is 30, /etc/sysctl.d/60-iotune.conf sets 40: the setting is lost; /usr/lib/sysctl.d/99-vendor.conf '
+        '(package foo 1.0 -> 1.1) comes after it at boot and sets 30: name your file so that it sorts after 99-vendor.conf, '
+        'then run sysctl --load /etc/sysctl.d/60-iotune.conf or harden_io.yml')
+
+
+def test_vendor_file_that_will_override_at_next_boot_is_lost_pending():
+    before = sysctl_snapshot(40, {ADMIN_SYSCTL: 'vm.dirty_ratio = 40\n'}, key='vm.dirty_ratio', packages={'foo': '1.0'})
+    after = sysctl_snapshot(40, {ADMIN_SYSCTL: 'vm.dirty_ratio = 40\n', '/usr/lib/sysctl.d/99-vendor.conf': 'vm.dirty_ratio = 30\n'},
+                            key='vm.dirty_ratio', packages={'foo': '1.1'})
+    differences = diff_snapshots(before, after)
+    assert [(d['class'], d['before'], d['after'], d['package']) for d in differences] == [('lost_setting', 40, 30, 'foo')]
+    assert differences[0]['message'].startswith(
+        'vm.dirty_ratio is 40 live, but at the next boot it becomes 30 though /etc/sysctl.d/60-iotune.conf sets 40; ')
+
+
+def test_vendor_file_gone_is_named():
+    before = sysctl_snapshot(1500, {VENDOR_SYSCTL: 'vm.dirty_expire_centisecs = 1500\n'})
+    after = sysctl_snapshot(3000)
+    differences = diff_snapshots(before, after)
+    assert [(d['class'], d['package']) for d in differences] == [('changed_default', 'foo')]
+    assert differences[0]['message'] == (
+        'vm.dirty_expire_centisecs changed from 1500 to 3000; no file of yours sets it: /usr/lib/sysctl.d/50-vendor.conf '
+        '(package foo), which set it, went away; pin it in /etc/sysctl.d if the old value was right')
+
+
+def test_admin_file_changed_elsewhere_does_not_hide_a_lost_value():
+    # the file changed on another line; its dirty_ratio line did not: the live change is still lost_setting
+    before = sysctl_snapshot(40, {ADMIN_SYSCTL: 'vm.dirty_ratio = 40\n'}, key='vm.dirty_ratio')
+    after = sysctl_snapshot(20, {ADMIN_SYSCTL: 'vm.dirty_ratio = 40\nvm.swappiness = 10\n'}, key='vm.dirty_ratio')
+    assert classes(diff_snapshots(before, after)) == [('lost_setting', 'vm.dirty_ratio'), ('changed_setting', ADMIN_SYSCTL)]
+
+
+def test_live_only_value_lost_at_reboot_with_a_file_setting_another():
+    before = sysctl_snapshot(50, {ADMIN_SYSCTL: 'vm.dirty_ratio = 40\n'}, key='vm.dirty_ratio')
+    after = sysctl_snapshot(40, {ADMIN_SYSCTL: 'vm.dirty_ratio = 40\n'}, key='vm.dirty_ratio')
+    differences = diff_snapshots(before, after)
+    assert classes(differences) == [('lost_setting', 'vm.dirty_ratio')]
+    assert differences[0]['message'] == (
+        'vm.dirty_ratio was 50, set live only (/etc/sysctl.d/60-iotune.conf sets 40), and is now 40: the live-only value '
+        'is lost; put it in /etc/sysctl.d/60-iotune.conf if it was right')
+
+
+# --------------------------------------------------------------------------- policy checks
+
+@pytest.mark.parametrize('status, expected, klass', [
+    ('not_persistent', 40, 'lost_setting'),     # set live only before the reboot: the audit said so
+    ('compliant', 40, 'lost_setting'),
+    ('drift', 40, 'changed_default'),           # the policy did not have it: not lost
+    ('compliant', 50, 'changed_default'),       # the live value did not match what the policy expects
+    (None, None, 'changed_default'),            # no policy
+], ids=['not-persistent', 'compliant', 'drift', 'other-value', 'no-policy'])
+def test_policy_only_setting_lost(status, expected, klass):
+    checks = [check('cache_limits', 'sysctl', 'vm.dirty_ratio', expected, status)] if status else []
+    before = sysctl_snapshot(40, key='vm.dirty_ratio', policy_checks=checks)
+    after = sysctl_snapshot(20, key='vm.dirty_ratio')
+    differences = diff_snapshots(before, after)
+    assert classes(differences) == [(klass, 'vm.dirty_ratio')]
+    if klass == 'lost_setting':
+        assert differences[0]['message'] == (
+            'vm.dirty_ratio changed from 40 to 20: the policy expects 40 and it held before (check '
+            'cache_limits:sysctl:vm.dirty_ratio): the setting is lost; run harden_io.yml to set it again and make it persistent')
+
+
+def test_policy_lost_block_queue_and_tunefstab_by_device():
+    def snap(read_ahead, write_pref):
+        return snapshot(
+            mounts={'/': mount('/dev/vda1'), VX_MOUNT: mount(VX_DEVICE, 'vxfs')},
+            vxtunefs={VX_MOUNT: {'device': VX_DEVICE, 'values': {'write_pref_io': write_pref}, 'error': None}},
+            settings=merged(setting('block_queue:vdb:read_ahead_kb', read_ahead),
+                            setting('tunefstab:%s:write_pref_io' % VX_MOUNT, write_pref)),
+            policy_checks=[check('block_queue', 'vdb', 'read_ahead_kb', 4096, 'not_persistent'),
+                           check('tunefstab', VX_DEVICE, 'write_pref_io', 1048576, 'not_persistent'),
+                           check('cache_limits', 'iotune-bulk.slice', 'MemoryHigh', 1073741824),
+                           check('copy_tools', '/usr/local/bin/iotune-copy', 'installed', True)])
+    differences = diff_snapshots(snap(4096, 1048576), snap(128, 65536))
+    assert classes(differences) == [('lost_setting', 'block_queue:vdb:read_ahead_kb'),
+                                    ('lost_setting', 'tunefstab:/data/vx:write_pref_io')]
+
+
+@pytest.mark.parametrize('policy_check, keys', [
+    (check('cache_limits', 'sysctl', 'vm.dirty_ratio', 40), ['vm.dirty_ratio']),
+    (check('block_queue', 'vdb', 'scheduler', 'mq-deadline'), ['block_queue:vdb:scheduler']),
+    (check('mount_options', '/data', 'present:noatime', 'present'), ['mount_options:/data']),
+    (check('tunefstab', VX_DEVICE, 'read_pref_io', 262144), ['tunefstab:/data/vx:read_pref_io']),
+    (check('tunefstab', '/dev/vx/dsk/other/vol', 'read_pref_io', 262144), []),   # not mounted: no key
+    (check('cache_limits', 'iotune-bulk.slice', 'MemoryHigh', 1073741824), []),
+    (check('copy_tools', '/usr/local/bin/iotune-copy', 'installed', True), []),
+    (check('mount_options', '/data', 'mount_point', 'mounted'), []),
+])
+def test_policy_keys(policy_check, keys):
+    snap = snapshot(mounts={'/': mount('/dev/vda1'), VX_MOUNT: mount(VX_DEVICE, 'vxfs')},
+                    vxtunefs={VX_MOUNT: {'device': VX_DEVICE, 'values': {}, 'error': None}})
+    assert [key for key, dummy in policy_keys(policy_check, snap)] == keys
+
+
+# --------------------------------------------------------------------------- mount options
+
+def mount_snapshot(live, fstab_options, policy_checks=None, kernel='6.1.0-18-amd64'):
+    return snapshot(kernel=kernel, mounts={'/': mount('/dev/vda1'), '/data': mount('/dev/vdb1', options=live)},
+                    sources=source('/etc/fstab', '/dev/vdb1 /data ext4 %s 0 2\n' % ','.join(fstab_options)),
+                    settings=setting('mount_options:/data', sorted(live), ('/etc/fstab', sorted(fstab_options))),
+                    policy_checks=policy_checks)
+
+
+@pytest.mark.parametrize('before, after, fstab, checks, kernel, klass, package', [
+    # fstab sets noatime, the mount lost it
+    (['rw', 'noatime'], ['rw', 'relatime'], ['noatime'], [], '6.1.0-18-amd64', 'lost_setting', None),
+    # the policy expected noatime present and had it (remounted live only)
+    (['rw', 'noatime'], ['rw', 'relatime'], ['defaults'], [check('mount_options', '/data', 'present:noatime', 'present', 'not_persistent')],
+     '6.1.0-18-amd64', 'lost_setting', None),
+    # an option nobody sets changed with the kernel
+    (['rw', 'noatime'], ['rw', 'noatime', 'lazytime'], ['noatime'], [], '6.1.0-20-amd64', 'changed_default', 'linux-image-6.1.0-20-amd64'),
+], ids=['fstab-option-lost', 'policy-option-lost', 'kernel-default'])
+def test_mount_options(before, after, fstab, checks, kernel, klass, package):
+    differences = diff_snapshots(mount_snapshot(before, fstab, checks), mount_snapshot(after, fstab, kernel=kernel))
+    assert [(d['class'], d['key'], d['package']) for d in differences] == [(klass, 'mount_options:/data', package)]
+
+
+# --------------------------------------------------------------------------- devices, mounts, packages
+
+def test_device_and_mount_added_and_removed_cover_their_settings():
+    before = snapshot(devices=('vda', 'vdb'), mounts={'/': mount('/dev/vda1'), '/old': mount('/dev/vdb1')},
+                      settings=merged(setting('block_queue:vdb:read_ahead_kb', 128), setting('mount_options:/old', ['rw'])))
+    after = snapshot(devices=('vda', 'vdc'), mounts={'/': mount('/dev/vda1'), '/new': mount('/dev/vdc1', 'xfs')},
+                     settings=merged(setting('block_queue:vdc:read_ahead_kb', 4096), setting('mount_options:/new', ['rw'])),
+                     fstab=['/', '/new', '/old'])
+    differences = diff_snapshots(before, after)
+    assert [(d['class'], d['key'], d['before'], d['after']) for d in differences] == [
+        ('device_added', 'vdc', None, 'present'), ('device_removed', 'vdb', 'present', None),
+        ('mount_added', '/new', None, 'mounted'), ('mount_removed', '/old', 'mounted', None)]
+    messages = [d['message'] for d in differences]
+    assert messages[0] == 'block device vdc appeared (10.0 GiB, model QEMU)'
+    assert messages[2] == '/new is mounted now (/dev/vdc1, xfs)'
+    assert messages[3] == ('/old is no longer mounted (was /dev/vdb1, ext4); it is still in /etc/fstab: it did not mount at '
+                           'boot, check its device and the boot log')
+
+
+def test_kernel_upgrade_alone_is_one_package_change():
+    before = sysctl_snapshot(3000)
+    after = sysctl_snapshot(3000, kernel='6.1.0-20-amd64')
+    assert diff_snapshots(before, after) == [{
+        'class': 'package_changed', 'key': 'linux-image-6.1.0-20-amd64', 'target': 'linux-image-6.1.0-20-amd64',
+        'setting': 'version', 'before': '6.1.0-18-amd64', 'after': '6.1.0-20-amd64', 'package': 'linux-image-6.1.0-20-amd64',
+        'message': 'kernel 6.1.0-18-amd64 -> 6.1.0-20-amd64 (linux-image-6.1.0-18-amd64 -> linux-image-6.1.0-20-amd64): '
+                   'no setting the collection reads changed with it'}]
+
+
+def test_kernel_upgrade_changing_a_queue_default_names_the_kernel():
+    before = snapshot(settings=setting('block_queue:vdb:max_sectors_kb', 1280))
+    after = snapshot(kernel='6.1.0-20-amd64', settings=setting('block_queue:vdb:max_sectors_kb', 2560))
+    differences = diff_snapshots(before, after)
+    assert classes(differences) == [('changed_default', 'block_queue:vdb:max_sectors_kb')]
+    assert differences[0]['package'] == 'linux-image-6.1.0-20-amd64'
+    assert differences[0]['message'] == (
+        'block_queue:vdb:max_sectors_kb changed from 1280 to 2560 with kernel 6.1.0-18-amd64 -> 6.1.0-20-amd64 '
+        '(linux-image-6.1.0-18-amd64 -> linux-image-6.1.0-20-amd64); no udev rule of yours sets it: pin it with a udev '
+        'rule (iotune.storage.block_queue) if the old value was right')
+
+
+@pytest.mark.parametrize('old, new, message', [
+    ({'fio': '3.33-3'}, {'fio': '3.35-1'}, 'fio 3.33-3 -> 3.35-1: no setting the collection reads changed with it'),
+    ({}, {'fio': '3.33-3'}, 'fio 3.33-3 (newly installed): no setting the collection reads changed with it'),
+    ({'fio': '3.33-3'}, {}, 'fio 3.33-3 (removed): no setting the collection reads changed with it'),
+])
+def test_package_changes(old, new, message):
+    differences = diff_snapshots(snapshot(packages=old), snapshot(packages=new))
+    assert [d['message'] for d in differences] == [message]
+
+
+@pytest.mark.parametrize('build', [
+    lambda: vxfs_snapshot('7.4.2', 262144),
+    lambda: sysctl_snapshot(40, {ADMIN_SYSCTL: 'vm.dirty_ratio = 40\n', VENDOR_SYSCTL: 'vm.dirty_ratio = 20\n'}, key='vm.dirty_ratio'),
+    lambda: mount_snapshot(['rw', 'noatime'], ['noatime']),
+], ids=['vxfs', 'sysctl', 'mounts'])
+def test_identical_snapshots_have_no_difference(build):
+    before = build()
+    after = copy.deepcopy(before)
+    after['name'], after['taken'] = 'post-upgrade', '2026-11-26T10:00:00Z'
+    assert diff_snapshots(before, after) == []
+
+
+def test_unreadable_vxfs_after_is_not_a_difference():
+    before = vxfs_snapshot('7.4.2', 262144)
+    after = vxfs_snapshot('7.4.2', 262144)
+    after['vxtunefs'][VX_MOUNT] = {'device': VX_DEVICE, 'values': {}, 'error': 'vxtunefs -p /data/vx: exit 1'}
+    del after['settings']['tunefstab:/data/vx:discovered_direct_iosz']
+    after['settings']['tunefstab:/data/vx:read_pref_io']['live'] = None
+    assert diff_snapshots(before, after) == []
+
+
+def test_a_key_that_appears_or_goes_is_reported():
+    before = sysctl_snapshot(3000)
+    after = sysctl_snapshot(3000)
+    after['settings']['vm.dirty_bytes_new'] = setting('vm.dirty_bytes_new', 0)['vm.dirty_bytes_new']
+    del after['settings']['vm.vfs_cache_pressure']
+    assert [(d['class'], d['key'], d['message']) for d in diff_snapshots(before, after)] == [
+        ('changed_default', 'vm.dirty_bytes_new', 'vm.dirty_bytes_new appeared with 0; no file of yours sets it and no '
+         'package change explains it (was the old value set live only?)'),
+        ('changed_default', 'vm.vfs_cache_pressure', 'vm.vfs_cache_pressure is gone (was 100); no file of yours sets it and '
+         'no package change explains it (was the old value set live only?); pin it in /etc/sysctl.d if the old value was right')]
+
+
+def test_sorted_by_class_then_key():
+    before = sysctl_snapshot(40, {ADMIN_SYSCTL: 'vm.dirty_ratio = 40\n'}, key='vm.dirty_ratio')
+    after = sysctl_snapshot(20, {ADMIN_SYSCTL: 'vm.dirty_ratio = 40\n', '/etc/sysctl.d/70-x.conf': 'vm.swappiness = 1\n'},
+                            key='vm.dirty_ratio', packages={'fio': '3.35'})
+    after['facts']['block_devices']['vdz'] = {}
+    after['settings']['vm.vfs_cache_pressure']['live'] = 50
+    assert classes(diff_snapshots(before, after)) == [
+        ('changed_default', 'vm.vfs_cache_pressure'), ('lost_setting', 'vm.dirty_ratio'),
+        ('changed_setting', '/etc/sysctl.d/70-x.conf'), ('device_added', 'vdz'), ('package_changed', 'fio')]
+
+
+def test_lines_summary_is_short():
+    old = ''.join('vm.key%d = 1\n' % n for n in range(6))
+    new = ''.join('vm.key%d = 2\n' % n for n in range(6))
+    assert lines_summary(old, new) == '+vm.key0 = 2 / +vm.key1 = 2 / +vm.key2 = 2 / +vm.key3 = 2 (and 8 more line(s))'
+
+
+# --------------------------------------------------------------------------- fail_on, summary, checks
+
+@pytest.mark.parametrize('fail_on, error', [
+    (['changed_default', 'lost_setting'], None),
+    ([], None),
+    (list(CLASSES), None),
+    (['changed_defaults'], "iotune_upgrade_fail_on: unknown difference class(es) 'changed_defaults' (accepted: changed_default, "
+                           "lost_setting, changed_setting, device_added, device_removed, mount_added, mount_removed, package_changed)"),
+    ('lost_setting', 'iotune_upgrade_fail_on: must be a list of difference classes'),
+    (None, 'iotune_upgrade_fail_on: must be a list of difference classes'),
+    ([1], 'iotune_upgrade_fail_on: unknown difference class(es) 1'),
+])
+def test_fail_on_validation(fail_on, error):
+    if error is None:
+        assert validate_fail_on(fail_on) == tuple(fail_on)
+        assert failing([], fail_on) == []
+    else:
+        with pytest.raises(ValueError) as info:
+            failing([], fail_on)
+        assert str(info.value).startswith(error)
+        with pytest.raises(ValueError):
+            differences_as_checks('db01', [], fail_on)
+
+
+def seed_differences():
+    before = vxfs_snapshot('7.4.2', 262144)
+    after = vxfs_snapshot('8.0.2', 1048576, kernel='6.1.0-20-amd64')
+    after['facts']['block_devices']['vdc'] = {}
+    return diff_snapshots(before, after)
+
+
+def test_summary_and_failing():
+    differences = seed_differences()
+    assert summarize_differences(differences) == {
+        'changed_default': 1, 'lost_setting': 0, 'changed_setting': 0, 'device_added': 1, 'device_removed': 0,
+        'mount_added': 0, 'mount_removed': 0, 'package_changed': 1}
+    assert summarize_differences([]) == dict((klass, 0) for klass in CLASSES)
+    assert classes(failing(differences, ['changed_default', 'lost_setting'])) == [
+        ('changed_default', 'tunefstab:/data/vx:discovered_direct_iosz')]
+    assert classes(failing(differences, ['device_added', 'package_changed'])) == [
+        ('device_added', 'vdc'), ('package_changed', 'linux-image-6.1.0-20-amd64')]
+
+
+def test_differences_as_checks():
+    checks = differences_as_checks('db01', seed_differences(), ['changed_default'])
+    assert [(c['id'], c['status']) for c in checks] == [
+        ('upgrade:/data/vx:changed_default:tunefstab:/data/vx:discovered_direct_iosz', 'drift'),
+        ('upgrade:vdc:device_added:vdc', 'compliant'),
+        ('upgrade:linux-image-6.1.0-20-amd64:package_changed:linux-image-6.1.0-20-amd64', 'compliant')]
+    first = checks[0]
+    assert first == {
+        'id': 'upgrade:/data/vx:changed_default:tunefstab:/data/vx:discovered_direct_iosz', 'concern': 'upgrade',
+        'target': VX_MOUNT, 'setting': 'changed_default:tunefstab:/data/vx:discovered_direct_iosz',
+        'expected': 262144, 'live': 1048576, 'persistent': None, 'status': 'drift', 'message': first['message'],
+        'difference': {'class': 'changed_default', 'key': 'tunefstab:/data/vx:discovered_direct_iosz', 'package': 'VRTSvxfs'}}
+
+
+def test_no_difference_is_one_passing_check():
+    assert [(c['id'], c['status']) for c in differences_as_checks('db01', [])] == [('upgrade:snapshot:no_difference', 'compliant')]
+
+
+def test_fleet_reports_group_by_difference_and_fail_junit_cases():
+    """Through the fleet report writer: one JUnit case per difference, the fail_on ones failing; the
+    HTML fleet view has one row per difference shared by the hosts that have it."""
+    reports = [upgrade_host_report(host, seed_differences(), ['changed_default', 'lost_setting'], 'r-1', '2026-11-25T05:00:00Z')
+               for host in ('db01', 'db02')]
+    reports.append(upgrade_host_report('db03', [], ['changed_default'], 'r-1', '2026-11-25T05:00:00Z'))
+    assert reports[0]['summary']['drift'] == 1 and reports[0]['differences']['changed_default'] == 1
+    files = fleet_report.render(reports, 'r-1', '2026-11-25T05:00:00Z')
+    suites = ElementTree.fromstring(files['junit.xml'])
+    assert (suites.get('tests'), suites.get('failures')) == ('7', '2')
+    cases = suites.findall('testsuite')[0].findall('testcase')
+    assert [(case.get('name'), case.find('failure') is not None) for case in cases] == [
+        ('upgrade:/data/vx:changed_default:tunefstab:/data/vx:discovered_direct_iosz', True),
+        ('upgrade:vdc:device_added:vdc', False),
+        ('upgrade:linux-image-6.1.0-20-amd64:package_changed:linux-image-6.1.0-20-amd64', False)]
+    data = fleet_report.page_data(reports)
+    ids = set(data['strings'][row[1]] for row in data['checks'])
+    assert len(ids) == 4   # three differences shared by db01 and db02, and db03's no_difference
+    summary = json.loads(files['summary.json'])
+    assert summary['kind'] == 'iotune.storage upgrade'
