@@ -527,3 +527,15 @@ def test_fleet_reports_group_by_difference_and_fail_junit_cases():
     assert len(ids) == 4   # three differences shared by db01 and db02, and db03's no_difference
     summary = json.loads(files['summary.json'])
     assert summary['kind'] == 'iotune.storage upgrade'
+
+
+@pytest.mark.parametrize('fstab, checks, message', [
+    (['noatime'], [], 'mount_options:/data: +relatime / -noatime; /etc/fstab sets noatime but the live mount no longer has it: '
+                      'the setting is lost; run mount -o remount /data or harden_io.yml'),
+    (['defaults'], [check('mount_options', '/data', 'present:noatime', 'present', 'not_persistent')],
+     'mount_options:/data: +relatime / -noatime; the policy expects present:noatime and it held before: the setting is lost; '
+     'run harden_io.yml to set it again and make it persistent'),
+], ids=['fstab', 'policy'])
+def test_mount_option_lost_messages(fstab, checks, message):
+    differences = diff_snapshots(mount_snapshot(['rw', 'noatime'], fstab, checks), mount_snapshot(['rw', 'relatime'], fstab))
+    assert [d['message'] for d in differences] == [message]
