@@ -1,0 +1,589 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""State snapshots (issue 19): everything the collection knows how to read about a
+host's I/O settings, in one object (format in docs/snapshot.md); pure, no AnsibleModule.
+
+take_snapshot() composes the io_facts gatherer, the texts of the persistent
+sources (fstab, tunefstab, udev rules that set queue attributes, the sysctl
+files in boot order, the bulk-job slice unit), the live ``vxtunefs -p`` values
+of the VxFS file systems, the kernel release, the versions of the packages
+that matter and the owners of the vendor files, and flattens the managed
+values into ``settings``: per key the live value and the persistent
+assignments that set it, in the order they apply at boot.
+
+Paths are parameters with defaults; commands run through an injected
+``run_command(argv) -> (rc, stdout, stderr)`` (argument lists) and binaries
+are found with ``find_bin(name) -> path or None``.  Nothing here fails for
+what cannot be read: it is listed in ``errors``.  write_snapshot() writes the
+file (0600, directory 0700) through a temporary file and a rename.
+"""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import datetime
+import errno
+import hashlib
+import json
+import os
+import re
+import socket
+
+from ansible_collections.iotune.storage.plugins.module_utils import _sysctl, _tunefstab, _udev
+from ansible_collections.iotune.storage.plugins.module_utils._apply import atomic_write
+from ansible_collections.iotune.storage.plugins.module_utils._cache_plan import DEFAULT_UNIT_DIR
+from ansible_collections.iotune.storage.plugins.module_utils._iofacts import SUBSETS, VXTUNEFS_DIRS, find_executable, gather_io_facts
+from ansible_collections.iotune.storage.plugins.module_utils._policy import DEFAULT_SLICE
+from ansible_collections.iotune.storage.plugins.module_utils._tunefstab_plan import read_live
+
+FORMAT = 1
+DEFAULT_DIR = '/var/lib/iotune/snapshots'
+NAME_MAX = 100
+NAME_ACCEPTED = '1 to %d characters, without "/" or NUL, not "." or "..", without ".." in it' % NAME_MAX
+
+# directories whose files a package ships as defaults (docs/snapshot.md, "vendor")
+VENDOR_DIRS = ('/usr/lib/sysctl.d', '/lib/sysctl.d', '/usr/lib/udev/rules.d', '/lib/udev/rules.d')
+
+# the packages that matter to I/O settings, besides the running kernel's
+DPKG_PACKAGES = ('util-linux', 'coreutils', 'fio', 'procps', 'udev', 'systemd-udev', 'vrtsvxfs')
+RPM_PACKAGES = ('util-linux', 'coreutils', 'fio', 'procps-ng', 'procps', 'systemd-udev', 'udev', 'VRTSvxfs')
+RPM_KERNEL_PACKAGES = ('kernel-core', 'kernel')
+# query formats: dpkg-query and rpm expand the backslash escapes themselves
+DPKG_FORMAT = r'${Package}\t${Version}\t${Status}\n'
+RPM_FORMAT = r'%{NAME}\t%|EPOCH?{%{EPOCH}:}:{}|%{VERSION}-%{RELEASE}\t%{ARCH}\n'
+
+_VXTUNEFS_HEADER_RE = re.compile(r'^Filesystem i/o parameters for (\S.*?)\s*$')
+_INT_QUEUE_SETTINGS = ('read_ahead_kb', 'max_sectors_kb', 'nr_requests')
+
+
+# ---------------------------------------------------------------- name and file
+
+def validate_name(name):
+    """``name`` when it is a valid snapshot name; ValueError naming the field and what is accepted."""
+    if not isinstance(name, str):
+        raise ValueError('name: %r is not a string; accepted: %s' % (name, NAME_ACCEPTED))
+    if not name or len(name) > NAME_MAX:
+        shown = repr(name) if len(name) <= 20 else '%r...' % name[:20]
+        raise ValueError('name: %s has %d characters; accepted: %s' % (shown, len(name), NAME_ACCEPTED))
+    for bad, what in (('/', 'a "/"'), ('\0', 'a NUL character'), ('..', '".."')):
+        if bad in name:
+            raise ValueError('name: %r contains %s; accepted: %s' % (name, what, NAME_ACCEPTED))
+    if name == '.':
+        raise ValueError('name: %r is not accepted; accepted: %s' % (name, NAME_ACCEPTED))
+    return name
+
+
+def snapshot_path(directory, name):
+    """``<directory>/<name>.json``; ValueError naming the field."""
+    validate_name(name)
+    if not directory or not os.path.isabs(directory):
+        raise ValueError('snapshot_dir: must be an absolute path, got %r' % (directory,))
+    return os.path.join(directory, name + '.json')
+
+
+def render_snapshot(snapshot):
+    """The bytes of a snapshot file."""
+    return (json.dumps(snapshot, indent=1, separators=(',', ': ')) + '\n').encode('utf-8')
+
+
+def write_snapshot(directory, name, snapshot):
+    """Write ``snapshot`` to ``<directory>/<name>.json`` (mode 0600) through a temporary
+    file and a rename; a missing directory is created 0700, an existing one keeps its
+    mode.  Returns the path.  ValueError names a bad field; OSError comes from the file system."""
+    path = snapshot_path(directory, name)
+    if os.path.lexists(directory) and not os.path.isdir(directory):
+        raise ValueError('snapshot_dir: %s exists and is not a directory' % directory)
+    if not os.path.isdir(directory):
+        os.makedirs(directory, 0o700)
+        os.chmod(directory, 0o700)
+    atomic_write(path, render_snapshot(snapshot), mode=0o600, keep_existing=False)
+    return path
+
+
+# ---------------------------------------------------------------- sources
+
+def is_vendor(path, vendor_dirs=VENDOR_DIRS):
+    """True for a file in a directory whose files a package ships as defaults.
+
+    The directory is compared by its last components, so that fixture roots
+    (``<tmp>/usr/lib/sysctl.d``) count as well; ``/usr/local/lib/...`` is not vendor."""
+    directory = os.path.normpath(os.path.dirname(path))
+    for vendor in vendor_dirs:
+        if directory.endswith(vendor):
+            above = directory[:-len(vendor)]
+            if not (above + '/').endswith('/usr/local/'):
+                return True
+    return False
+
+
+def read_bytes(path, errors, missing_ok=True):
+    """Bytes of ``path`` or None; a failure other than a missing file goes to ``errors``."""
+    try:
+        with open(path, 'rb') as handle:
+            return handle.read()
+    except (IOError, OSError) as exc:
+        if not (missing_ok and getattr(exc, 'errno', None) == errno.ENOENT):
+            errors.append('cannot read %s: %s' % (path, exc.strerror or exc))
+        return None
+
+
+def make_source(path, kind, data):
+    """A ``sources`` entry (``package`` is filled in later for vendor files)."""
+    return {
+        'kind': kind,
+        'text': data.decode('utf-8', 'replace'),
+        'sha256': hashlib.sha256(data).hexdigest(),
+        'vendor': is_vendor(path),
+        'package': None,
+    }
+
+
+def udev_rule_files(dirs, errors):
+    """The rule files udev reads (masked ones left out): [(path, text)] in processing order."""
+    result = []
+    for entry in _udev.list_rule_files(dirs):
+        if entry['masked']:
+            continue
+        data = read_bytes(entry['path'], errors)
+        if data is not None:
+            result.append((entry['path'], data))
+    return result
+
+
+def sets_queue_attribute(rules):
+    """True when one of the parsed rules assigns a ``queue/`` attribute (or ``bdi/read_ahead_kb``)."""
+    for rule in rules:
+        for key, attr, op, dummy in rule['tokens']:
+            if key == 'ATTR' and op in _udev.ASSIGN_OPS and attr and (attr.startswith('queue/') or attr in _udev.QUEUE_ATTRS):
+                return True
+    return False
+
+
+def slice_unit_files(unit_dir, slice_name):
+    """The slice unit file, then its drop-ins in name order (the files systemd reads for it)."""
+    unit_path = os.path.join(unit_dir, slice_name)
+    paths = [unit_path]
+    try:
+        paths.extend(os.path.join(unit_path + '.d', name) for name in sorted(os.listdir(unit_path + '.d'))
+                     if name.endswith('.conf'))
+    except (IOError, OSError):
+        pass
+    return paths
+
+
+def gather_sources(fstab_path, tunefstab_path, sysctl_files, udev_files, udev_rules, unit_files, errors):
+    """{path: source} of every persistent source that exists, by kind, each kind in boot order.
+
+    ``udev_files`` is [(path, bytes)] and ``udev_rules`` {path: parsed rules}: only the files
+    that set a queue attribute are sources."""
+    sources = {}
+
+    def add(path, kind, data=None):
+        if data is None:
+            data = read_bytes(path, errors)
+        if data is not None and path not in sources:
+            sources[path] = make_source(path, kind, data)
+
+    add(fstab_path, 'fstab')
+    add(tunefstab_path, 'tunefstab')
+    for path, data in udev_files:
+        if sets_queue_attribute(udev_rules[path]):
+            add(path, 'udev', data)
+    for path in sysctl_files:
+        add(path, 'sysctl')
+    for path in unit_files:
+        add(path, 'unit')
+    return sources
+
+
+# ---------------------------------------------------------------- packages
+
+def package_manager(find_bin):
+    """(``dpkg`` | ``rpm`` | None, {tool: path}): dpkg when the host has it, else rpm."""
+    query, search = find_bin('dpkg-query'), find_bin('dpkg')
+    if query and search:
+        return 'dpkg', {'query': query, 'search': search}
+    rpm = find_bin('rpm')
+    if rpm:
+        return 'rpm', {'query': rpm, 'search': rpm}
+    return None, {}
+
+
+def _run(run_command, argv, errors, ok_codes=(0, 1)):
+    """(rc, out) of ``argv``; a failure to start, or an exit code outside ``ok_codes``, goes to errors."""
+    try:
+        rc, out, err = run_command(argv)
+    except (IOError, OSError) as exc:
+        errors.append('cannot run %s: %s' % (argv[0], exc))
+        return None, ''
+    if rc not in ok_codes:
+        errors.append('%s failed (rc=%s): %s' % (' '.join(argv[:3]), rc, (err or out).strip() or 'no output'))
+    return rc, out or ''
+
+
+def parse_dpkg_query(text):
+    """``${Package}\\t${Version}\\t${Status}`` lines -> {package: version} of the installed ones."""
+    found = {}
+    for line in text.splitlines():
+        fields = line.split('\t')
+        if len(fields) == 3 and fields[1] and fields[2].split()[-1:] in (['installed'],):
+            found[fields[0]] = fields[1]
+    return found
+
+
+def parse_rpm_query(text, kernel_release, kernel_packages=RPM_KERNEL_PACKAGES):
+    """``rpm -q --qf RPM_FORMAT`` lines -> {package: version}; of the kernel packages
+    (several are installed side by side) only the running one."""
+    found = {}
+    for line in text.splitlines():
+        fields = line.split('\t')
+        if len(fields) != 3:
+            continue            # "package x is not installed"
+        name, version, arch = fields
+        if name in kernel_packages:
+            plain = version.split(':', 1)[-1]
+            if kernel_release not in (plain, '%s.%s' % (plain, arch)):
+                continue
+        found[name] = version
+    return found
+
+
+def query_packages(manager, tools, run_command, kernel_release, errors):
+    """{package: version} of the packages that matter that are installed."""
+    if manager == 'dpkg':
+        names = ['linux-image-%s' % kernel_release] + list(DPKG_PACKAGES)
+        out = _run(run_command, [tools['query'], '-W', '-f', DPKG_FORMAT] + names, errors)[1]
+        return parse_dpkg_query(out)
+    if manager == 'rpm':
+        names = list(RPM_KERNEL_PACKAGES) + list(RPM_PACKAGES)
+        # rpm -q exits with the number of packages that are not installed
+        out = _run(run_command, [tools['query'], '-q', '--qf', RPM_FORMAT] + names, errors, ok_codes=range(0, 256))[1]
+        return parse_rpm_query(out, kernel_release)
+    return {}
+
+
+def parse_dpkg_search(text):
+    """``dpkg -S`` output -> {path: package} (several owners joined by ``, ``, architecture qualifiers dropped)."""
+    owners = {}
+    for line in text.splitlines():
+        if line.startswith(('diversion by ', 'local diversion ')):
+            continue
+        head, sep, path = line.partition(': /')
+        if not sep:
+            continue
+        packages = [name.strip().split(':')[0] for name in head.split(',') if name.strip()]
+        owners['/' + path] = ', '.join(packages)
+    return owners
+
+
+def _other_lib_path(path):
+    """The same file through the other side of the merged-/usr link (dpkg knows only one of them)."""
+    if path.startswith('/usr/lib/'):
+        return path[len('/usr'):]
+    if path.startswith('/lib/'):
+        return '/usr' + path
+    return None
+
+
+def file_owners(manager, tools, paths, run_command, errors):
+    """{path: package or None} of ``paths`` (``dpkg -S`` / ``rpm -qf``)."""
+    owners = dict((path, None) for path in paths)
+    if not paths or manager is None:
+        return owners
+    if manager == 'dpkg':
+        found = parse_dpkg_search(_run(run_command, [tools['search'], '-S'] + list(paths), errors)[1])
+        missing = dict((_other_lib_path(path), path) for path in paths if path not in found and _other_lib_path(path))
+        if missing:
+            for other, package in parse_dpkg_search(_run(run_command, [tools['search'], '-S'] + sorted(missing), errors)[1]).items():
+                if other in missing:
+                    found[missing[other]] = package
+        for path in paths:
+            owners[path] = found.get(path)
+        return owners
+    for path in paths:
+        rc, out = _run(run_command, [tools['search'], '-qf', '--qf', r'%{NAME}\n', path], errors)
+        names = [line.strip() for line in out.splitlines() if line.strip()]
+        if rc == 0 and names:
+            owners[path] = ', '.join(names)
+    return owners
+
+
+# ---------------------------------------------------------------- host
+
+def read_kernel_value(proc_root, name, fallback):
+    """``<proc_root>/sys/kernel/<name>`` stripped, else ``fallback()``."""
+    try:
+        with open(os.path.join(proc_root, 'sys', 'kernel', name), 'r') as handle:
+            value = handle.read().strip()
+            if value:
+                return value
+    except (IOError, OSError):
+        pass
+    return fallback()
+
+
+def host_identity(proc_root='/proc'):
+    return {
+        'hostname': read_kernel_value(proc_root, 'hostname', socket.gethostname),
+        'kernel_release': read_kernel_value(proc_root, 'osrelease', lambda: os.uname()[2]),
+    }
+
+
+# ---------------------------------------------------------------- VxFS
+
+def vxfs_mounts(mounts):
+    """{device: mount point} of the VxFS mounts in io_facts' mounts: per device the mount of the
+    file system's root (not a bind mount of a subdirectory), the first mounted."""
+    chosen = {}
+    for mount_point, info in sorted(mounts.items(), key=lambda item: (item[1]['root'] != '/', item[1]['mount_id'])):
+        if info['fstype'] == 'vxfs' and info['source'] not in chosen:
+            chosen[info['source']] = mount_point
+    return chosen
+
+
+def _read_device(vxtunefs, device, run_command):
+    """(values, error, mount point) of ``vxtunefs -p <device>``: read_live, and the mount point of its header."""
+    printed = []
+
+    def capture(argv):
+        rc, out, err = run_command(argv)
+        printed.append(out or '')
+        return rc, out, err
+    values, error = read_live(vxtunefs, device, capture)
+    for line in ''.join(printed).splitlines():
+        match = _VXTUNEFS_HEADER_RE.match(line.strip())
+        if match:
+            return values, error, match.group(1)
+    return values, error, device
+
+
+def gather_vxtunefs(mounts, tunefstab_entries, vxtunefs, run_command):
+    """{mount point: {device, values, error}}: ``vxtunefs -p`` of every VxFS mount in
+    mountinfo, then of the devices of the tunefstab file that ``vxtunefs -p <device>``
+    reports mounted (the file systems ``vxtunefs -p`` lists from the file)."""
+    result = {}
+    by_device = vxfs_mounts(mounts)
+    for device, mount_point in sorted(by_device.items(), key=lambda item: item[1]):
+        if vxtunefs is None:
+            values, error = None, 'no vxtunefs on this host: live values not read'
+        else:
+            values, error = read_live(vxtunefs, mount_point, run_command)
+        result[mount_point] = {'device': device, 'values': values, 'error': error}
+    if vxtunefs is None:
+        return result
+    listed = []
+    for entry in tunefstab_entries:
+        if entry['device'] not in listed and entry['device'] != _tunefstab.SYSTEM_DEFAULT and entry['device'] not in by_device:
+            listed.append(entry['device'])
+    for device in listed:
+        values, error, mount_point = _read_device(vxtunefs, device, run_command)
+        if error is None and mount_point not in result:
+            # (an error: the device is not mounted, there is nothing to read)
+            result[mount_point] = {'device': device, 'values': values, 'error': None}
+    return result
+
+
+# ---------------------------------------------------------------- settings
+
+def _setting(concern, target, setting, live, persistent):
+    return {'concern': concern, 'target': target, 'setting': setting, 'live': live, 'persistent': persistent}
+
+
+def _assignment(source, line, value):
+    return {'source': source, 'line': line, 'value': value, 'vendor': is_vendor(source)}
+
+
+def vm_settings(vm):
+    """``vm.<name>`` from io_facts' vm section."""
+    settings = {}
+    for key in sorted(vm):
+        info = vm[key]
+        settings['vm.' + key] = _setting('cache_limits', 'sysctl', 'vm.' + key, info['value'],
+                                         [_assignment(a['file'], a['line'], a['value']) for a in info['persistent']])
+    return settings
+
+
+def _queue_value(setting, text):
+    text = text.strip()
+    if setting in _INT_QUEUE_SETTINGS:
+        try:
+            return int(text)
+        except ValueError:
+            return text
+    return text
+
+
+def queue_assignments_for(rules, device, candidates, full):
+    """{setting: [assignment]}: the udev rules that set each queue setting of ``device``,
+    in the order they run.  ``candidates`` are the indexes of the rules with a queue
+    assignment, ``full`` the evaluation of all rules.  The evaluation after a candidate
+    rule (the rules up to it) shows whether that rule's assignment took effect."""
+    found = dict((setting, []) for setting in _udev.QUEUE_SETTINGS)
+    wanted = set(setting for setting in _udev.QUEUE_SETTINGS if full[setting]['value'] is not None)
+    for index in candidates:
+        rule = rules[index]
+        settings = set(_udev.queue_assignments(rule)) & wanted
+        if not settings:
+            continue
+        after = _udev.evaluate(rules[:index + 1], device)
+        for setting in sorted(settings):
+            record = after[setting]
+            if record['source'] == _udev.rule_location(rule) and record['value'] is not None and not record['unknown']:
+                found[setting].append(_assignment(rule['file'], rule['line'], _queue_value(setting, record['value'])))
+    return found
+
+
+def block_queue_settings(block_devices, rules, sys_root, db_dir, errors):
+    """``block_queue:<device>:<attribute>`` for each device's queue settings that exist
+    or that a udev rule sets, with the rules that set them."""
+    settings = {}
+    candidates = [index for index, rule in enumerate(rules) if not rule['invalid'] and _udev.queue_assignments(rule)]
+    for name in sorted(block_devices):
+        info = block_devices[name] or {}
+        device = _udev.device_properties(sys_root, name, db_dir)
+        persistent = dict((setting, []) for setting in _udev.QUEUE_SETTINGS)
+        if device is not None:
+            full = _udev.evaluate(rules, device)
+            persistent = queue_assignments_for(rules, device, candidates, full)
+            for setting in _udev.QUEUE_SETTINGS:
+                if full[setting]['unknown']:
+                    errors.append('block_queue:%s:%s: what the udev rules set at boot is unknown: %s'
+                                  % (name, setting, '; '.join(full[setting]['unknown'])))
+        for setting in _udev.QUEUE_SETTINGS:
+            live = info.get(setting)
+            if live is None and not persistent[setting]:
+                continue
+            settings['block_queue:%s:%s' % (name, setting)] = _setting('block_queue', name, setting, live, persistent[setting])
+    return settings
+
+
+def _is_managed_mount(info):
+    return info.get('device') is not None or info.get('options_fstab') is not None or \
+        info.get('fstype') == 'vxfs' or info.get('source', '').startswith('/dev/')
+
+
+def mount_settings(mounts, fstab, fstab_path):
+    """``mount_options:<mount point>`` of the mounts on a block device or listed in fstab
+    (live from mountinfo), and of the fstab entries that are not mounted (live null)."""
+    by_file = {}
+    for entry in fstab:
+        if entry['vfstype'] == 'swap' or entry['file'] in ('none', 'swap') or not entry['file'].startswith('/'):
+            continue
+        by_file.setdefault(os.path.normpath(entry['file']), []).append(entry)
+    settings = {}
+    keys = set(mount_point for mount_point, info in mounts.items() if _is_managed_mount(info)) | set(by_file)
+    for mount_point in sorted(keys):
+        info = mounts.get(mount_point)
+        live = sorted(info['options_live']) if info else None
+        persistent = [_assignment(fstab_path, entry['line'], sorted(entry['options'])) for entry in by_file.get(mount_point, [])]
+        settings['mount_options:%s' % mount_point] = _setting('mount_options', mount_point, 'options', live, persistent)
+    return settings
+
+
+def tunefstab_settings(vxtunefs, tunefstab_entries, tunefstab_path):
+    """``tunefstab:<mount point>:<tunable>``: live from vxtunefs, persistent the tunefstab lines of the
+    device in file order, then the ``system-default`` lines (which take precedence)."""
+    settings = {}
+    for mount_point in sorted(vxtunefs):
+        record = vxtunefs[mount_point]
+        device = record['device']
+        lines = [e for e in tunefstab_entries if e['device'] == device] + \
+            [e for e in tunefstab_entries if e['device'] == _tunefstab.SYSTEM_DEFAULT and device != _tunefstab.SYSTEM_DEFAULT]
+        values = record['values'] or {}
+        names = list(values) + sorted(set(name for entry in lines for name in entry['tunables']) - set(values))
+        for name in names:
+            persistent = [_assignment(tunefstab_path, entry['line'], entry['tunables'][name])
+                          for entry in lines if name in entry['tunables']]
+            settings['tunefstab:%s:%s' % (mount_point, name)] = _setting('tunefstab', device, name, values.get(name), persistent)
+    return settings
+
+
+# ---------------------------------------------------------------- policy checks
+
+POLICY_CHECK_KEYS = ('id', 'concern', 'target', 'setting', 'expected', 'status')
+
+
+def normalize_policy_checks(checks):
+    """The policy audit's checks with the keys a snapshot keeps; ValueError naming the field."""
+    result = []
+    for index, check in enumerate(checks or []):
+        if not isinstance(check, dict):
+            raise ValueError('policy_checks[%d]: expected a check (a dict with %s), got %r'
+                             % (index, ', '.join(POLICY_CHECK_KEYS), check))
+        result.append(dict((key, check.get(key)) for key in POLICY_CHECK_KEYS))
+    return result
+
+
+# ---------------------------------------------------------------- the snapshot
+
+def utc_now():
+    return datetime.datetime.now(datetime.timezone.utc)
+
+
+def take_snapshot(name, policy_checks=None, run_command=None, find_bin=None, now=None,
+                  sys_root='/sys', proc_root='/proc', dev_root='/dev', fstab_path='/etc/fstab',
+                  tunefstab_path=_tunefstab.DEFAULT_PATH, sysctl_conf_dirs=_sysctl.CONF_DIRS,
+                  sysctl_conf=_sysctl.SYSCTL_CONF, udev_rules_dirs=_udev.RULES_DIRS, udev_db_dir=_udev.DB_DIR,
+                  unit_dir=DEFAULT_UNIT_DIR, slice_name=DEFAULT_SLICE, vxtunefs=None):
+    """The snapshot object of docs/snapshot.md; reads only.
+
+    ValueError names a bad field (``name``, ``policy_checks``).  ``vxtunefs``:
+    the binary to run, default the one io_facts finds.  ``run_command`` None:
+    no command runs (no tools, packages, owners or live VxFS values)."""
+    validate_name(name)
+    checks = normalize_policy_checks(policy_checks)
+    if find_bin is None:
+        def find_bin(binary):
+            return find_executable(binary, VXTUNEFS_DIRS)
+    errors = []
+    facts = gather_io_facts(SUBSETS, sys_root=sys_root, proc_root=proc_root, dev_root=dev_root,
+                            fstab_path=fstab_path, tunefstab_path=tunefstab_path,
+                            sysctl_conf_dirs=sysctl_conf_dirs, sysctl_conf=sysctl_conf,
+                            run_command=run_command, find_bin=find_bin)
+    host = host_identity(proc_root)
+
+    # persistent sources (udev rule files are read once: for the sources and the evaluation)
+    udev_files = udev_rule_files(udev_rules_dirs, errors)
+    udev_texts = dict((path, data.decode('utf-8', 'replace')) for path, data in udev_files)
+    udev_rules = dict((path, _udev.parse_rules(text, path)) for path, text in udev_texts.items())
+    sysctl_files = _sysctl.load_order(sysctl_conf_dirs, sysctl_conf)
+    sources = gather_sources(fstab_path, tunefstab_path, sysctl_files, udev_files, udev_rules,
+                             slice_unit_files(unit_dir, slice_name), errors)
+
+    # packages and the owners of the vendor files
+    manager, tools = package_manager(find_bin) if run_command is not None else (None, {})
+    packages = query_packages(manager, tools, run_command, host['kernel_release'], errors)
+    vendor_paths = [path for path, source in sources.items() if source['vendor']]
+    for path, package in file_owners(manager, tools, vendor_paths, run_command, errors).items():
+        sources[path]['package'] = package
+
+    # live VxFS tunables
+    tunefstab_entries = facts['vxfs']['tunefstab']
+    binary = vxtunefs or facts['vxfs']['vxtunefs_path']
+    live_vxfs = gather_vxtunefs(facts['mounts'], tunefstab_entries, binary if run_command is not None else None,
+                                run_command)
+
+    settings = {}
+    settings.update(vm_settings(facts['vm']))
+    rules = [rule for path, dummy in udev_files for rule in udev_rules[path]]
+    settings.update(block_queue_settings(facts['block_devices'], rules, sys_root, udev_db_dir, errors))
+    settings.update(mount_settings(facts['mounts'], facts['fstab'], fstab_path))
+    settings.update(tunefstab_settings(live_vxfs, tunefstab_entries, tunefstab_path))
+
+    taken = now or utc_now()
+    return {
+        'format': FORMAT,
+        'name': name,
+        'taken': taken.strftime('%Y-%m-%dT%H:%M:%SZ'),
+        'host': host,
+        'package_manager': manager,
+        'packages': dict(sorted(packages.items())),
+        'facts': facts,
+        'sources': sources,
+        'vxtunefs': live_vxfs,
+        'settings': settings,
+        'policy_checks': checks,
+        'errors': facts['errors'] + [error for error in errors if error not in facts['errors']],
+    }

@@ -1,0 +1,300 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: io_snapshot
+short_description: Capture a host's whole storage I/O state to a snapshot file
+version_added: 0.3.0
+description:
+  - Captures, in one module run, everything the collection knows how to read about the host's I/O settings
+    and writes it to C(<snapshot_dir>/<name>.json) (file mode 0600; a missing directory is created with mode 0700,
+    an existing one keeps its mode), through a temporary file and a rename. Returns the snapshot.
+  - "The snapshot holds: the C(io_facts) state; the text, SHA-256, vendor flag and owning package of every persistent
+    source (fstab, tunefstab, the udev rule files that set a queue attribute, every sysctl file in boot order,
+    the bulk-job slice unit and its drop-ins); the live C(vxtunefs -p) values of every VxFS file system;
+    the kernel release; the versions of the packages that matter (the running kernel's, util-linux, coreutils,
+    fio, procps, udev, VRTSvxfs) through dpkg or rpm; and C(settings), every managed value flattened with the
+    persistent assignments that set it in boot order."
+  - The format is described in C(docs/snapshot.md) of the collection. C(playbooks/upgrade_check.yml) takes one
+    before an upgrade and one after and explains the differences.
+  - Reads only, apart from the snapshot file. What cannot be read is listed in RV(snapshot.errors); the module does
+    not fail because of it.
+author:
+  - iotune.storage maintainers (@iotune)
+extends_documentation_fragment:
+  - iotune.storage.attributes
+attributes:
+  check_mode:
+    support: full
+    details:
+      - Check mode captures and returns the snapshot with C(changed=true) and writes nothing.
+  diff_mode:
+    support: none
+  idempotent:
+    support: none
+    details:
+      - Every run captures the state anew (with the time it was taken) and writes the file again.
+options:
+  name:
+    description:
+      - The snapshot's name, and the file name without C(.json).
+      - 1 to 100 characters, without C(/) or NUL, not C(.) or C(..), without C(..) in it.
+    type: str
+    required: true
+  snapshot_dir:
+    description: Directory of the snapshot files.
+    type: path
+    default: /var/lib/iotune/snapshots
+  policy_checks:
+    description:
+      - The checks of a policy audit run just before the snapshot (as the concern modules and C(io_policy) return
+        them); kept as RV(snapshot.policy_checks) with their C(id), C(concern), C(target), C(setting), C(expected)
+        and C(status).
+    type: list
+    elements: dict
+    default: []
+  fstab_path:
+    description: Path of the fstab file.
+    type: path
+    default: /etc/fstab
+    aliases: [fstab]
+  tunefstab_path:
+    description: Path of the VxFS tunefstab file.
+    type: path
+    default: /etc/vx/tunefstab
+  vxtunefs:
+    description: Path of C(vxtunefs). Default is the one found on PATH or in the VxFS directories, as C(io_facts) finds it.
+    type: path
+  sys_root:
+    description: Mount point of sysfs. Only changed for tests or when inspecting another root.
+    type: path
+    default: /sys
+  proc_root:
+    description: Mount point of procfs. Only changed for tests or when inspecting another root.
+    type: path
+    default: /proc
+  dev_root:
+    description: Device directory used to resolve C(UUID=) and similar fstab specs.
+    type: path
+    default: /dev
+  sysctl_conf_dirs:
+    description: The sysctl.d directories, in priority order.
+    type: list
+    elements: path
+    default: [/etc/sysctl.d, /run/sysctl.d, /usr/local/lib/sysctl.d, /usr/lib/sysctl.d, /lib/sysctl.d]
+  sysctl_conf:
+    description: The sysctl file applied after the sysctl.d directories.
+    type: path
+    default: /etc/sysctl.conf
+  udev_rules_dirs:
+    description: The udev rules directories, in priority order.
+    type: list
+    elements: path
+    default: [/etc/udev/rules.d, /run/udev/rules.d, /usr/local/lib/udev/rules.d, /usr/lib/udev/rules.d, /lib/udev/rules.d]
+  udev_db_dir:
+    description: The udev database directory (device properties the rules match on).
+    type: path
+    default: /run/udev/data
+  unit_dir:
+    description: Directory of the bulk-job slice unit.
+    type: path
+    default: /etc/systemd/system
+  slice_name:
+    description: Name of the bulk-job slice unit (as O(iotune.storage.cache_limits#module:bulk_slice.name)).
+    type: str
+    default: iotune-bulk.slice
+notes:
+  - A file a package ships as defaults (in C(/usr/lib/sysctl.d), C(/lib/sysctl.d), C(/usr/lib/udev/rules.d),
+    C(/lib/udev/rules.d)) is marked C(vendor) and its owner is looked up with C(dpkg -S) or C(rpm -qf).
+  - VxFS file systems are those mounted as C(vxfs) in mountinfo, and the devices of the tunefstab file that
+    C(vxtunefs -p <device>) reports mounted.
+  - Commands run as argument lists in the C locale; none of them changes the host.
+seealso:
+  - module: iotune.storage.io_facts
+  - module: iotune.storage.io_rollback
+'''
+
+EXAMPLES = r'''
+- name: Capture the I/O state before the upgrade
+  iotune.storage.io_snapshot:
+    name: pre-upgrade
+  register: before
+
+- name: Keep the checks of the policy audit with the snapshot
+  iotune.storage.io_snapshot:
+    name: pre-upgrade
+    policy_checks: "{{ audit.checks }}"
+
+- name: Show what the snapshot says about discovered_direct_iosz
+  ansible.builtin.debug:
+    msg: "{{ before.snapshot.settings | dict2items | selectattr('value.setting', 'eq', 'discovered_direct_iosz') }}"
+'''
+
+RETURN = r'''
+path:
+  description: The snapshot file (in check mode, the file that would be written).
+  returned: always
+  type: str
+  sample: /var/lib/iotune/snapshots/pre-upgrade.json
+snapshot:
+  description: The snapshot, as written to RV(path); the keys are described in C(docs/snapshot.md).
+  returned: success
+  type: dict
+  contains:
+    format:
+      description: Format version of the snapshot.
+      type: int
+      returned: always
+      sample: 1
+    name:
+      description: The snapshot's name.
+      type: str
+      returned: always
+      sample: pre-upgrade
+    taken:
+      description: UTC time the snapshot was taken.
+      type: str
+      returned: always
+      sample: "2026-11-25T10:00:00Z"
+    host:
+      description: C(hostname) and C(kernel_release).
+      type: dict
+      returned: always
+      sample: {hostname: db01, kernel_release: 6.1.0-27-amd64}
+    package_manager:
+      description: V(dpkg), V(rpm) or V(null).
+      type: str
+      returned: always
+    packages:
+      description: Versions of the installed packages that matter to I/O settings.
+      type: dict
+      returned: always
+      sample: {coreutils: "9.1-1", fio: "3.33-3", linux-image-6.1.0-27-amd64: "6.1.115-1", udev: "252.31-1~deb12u1"}
+    facts:
+      description: The state C(iotune.storage.io_facts) returns (all subsets, and its C(errors)).
+      type: dict
+      returned: always
+    sources:
+      description: Path to C(kind), C(text), C(sha256), C(vendor) and C(package) of every persistent source.
+      type: dict
+      returned: always
+      sample:
+        /usr/lib/sysctl.d/50-pid-max.conf:
+          kind: sysctl
+          text: "kernel.pid_max = 4194304\n"
+          sha256: a8917a12...
+          vendor: true
+          package: systemd
+    vxtunefs:
+      description: Mount point to C(device), C(values) (tunable to int) and C(error) of each VxFS file system.
+      type: dict
+      returned: always
+    settings:
+      description:
+        - Every managed value, keyed C(vm.<name>), C(block_queue:<device>:<attribute>), C(mount_options:<mount point>)
+          or C(tunefstab:<mount point>:<tunable>); each has C(concern), C(target), C(setting), C(live) and
+          C(persistent), the assignments (C(source), C(line), C(value), C(vendor)) in the order they apply at boot.
+      type: dict
+      returned: always
+      sample:
+        vm.dirty_ratio:
+          concern: cache_limits
+          target: sysctl
+          setting: vm.dirty_ratio
+          live: 40
+          persistent:
+            - {source: /etc/sysctl.d/60-iotune.conf, line: 2, value: 40, vendor: false}
+    policy_checks:
+      description: The policy checks given in O(policy_checks), with the keys a snapshot keeps.
+      type: list
+      elements: dict
+      returned: always
+    errors:
+      description: What could not be read, as sentences (the facts' errors included).
+      type: list
+      elements: str
+      returned: always
+'''
+
+import os
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.iotune.storage.plugins.module_utils._cache_plan import DEFAULT_UNIT_DIR
+from ansible_collections.iotune.storage.plugins.module_utils._policy import DEFAULT_SLICE
+from ansible_collections.iotune.storage.plugins.module_utils._runner import CommandRunner
+from ansible_collections.iotune.storage.plugins.module_utils._snapshot import (
+    DEFAULT_DIR, snapshot_path, take_snapshot, validate_name, write_snapshot)
+from ansible_collections.iotune.storage.plugins.module_utils._sysctl import CONF_DIRS, SYSCTL_CONF
+from ansible_collections.iotune.storage.plugins.module_utils._udev import DB_DIR, RULES_DIRS
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            name=dict(type='str', required=True),
+            snapshot_dir=dict(type='path', default=DEFAULT_DIR),
+            policy_checks=dict(type='list', elements='dict', default=[]),
+            fstab_path=dict(type='path', default='/etc/fstab', aliases=['fstab']),
+            tunefstab_path=dict(type='path', default='/etc/vx/tunefstab'),
+            vxtunefs=dict(type='path'),
+            sys_root=dict(type='path', default='/sys'),
+            proc_root=dict(type='path', default='/proc'),
+            dev_root=dict(type='path', default='/dev'),
+            sysctl_conf_dirs=dict(type='list', elements='path', default=list(CONF_DIRS)),
+            sysctl_conf=dict(type='path', default=SYSCTL_CONF),
+            udev_rules_dirs=dict(type='list', elements='path', default=list(RULES_DIRS)),
+            udev_db_dir=dict(type='path', default=DB_DIR),
+            unit_dir=dict(type='path', default=DEFAULT_UNIT_DIR),
+            slice_name=dict(type='str', default=DEFAULT_SLICE),
+        ),
+        supports_check_mode=True,
+    )
+    params = module.params
+    result = dict(changed=False, path=None)
+    try:
+        validate_name(params['name'])
+        result['path'] = snapshot_path(params['snapshot_dir'], params['name'])
+        if os.path.lexists(params['snapshot_dir']) and not os.path.isdir(params['snapshot_dir']):
+            raise ValueError('snapshot_dir: %s exists and is not a directory' % params['snapshot_dir'])
+        snapshot = take_snapshot(
+            params['name'],
+            policy_checks=params['policy_checks'],
+            run_command=CommandRunner(module),
+            sys_root=params['sys_root'],
+            proc_root=params['proc_root'],
+            dev_root=params['dev_root'],
+            fstab_path=params['fstab_path'],
+            tunefstab_path=params['tunefstab_path'],
+            sysctl_conf_dirs=params['sysctl_conf_dirs'],
+            sysctl_conf=params['sysctl_conf'],
+            udev_rules_dirs=params['udev_rules_dirs'],
+            udev_db_dir=params['udev_db_dir'],
+            unit_dir=params['unit_dir'],
+            slice_name=params['slice_name'],
+            vxtunefs=params['vxtunefs'],
+        )
+    except ValueError as exc:
+        module.fail_json(msg=str(exc), **result)
+    if not module.check_mode:
+        try:
+            write_snapshot(params['snapshot_dir'], params['name'], snapshot)
+        except ValueError as exc:
+            module.fail_json(msg=str(exc), **result)
+        except (IOError, OSError) as exc:
+            module.fail_json(msg='cannot write the snapshot %s: %s' % (getattr(exc, 'filename', None) or result['path'],
+                                                                       exc.strerror or exc), **result)
+    result['changed'] = True
+    result['snapshot'] = snapshot
+    module.exit_json(**result)
+
+
+if __name__ == '__main__':
+    main()

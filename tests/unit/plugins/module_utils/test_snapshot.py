@@ -1,0 +1,434 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""_snapshot (issue 19): the snapshot of docs/snapshot.md from fixture roots, with a fake
+dpkg and the VxFS simulator (tests/vxfs-sim/vxtunefs) for the live VxFS values."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import datetime
+import hashlib
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+
+import pytest
+
+from ansible_collections.iotune.storage.plugins.module_utils import _snapshot as snap
+from ansible_collections.iotune.storage.plugins.module_utils._sysctl import load_order
+
+TESTS = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+SIM = os.path.join(TESTS, 'vxfs-sim', 'vxtunefs')
+VOL01 = '/dev/vx/dsk/datadg/vol01'
+U08 = '/dev/vx/dsk/datadg/u08'
+U09 = '/dev/vx/dsk/datadg/u09'
+UDEV_DIRS = ('etc/udev/rules.d', 'run/udev/rules.d', 'usr/local/lib/udev/rules.d', 'usr/lib/udev/rules.d', 'lib/udev/rules.d')
+SYSCTL_DIRS = ('etc/sysctl.d', 'run/sysctl.d', 'usr/local/lib/sysctl.d', 'usr/lib/sysctl.d', 'lib/sysctl.d')
+NOW = datetime.datetime(2026, 11, 25, 10, 0, 0, tzinfo=datetime.timezone.utc)
+VM_LIVE = {'dirty_ratio': 40, 'dirty_background_ratio': 10, 'dirty_bytes': 0, 'dirty_background_bytes': 0,
+           'dirty_expire_centisecs': 3000, 'dirty_writeback_centisecs': 1500, 'vfs_cache_pressure': 100,
+           'swappiness': 60, 'min_free_kbytes': 67584}
+
+
+# ---------------------------------------------------------------- name
+
+@pytest.mark.parametrize('name', ['pre-upgrade', 'post-upgrade', 'a', 'x' * 100, '.hidden', 'a.b', 'kernel 6.1 (before)'])
+def test_valid_names(name):
+    assert snap.validate_name(name) == name
+
+
+@pytest.mark.parametrize('name, why', [
+    ('a/b', 'contains a "/"'),
+    ('/abs', 'contains a "/"'),
+    ('..', 'contains ".."'),
+    ('x/../y', 'contains a "/"'),
+    ('a..b', 'contains ".."'),
+    ('.', 'is not accepted'),
+    ('', 'has 0 characters'),
+    ('x' * 101, 'has 101 characters'),
+    ('a\0b', 'contains a NUL character'),
+    (None, 'is not a string'),
+    (7, 'is not a string'),
+])
+def test_bad_names_name_the_field(name, why):
+    with pytest.raises(ValueError) as excinfo:
+        snap.validate_name(name)
+    message = str(excinfo.value)
+    assert message.startswith('name: ') and why in message
+    assert message.endswith('accepted: 1 to 100 characters, without "/" or NUL, not "." or "..", without ".." in it')
+
+
+def test_snapshot_path():
+    assert snap.snapshot_path('/var/lib/iotune/snapshots', 'pre-upgrade') == '/var/lib/iotune/snapshots/pre-upgrade.json'
+    with pytest.raises(ValueError, match='^snapshot_dir: must be an absolute path'):
+        snap.snapshot_path('snapshots', 'pre-upgrade')
+
+
+def test_write_snapshot_modes(tmp_path):
+    directory = str(tmp_path / 'iotune' / 'snapshots')
+    path = snap.write_snapshot(directory, 'pre-upgrade', {'name': 'pre-upgrade'})
+    assert path == os.path.join(directory, 'pre-upgrade.json')
+    assert stat.S_IMODE(os.stat(directory).st_mode) == 0o700
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    with open(path) as handle:
+        assert json.load(handle) == {'name': 'pre-upgrade'}
+    # an existing directory keeps its mode; an existing file becomes 0600 again; no temporary file is left
+    os.chmod(directory, 0o750)
+    os.chmod(path, 0o644)
+    snap.write_snapshot(directory, 'pre-upgrade', {'name': 'pre-upgrade', 'format': 1})
+    assert stat.S_IMODE(os.stat(directory).st_mode) == 0o750
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    assert os.listdir(directory) == ['pre-upgrade.json']
+
+
+def test_write_snapshot_refuses_a_file_as_directory(tmp_path):
+    (tmp_path / 'file').write_text('x')
+    with pytest.raises(ValueError, match='^snapshot_dir: .* exists and is not a directory'):
+        snap.write_snapshot(str(tmp_path / 'file'), 'pre-upgrade', {})
+
+
+# ---------------------------------------------------------------- vendor files and packages
+
+@pytest.mark.parametrize('path, vendor', [
+    ('/usr/lib/sysctl.d/50-pid-max.conf', True),
+    ('/lib/sysctl.d/50-pid-max.conf', True),
+    ('/usr/lib/udev/rules.d/60-block.rules', True),
+    ('/lib/udev/rules.d/60-block.rules', True),
+    ('/etc/sysctl.d/60-iotune.conf', False),
+    ('/run/sysctl.d/70-runtime.conf', False),
+    ('/usr/local/lib/sysctl.d/65-local.conf', False),
+    ('/usr/local/lib/udev/rules.d/65-local.rules', False),
+    ('/etc/sysctl.conf', False),
+    ('/etc/udev/rules.d/60-iotune.rules', False),
+    ('/tmp/root/usr/lib/sysctl.d/x.conf', True),          # fixture roots
+    ('/tmp/root/usr/local/lib/sysctl.d/x.conf', False),
+])
+def test_vendor_directories(path, vendor):
+    assert snap.is_vendor(path) is vendor
+
+
+def test_parse_dpkg_query():
+    out = ('coreutils\t9.1-1\tinstall ok installed\n'
+           'fio\t3.33-3\tinstall ok installed\n'
+           'udev\t\tunknown ok not-installed\n'
+           'procps\t2:4.0.2-3\tdeinstall ok config-files\n'
+           'linux-image-6.1.0-27-amd64\t6.1.115-1\thold ok installed\n')
+    assert snap.parse_dpkg_query(out) == {'coreutils': '9.1-1', 'fio': '3.33-3', 'linux-image-6.1.0-27-amd64': '6.1.115-1'}
+
+
+def test_parse_rpm_query_keeps_the_running_kernel():
+    out = ('kernel-core\t6.5.6-300.fc39\tx86_64\n'
+           'kernel-core\t6.5.12-300.fc39\tx86_64\n'
+           'package kernel is not installed\n'
+           'util-linux\t2.39.2-1.fc39\tx86_64\n'
+           'coreutils\t9.3-4.fc39\tx86_64\n'
+           'VRTSvxfs\t1:8.0.2.1100-RHEL9\tx86_64\n')
+    assert snap.parse_rpm_query(out, '6.5.12-300.fc39.x86_64') == {
+        'kernel-core': '6.5.12-300.fc39', 'util-linux': '2.39.2-1.fc39', 'coreutils': '9.3-4.fc39',
+        'VRTSvxfs': '1:8.0.2.1100-RHEL9'}
+
+
+def test_parse_dpkg_search():
+    out = ('systemd: /usr/lib/sysctl.d/50-pid-max.conf\n'
+           'diversion by foo from: /etc/x.conf\n'
+           'libc6:amd64, libc6:i386: /usr/lib/sysctl.d/10-libc.conf\n'
+           'procps: /etc/sysctl.conf\n')
+    assert snap.parse_dpkg_search(out) == {
+        '/usr/lib/sysctl.d/50-pid-max.conf': 'systemd',
+        '/usr/lib/sysctl.d/10-libc.conf': 'libc6, libc6',
+        '/etc/sysctl.conf': 'procps',
+    }
+
+
+def test_dpkg_owners_through_the_other_side_of_merged_usr():
+    """Debian 12 records udev's files under /lib, listed here under /usr/lib (the earlier directory)."""
+    calls = []
+
+    def run(argv):
+        calls.append(argv)
+        known = {'/lib/udev/rules.d/60-block.rules': 'udev', '/usr/lib/sysctl.d/50-pid-max.conf': 'systemd'}
+        out = ''.join('%s: %s\n' % (known[p], p) for p in argv[2:] if p in known)
+        return (0 if len(out.splitlines()) == len(argv) - 2 else 1), out, ''
+    errors = []
+    owners = snap.file_owners('dpkg', {'search': '/usr/bin/dpkg'},
+                              ['/usr/lib/sysctl.d/50-pid-max.conf', '/usr/lib/udev/rules.d/60-block.rules',
+                               '/usr/lib/udev/rules.d/99-none.rules'], run, errors)
+    assert owners == {'/usr/lib/sysctl.d/50-pid-max.conf': 'systemd', '/usr/lib/udev/rules.d/60-block.rules': 'udev',
+                      '/usr/lib/udev/rules.d/99-none.rules': None}
+    assert calls == [
+        ['/usr/bin/dpkg', '-S', '/usr/lib/sysctl.d/50-pid-max.conf', '/usr/lib/udev/rules.d/60-block.rules',
+         '/usr/lib/udev/rules.d/99-none.rules'],
+        ['/usr/bin/dpkg', '-S', '/lib/udev/rules.d/60-block.rules', '/lib/udev/rules.d/99-none.rules'],
+    ]
+    assert errors == []
+
+
+def test_rpm_owners_one_file_at_a_time():
+    def run(argv):
+        if argv[-1] == '/usr/lib/sysctl.d/50-default.conf':
+            return 0, 'systemd\n', ''
+        return 1, 'file %s is not owned by any package\n' % argv[-1], ''
+    owners = snap.file_owners('rpm', {'search': '/usr/bin/rpm'}, ['/usr/lib/sysctl.d/50-default.conf', '/usr/lib/x'], run, [])
+    assert owners == {'/usr/lib/sysctl.d/50-default.conf': 'systemd', '/usr/lib/x': None}
+
+
+# ---------------------------------------------------------------- a whole snapshot from fixture roots
+
+def _write(path, text):
+    if not os.path.isdir(os.path.dirname(path)):
+        os.makedirs(os.path.dirname(path))
+    with open(path, 'w') as handle:
+        handle.write(text)
+
+
+@pytest.fixture(name='host')
+def host_fixture(tmp_path, build_tree, fixture_path, sysfs_real, monkeypatch):
+    """A host root: the real sysfs capture, a proc with the VxFS mountinfo, the constructed udev tree,
+    a sysctl tree with a vendor file, the Solaris tunefstab sample, a slice unit, and the simulator
+    with vol01 on /data, u08 on /u08 (both in mountinfo) and u09 on /u09 (only in the tunefstab)."""
+    root = str(tmp_path / 'root')
+    build_tree(root, 'udev/constructed-tree.json')
+    proc = os.path.join(root, 'proc')
+    shutil.copytree(fixture_path('vxfs', 'proc', 'self'), os.path.join(proc, 'self'))
+    shutil.copy(fixture_path('proc', 'vm-loop', 'meminfo'), os.path.join(proc, 'meminfo'))
+    for key, value in VM_LIVE.items():
+        _write(os.path.join(proc, 'sys', 'vm', key), '%d\n' % value)
+    _write(os.path.join(proc, 'sys', 'kernel', 'osrelease'), '6.1.0-27-amd64\n')
+    _write(os.path.join(proc, 'sys', 'kernel', 'hostname'), 'db01\n')
+    _write(os.path.join(root, 'etc/sysctl.d/60-iotune.conf'), '# iotune\nvm.dirty_ratio = 40\n')
+    _write(os.path.join(root, 'usr/lib/sysctl.d/50-vendor.conf'), 'vm.dirty_ratio = 30\nvm.dirty_writeback_centisecs = 1500\n')
+    _write(os.path.join(root, 'etc/sysctl.conf'), '# nothing here\n')
+    _write(os.path.join(root, 'etc/fstab'), '/dev/vda / ext4 errors=remount-ro 0 1\n'
+           '%s /data vxfs delaylog 0 2\n/dev/vdz /archive xfs defaults,noauto 0 0\n/dev/vdy none swap sw 0 0\n' % VOL01)
+    shutil.copy(fixture_path('tunefstab', 'constructed-solaris.tunefstab'), os.path.join(root, 'etc/tunefstab'))
+    _write(os.path.join(root, 'etc/systemd/system/iotune-bulk.slice'), '[Slice]\nMemoryHigh=2G\n')
+    _write(os.path.join(root, 'etc/systemd/system/iotune-bulk.slice.d/10-cpu.conf'), '[Slice]\nCPUWeight=20\n')
+    tunefstab = os.path.join(root, 'etc/tunefstab')
+    monkeypatch.setenv('VXFS_SIM_STATE', str(tmp_path / 'vxfs-sim' / 'state.json'))
+    monkeypatch.setenv('VXTUNEFSTAB', tunefstab)
+    monkeypatch.delenv('VXFS_SIM_VERSION', raising=False)
+
+    def sim(*args):
+        return subprocess.run([sys.executable, SIM] + list(args), check=True, capture_output=True, text=True).stdout
+    for device, mount_point in ((VOL01, '/data'), (U08, '/u08'), (U09, '/u09')):
+        sim('--sim-mount', device, mount_point)
+    calls = []
+
+    def run_command(argv):
+        calls.append(list(argv))
+        assert isinstance(argv, list)
+        name = os.path.basename(argv[0])
+        if name == 'dpkg-query':
+            known = {'linux-image-6.1.0-27-amd64': '6.1.115-1', 'util-linux': '2.38.1-5+deb12u3', 'coreutils': '9.1-1',
+                     'procps': '2:4.0.2-3', 'udev': '252.31-1~deb12u1'}
+            return 1, ''.join('%s\t%s\tinstall ok installed\n' % (n, known[n]) for n in argv[4:] if n in known), \
+                'dpkg-query: no packages found matching fio\n'
+        if name == 'dpkg':
+            owners = {'/usr/lib/sysctl.d/50-vendor.conf': 'procps', '/lib/udev/rules.d/60-block-scheduler.rules': 'udev'}
+            out = ''.join('%s: %s\n' % (owners[p[len(root):]], p) for p in argv[2:] if p[len(root):] in owners)
+            return 1, out, ''
+        if name == 'vxtunefs':
+            proc_ = subprocess.run([sys.executable, SIM] + argv[1:], capture_output=True, text=True, check=False)
+            return proc_.returncode, proc_.stdout, proc_.stderr
+        return 127, '', 'not here'
+    bins = {'dpkg-query': '/usr/bin/dpkg-query', 'dpkg': '/usr/bin/dpkg', 'vxtunefs': SIM}
+
+    def take(name='pre-upgrade', **extra):
+        args = dict(
+            run_command=run_command, find_bin=bins.get, now=NOW,
+            sys_root=sysfs_real, proc_root=proc, dev_root=os.path.join(root, 'dev'),
+            fstab_path=os.path.join(root, 'etc/fstab'), tunefstab_path=tunefstab,
+            sysctl_conf_dirs=[os.path.join(root, d) for d in SYSCTL_DIRS], sysctl_conf=os.path.join(root, 'etc/sysctl.conf'),
+            udev_rules_dirs=[os.path.join(root, d) for d in UDEV_DIRS], udev_db_dir=os.path.join(root, 'run/udev/data'),
+            unit_dir=os.path.join(root, 'etc/systemd/system'))
+        args.update(extra)
+        return snap.take_snapshot(name, **args)
+    take.root = root
+    take.sim = sim
+    take.calls = calls
+    take.tunefstab = tunefstab
+    return take
+
+
+def test_top_level(host):
+    result = host(policy_checks=[{'id': 'cache_limits:sysctl:vm.dirty_ratio', 'concern': 'cache_limits', 'target': 'sysctl',
+                                  'setting': 'vm.dirty_ratio', 'expected': 40, 'live': 40, 'persistent': 40,
+                                  'status': 'compliant', 'message': 'm'}])
+    assert list(result) == ['format', 'name', 'taken', 'host', 'package_manager', 'packages', 'facts', 'sources',
+                            'vxtunefs', 'settings', 'policy_checks', 'errors']
+    assert (result['format'], result['name'], result['taken']) == (1, 'pre-upgrade', '2026-11-25T10:00:00Z')
+    assert result['host'] == {'hostname': 'db01', 'kernel_release': '6.1.0-27-amd64'}
+    assert result['package_manager'] == 'dpkg'
+    assert result['packages'] == {'coreutils': '9.1-1', 'linux-image-6.1.0-27-amd64': '6.1.115-1', 'procps': '2:4.0.2-3',
+                                  'udev': '252.31-1~deb12u1', 'util-linux': '2.38.1-5+deb12u3'}
+    assert sorted(result['facts']) == ['block_devices', 'errors', 'fstab', 'memory_bytes', 'mounts', 'tools', 'vm', 'vxfs']
+    assert result['policy_checks'] == [{'id': 'cache_limits:sysctl:vm.dirty_ratio', 'concern': 'cache_limits',
+                                        'target': 'sysctl', 'setting': 'vm.dirty_ratio', 'expected': 40, 'status': 'compliant'}]
+    # one JSON document, and the commands were argument lists
+    json.loads(snap.render_snapshot(result).decode('utf-8'))
+    assert host.calls[0][:4] == ['/usr/bin/dpkg-query', '-W', '-f', r'${Package}\t${Version}\t${Status}\n']
+    assert host.calls[0][4:] == ['linux-image-6.1.0-27-amd64', 'util-linux', 'coreutils', 'fio', 'procps', 'udev',
+                                 'systemd-udev', 'vrtsvxfs']
+
+
+def test_sources(host):
+    result = host()
+    root = host.root
+    sources = dict((path[len(root):], value) for path, value in result['sources'].items())
+    sysctl_order = [path[len(root):] for path in load_order([os.path.join(root, d) for d in SYSCTL_DIRS],
+                                                            os.path.join(root, 'etc/sysctl.conf'))]
+    # by kind, each kind in boot order
+    assert list(sources) == (['/etc/fstab', '/etc/tunefstab'] + [p for p in sources if sources[p]['kind'] == 'udev']
+                             + sysctl_order
+                             + ['/etc/systemd/system/iotune-bulk.slice', '/etc/systemd/system/iotune-bulk.slice.d/10-cpu.conf'])
+    assert sysctl_order == ['/usr/lib/sysctl.d/50-vendor.conf', '/etc/sysctl.d/60-iotune.conf', '/etc/sysctl.conf']
+    # udev: the files that set a queue attribute, in processing order; the masked 60-block-scheduler is not read
+    assert [p for p in sources if sources[p]['kind'] == 'udev'] == [
+        '/etc/udev/rules.d/60-iotune.rules', '/etc/udev/rules.d/61-wwn-max-sectors.rules',
+        '/etc/udev/rules.d/65-dm-readahead.rules', '/run/udev/rules.d/69-vendor.rules',
+        '/etc/udev/rules.d/70-readahead.rules', '/etc/udev/rules.d/99-local.rules']
+    vendor = sources['/usr/lib/sysctl.d/50-vendor.conf']
+    assert vendor == {'kind': 'sysctl', 'text': 'vm.dirty_ratio = 30\nvm.dirty_writeback_centisecs = 1500\n',
+                      'sha256': hashlib.sha256(b'vm.dirty_ratio = 30\nvm.dirty_writeback_centisecs = 1500\n').hexdigest(),
+                      'vendor': True, 'package': 'procps'}
+    assert [(p, s['kind'], s['vendor'], s['package']) for p, s in sources.items() if not s['vendor']][:2] == [
+        ('/etc/fstab', 'fstab', False, None), ('/etc/tunefstab', 'tunefstab', False, None)]
+    assert sources['/etc/systemd/system/iotune-bulk.slice']['text'] == '[Slice]\nMemoryHigh=2G\n'
+    # owners are looked up for vendor files only
+    dpkg = [call for call in host.calls if call[0] == '/usr/bin/dpkg']
+    assert [[p[len(root):] for p in call[2:]] for call in dpkg] == [['/usr/lib/sysctl.d/50-vendor.conf']]
+
+
+def test_settings_vm_admin_and_vendor(host):
+    """dirty_ratio: a vendor file then the administrator's; dirty_writeback_centisecs: only a vendor file."""
+    settings = host()['settings']
+    root = host.root
+
+    def rel(setting):
+        return [(a['source'][len(root):], a['line'], a['value'], a['vendor']) for a in setting['persistent']]
+    ratio = settings['vm.dirty_ratio']
+    assert (ratio['concern'], ratio['target'], ratio['setting'], ratio['live']) == ('cache_limits', 'sysctl', 'vm.dirty_ratio', 40)
+    assert rel(ratio) == [('/usr/lib/sysctl.d/50-vendor.conf', 1, 30, True), ('/etc/sysctl.d/60-iotune.conf', 2, 40, False)]
+    writeback = settings['vm.dirty_writeback_centisecs']
+    assert writeback['live'] == 1500
+    assert rel(writeback) == [('/usr/lib/sysctl.d/50-vendor.conf', 2, 1500, True)]
+    assert settings['vm.swappiness'] == {'concern': 'cache_limits', 'target': 'sysctl', 'setting': 'vm.swappiness',
+                                         'live': 60, 'persistent': []}
+    assert sorted(k for k in settings if k.startswith('vm.')) == sorted('vm.' + k for k in VM_LIVE)
+
+
+def test_settings_block_queue_with_the_rules_in_order(host):
+    result = host()
+    settings = result['settings']
+    root = host.root
+
+    def rel(key):
+        return [(a['source'][len(root):], a['line'], a['value'], a['vendor']) for a in settings[key]['persistent']]
+    ra = settings['block_queue:vda:read_ahead_kb']
+    assert (ra['concern'], ra['target'], ra['setting'], ra['live']) == ('block_queue', 'vda', 'read_ahead_kb', 8192)
+    # 60-iotune.rules sets 8192, then 70-readahead.rules (rotational disks) 4096, which wins at boot
+    assert rel('block_queue:vda:read_ahead_kb') == [('/etc/udev/rules.d/60-iotune.rules', 3, 8192, False),
+                                                    ('/etc/udev/rules.d/70-readahead.rules', 4, 4096, False)]
+    assert rel('block_queue:vda:scheduler') == [('/etc/udev/rules.d/60-iotune.rules', 3, 'mq-deadline', False)]
+    assert rel('block_queue:loop1:nr_requests') == [('/etc/udev/rules.d/60-iotune.rules', 4, 128, False)]
+    assert settings['block_queue:vda:nr_requests']['persistent'] == []
+    # a rule whose effect cannot be known is reported, not guessed
+    unknown = [e for e in result['errors'] if e.startswith('block_queue:loop1:read_ahead_kb: ')]
+    assert len(unknown) == 1 and '99-local.rules' in unknown[0]
+
+
+def test_settings_mount_options(host):
+    settings = host()['settings']
+    fstab = os.path.join(host.root, 'etc/fstab')
+    assert settings['mount_options:/data'] == {
+        'concern': 'mount_options', 'target': '/data', 'setting': 'options',
+        'live': ['delaylog', 'ioerror=mwdisable', 'largefiles', 'relatime', 'rw'],
+        'persistent': [{'source': fstab, 'line': 2, 'value': ['delaylog'], 'vendor': False}]}
+    # not mounted, but in fstab
+    assert settings['mount_options:/archive']['live'] is None
+    assert settings['mount_options:/archive']['persistent'][0]['value'] == ['defaults', 'noauto']
+    # mounted, not in fstab; a bind mount of a subdirectory is there too; swap is not a mount point
+    assert settings['mount_options:/scratch']['persistent'] == []
+    assert sorted(k for k in settings if k.startswith('mount_options:')) == [
+        'mount_options:/', 'mount_options:/archive', 'mount_options:/data', 'mount_options:/scratch',
+        'mount_options:/srv/u08-export', 'mount_options:/u08']
+
+
+def test_vxtunefs_and_tunefstab_settings_from_the_simulator(host):
+    host.sim('-o', 'read_ahead=2', '/data')          # live only
+    result = host()
+    assert sorted(result['vxtunefs']) == ['/data', '/u08', '/u09']
+    data = result['vxtunefs']['/data']
+    assert (data['device'], data['error']) == (VOL01, None)
+    # the mount applied the tunefstab lines of vol01 (read_nstream: the later line wins)
+    assert (data['values']['read_pref_io'], data['values']['read_nstream'], data['values']['read_ahead']) == (262144, 8, 2)
+    assert len(data['values']) == 25
+    # u09 is not in mountinfo: found through the tunefstab file
+    assert result['vxtunefs']['/u09']['device'] == U09
+    settings = result['settings']
+    tunefstab = host.tunefstab
+    assert settings['tunefstab:/data:read_nstream'] == {
+        'concern': 'tunefstab', 'target': VOL01, 'setting': 'read_nstream', 'live': 8,
+        'persistent': [{'source': tunefstab, 'line': 7, 'value': 4, 'vendor': False},
+                       {'source': tunefstab, 'line': 12, 'value': 8, 'vendor': False}]}
+    assert settings['tunefstab:/data:read_ahead'] == {
+        'concern': 'tunefstab', 'target': VOL01, 'setting': 'read_ahead', 'live': 2, 'persistent': []}
+    assert settings['tunefstab:/u08:discovered_direct_iosz']['live'] == 10485760
+    assert settings['tunefstab:/u09:discovered_direct_iosz'] == {
+        'concern': 'tunefstab', 'target': U09, 'setting': 'discovered_direct_iosz', 'live': 262144, 'persistent': []}
+    # vxtunefs -p per mount point from mountinfo, then per device of the file not mounted there
+    vx = [call[1:] for call in host.calls if call[0] == SIM]
+    assert vx == [['-p', '/data'], ['-p', '/u08'], ['-p', U09]]
+
+
+def test_simulated_upgrade_changes_a_default(host):
+    """Seed 001: the simulator upgraded to 8.0; what no tunefstab line sets follows the new default."""
+    before = host('pre-upgrade')['settings']
+    host.sim('--sim-upgrade', '8.0')
+    after = host('post-upgrade')['settings']
+    changed = dict((key, (before[key]['live'], after[key]['live'])) for key in before
+                   if key in after and before[key]['live'] != after[key]['live'])
+    assert changed == {'tunefstab:/data:discovered_direct_iosz': (262144, 1048576),
+                       'tunefstab:/u09:discovered_direct_iosz': (262144, 1048576)}
+    assert after['tunefstab:/data:discovered_direct_iosz']['persistent'] == []
+    # u08's tunefstab line keeps its value
+    assert after['tunefstab:/u08:discovered_direct_iosz']['live'] == 10485760
+
+
+def test_no_vxtunefs(host):
+    result = host(find_bin={'dpkg-query': '/usr/bin/dpkg-query', 'dpkg': '/usr/bin/dpkg'}.get)
+    assert result['vxtunefs']['/data'] == {'device': VOL01, 'values': None,
+                                           'error': 'no vxtunefs on this host: live values not read'}
+    assert '/u09' not in result['vxtunefs']
+    # what the tunefstab sets is still in the settings, with no live value
+    assert result['settings']['tunefstab:/data:read_nstream']['live'] is None
+    assert [a['value'] for a in result['settings']['tunefstab:/data:read_nstream']['persistent']] == [4, 8]
+
+
+def test_no_package_manager_and_no_commands(host):
+    result = host(find_bin={}.get)
+    assert (result['package_manager'], result['packages']) == (None, {})
+    assert all(source['package'] is None for source in result['sources'].values())
+    result = host(run_command=None)
+    assert result['vxtunefs']['/data']['values'] is None and result['packages'] == {}
+
+
+def test_unreadable_source_is_an_error_not_a_failure(host):
+    # a directory named like a sysctl file cannot be read (whoever runs the tests)
+    path = os.path.join(host.root, 'etc/sysctl.d/70-broken.conf')
+    os.makedirs(path)
+    result = host()
+    assert path not in result['sources']
+    assert ['cannot read %s: Is a directory' % path] == [error for error in result['errors'] if path in error]
+
+
+def test_bad_input_names_the_field(host):
+    with pytest.raises(ValueError, match='^name: '):
+        host('x/../y')
+    with pytest.raises(ValueError, match=r'^policy_checks\[1\]: expected a check'):
+        host(policy_checks=[{'id': 'a'}, 'compliant'])
