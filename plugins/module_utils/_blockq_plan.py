@@ -23,7 +23,7 @@ from ansible_collections.iotune.storage.plugins.module_utils._checks import (
     DRIFT, ERROR, NOT_APPLICABLE, NOT_PERSISTENT, make_check, status_of)
 from ansible_collections.iotune.storage.plugins.module_utils._files import read_text
 from ansible_collections.iotune.storage.plugins.module_utils._mountinfo import read_mountinfo, visible_mounts
-from ansible_collections.iotune.storage.plugins.module_utils._policy import MATCH_KEYS, SCHEDULERS, schema_bounds
+from ansible_collections.iotune.storage.plugins.module_utils._policy import MATCH_KEYS, SCHEDULERS, schema_bounds, validate_match
 
 CONCERN = 'block_queue'
 SETTINGS = ('read_ahead_kb', 'max_sectors_kb', 'nr_requests', 'scheduler')
@@ -52,16 +52,12 @@ _GLOB_CHARS = set('*?[]|"\\')
 # ---------------------------------------------------------------- input
 
 def validate_request(request, where=''):
-    """Errors (list of str) in one request; each names the field and the accepted values."""
+    """Errors (list of str) in one request; each names the field and the accepted values. The
+    match is checked by the policy's own rule (_policy.validate_match): its value goes into a
+    udev rule and a sysfs path."""
     prefix = '%s.' % where if where else ''
     errors = []
-    match = request.get('match') or {}
-    given = [key for key in MATCH_KEYS if match.get(key) not in (None, '')]
-    unknown = sorted(set(match) - set(MATCH_KEYS))
-    if unknown:
-        errors.append('%smatch: unknown key(s) %s; accepted: %s' % (prefix, ', '.join(unknown), ', '.join(MATCH_KEYS)))
-    if len(given) != 1:
-        errors.append('%smatch: give exactly one of %s (got %s)' % (prefix, ', '.join(MATCH_KEYS), ', '.join(given) or 'none'))
+    validate_match(request.get('match'), prefix + 'match', errors)
     for setting in INT_SETTINGS:
         value = request.get(setting)
         if value is None:
@@ -73,6 +69,22 @@ def validate_request(request, where=''):
         errors.append('%sscheduler: %r is not valid; expected %s' % (prefix, scheduler, ACCEPTED['scheduler']))
     if not [s for s in SETTINGS if request.get(s) is not None]:
         errors.append('%s: nothing to check; give at least one of %s' % (where or 'request', ', '.join(SETTINGS)))
+    return errors
+
+
+def validate_requests(requests, labels):
+    """validate_request for each, and each device matched once (two requests for one device
+    would fight over its values)."""
+    errors, seen = [], {}
+    for request, label in zip(requests, labels):
+        errors.extend(validate_request(request, label))
+        matched = validate_match(request.get('match'), 'match', [])
+        if matched is None:
+            continue
+        if matched in seen:
+            errors.append('%s.match: %s=%s is listed twice (also %s)' % (label, matched[0], matched[1], seen[matched]))
+        else:
+            seen[matched] = label
     return errors
 
 

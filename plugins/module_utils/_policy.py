@@ -291,6 +291,8 @@ SIZE_EXAMPLES = '10485760, 256k, 10m, 1g'
 # VxFS tunables (vxtunefs(1M), tunefstab(4)) and how their values are written.
 #   size: bytes, sizes accepted;  count: integer >= minimum;  choice: one of the listed ints;
 #   buf_data: size restricted to 8K or 64K.
+# vxtunefs keeps a tunable in a signed 64-bit integer
+VXFS_TUNABLE_MAX = 2 ** 63 - 1
 VXFS_TUNABLES = {
     'read_pref_io': ('size', None),
     'read_nstream': ('count', 1),
@@ -634,9 +636,9 @@ def validate_tunable(name, value, where, errors):
         return None
     kind, arg = VXFS_TUNABLES[name]
     if kind == 'size':
-        return _check_size(value, where, errors)
+        return _check_size(value, where, errors, maximum=VXFS_TUNABLE_MAX)
     if kind == 'count':
-        return _check_int(value, where, errors, minimum=arg)
+        return _check_int(value, where, errors, minimum=arg, maximum=VXFS_TUNABLE_MAX)
     if kind == 'choice':
         number = as_int(value)
         if number not in arg:
@@ -685,7 +687,8 @@ def _validate_tunefstab(value, errors):
             validate_tunable(name, tvalue, '%s.tunables.%s' % (where, name), errors)
 
 
-def _validate_match(match, where, errors):
+def validate_match(match, where, errors):
+    """A block-device match dict; the (key, normalised value) it names, or None with the errors appended."""
     match = _expect_dict(match, where, errors, 'a dict with exactly one of %s' % ', '.join(MATCH_KEYS))
     if match is None:
         return None
@@ -720,7 +723,7 @@ def _validate_block_devices(value, errors):
         if 'match' not in entry:
             errors.append('%s.match: required (exactly one of %s)' % (where, ', '.join(MATCH_KEYS)))
         else:
-            matched = _validate_match(entry['match'], where + '.match', errors)
+            matched = validate_match(entry['match'], where + '.match', errors)
             if matched is not None:
                 if matched in seen:
                     errors.append('%s.match: %s %s is listed twice (also iotune_block_devices[%d])'

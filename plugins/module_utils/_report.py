@@ -21,9 +21,9 @@ def report_paths(directory, names):
         raise ValueError('names: at least one file name is needed')
     paths = []
     for index, name in enumerate(names):
-        if not name or '/' in name or name.startswith('.') or '\0' in name:
-            raise ValueError('names[%d]: %r is not a plain file name (no "/", not empty, not starting with ".")'
-                             % (index, name))
+        if not name or '/' in name or name.startswith('.') or any(ord(char) < 32 or ord(char) == 127 for char in name):
+            raise ValueError('names[%d]: %r is not a plain file name (no "/", no control characters such as a newline, '
+                             'not empty, not starting with ".")' % (index, name))
         path = os.path.join(directory, name)
         if path not in paths:
             paths.append(path)

@@ -27,6 +27,7 @@ from ansible_collections.iotune.storage.plugins.module_utils._files import read_
 from ansible_collections.iotune.storage.plugins.module_utils._iofacts import VXTUNEFS_DIRS, find_executable
 from ansible_collections.iotune.storage.plugins.module_utils._mountinfo import read_mountinfo, visible_mounts
 from ansible_collections.iotune.storage.plugins.module_utils._units import is_size, parse_int, to_bytes
+from ansible_collections.iotune.storage.plugins.module_utils._policy import VXFS_TUNABLE_MAX
 
 CONCERN = 'tunefstab'
 
@@ -77,14 +78,17 @@ def normalize_tunable(name, value):
     kind = _KINDS[name]
     if kind == 'bytes':
         try:
-            return to_bytes(value.strip() if isinstance(value, str) else value)
+            number = to_bytes(value.strip() if isinstance(value, str) else value)
         except ValueError:
             raise ValueError('%r is not valid; expected %s' % (value, accepted_values(name)))
+        if number > VXFS_TUNABLE_MAX:
+            raise ValueError('%r is more than vxtunefs takes (%d); expected %s' % (value, VXFS_TUNABLE_MAX, accepted_values(name)))
+        return number
     number = parse_int(value) if isinstance(value, (int, str)) and not isinstance(value, bool) else None
     if number is None and isinstance(kind, tuple) and isinstance(value, str) and is_size(value.strip()):
         number = to_bytes(value.strip())      # max_buf_data_size=64k
     if number is None or (kind == 'count' and number < 1) or (kind == 'int' and number < 0) or \
-            (isinstance(kind, tuple) and number not in kind):
+            (isinstance(kind, tuple) and number not in kind) or number > VXFS_TUNABLE_MAX:
         raise ValueError('%r is not valid; expected %s' % (value, accepted_values(name)))
     return number
 
@@ -107,6 +111,21 @@ def device_problem(device):
     if bad:
         return 'contains %s' % ', '.join(repr(char) for char in bad)
     return None
+
+
+def validate_entries(entries, labels):
+    """validate_entry for each: (normalized entries, errors), each device once (two entries for
+    one device would leave the later to win in the file and the earlier to be reported)."""
+    normalized, errors, seen = [], [], {}
+    for entry, label in zip(entries, labels):
+        done, entry_errors = validate_entry(entry, label)
+        normalized.append(done)
+        errors.extend(entry_errors)
+        device = done['device']
+        if not entry_errors and device in seen:
+            errors.append('%sdevice: %s is listed twice (also %s)' % ('%s.' % label if label else '', device, seen[device] or 'device'))
+        seen.setdefault(device, label)
+    return normalized, errors
 
 
 def validate_entry(entry, where=''):

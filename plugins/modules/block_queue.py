@@ -314,7 +314,7 @@ checks_before:
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils._blockq_plan import (
-    DEFAULT_RULES_FILE, SETTINGS, validate_request)
+    DEFAULT_RULES_FILE, SETTINGS, validate_requests)
 from ansible_collections.iotune.storage.plugins.module_utils._policy import MATCH_KEYS, SCHEDULERS
 from ansible_collections.iotune.storage.plugins.module_utils._udev import DB_DIR, RULES_DIRS
 from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS, check_args
@@ -371,8 +371,7 @@ def main():
         labels = ['']
     errors = check_args(params, paths=('rules_file', 'sys_root', 'proc_root', 'udev_db_dir'),
                         written=('rules_file',) if params['persist'] else ())
-    for request, label in zip(requests, labels):
-        errors.extend(validate_request(request, label))
+    errors.extend(validate_requests(requests, labels))
     if errors:
         module.fail_json(msg='invalid block_queue policy: %s' % '; '.join(errors), errors=errors)
 

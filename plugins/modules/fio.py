@@ -299,6 +299,7 @@ from ansible_collections.iotune.storage.plugins.module_utils._fio import (
     preset_sets,
 )
 from ansible_collections.iotune.storage.plugins.module_utils._iofacts import read_memory_bytes
+from ansible_collections.iotune.storage.plugins.module_utils._concern import check_args
 from ansible_collections.iotune.storage.plugins.module_utils._runner import CommandRunner
 from ansible_collections.iotune.storage.plugins.module_utils._units import format_bytes, to_bytes
 SCRATCH_PREFIX = '.iotune-fio-'
@@ -440,6 +441,9 @@ def main():
     runner = CommandRunner(module)
     params = module.params
     started = time.monotonic()
+    errors = check_args(params, paths=('directory', 'filename', 'output_dir', 'fio_path', 'proc_root'))
+    if errors:
+        fail(module, '; '.join(errors))
 
     for key in ('runtime', 'ramp_time'):
         if params[key] < 0:

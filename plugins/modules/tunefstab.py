@@ -241,7 +241,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS, check_args
 from ansible_collections.iotune.storage.plugins.module_utils._engine import Tunefstab, exit_concern
 from ansible_collections.iotune.storage.plugins.module_utils._runner import CommandRunner
-from ansible_collections.iotune.storage.plugins.module_utils._tunefstab_plan import find_vxtunefs, validate_entry
+from ansible_collections.iotune.storage.plugins.module_utils._tunefstab_plan import find_vxtunefs, validate_entries
 
 
 def main():
@@ -269,12 +269,9 @@ def main():
         raw = [(entry, 'entries[%d]' % index) for index, entry in enumerate(params['entries'])]
     else:
         raw = [({'device': params['device'], 'tunables': params['tunables']}, '')]
-    entries = []
     errors = check_args(params, paths=('path', 'vxtunefs', 'proc_root'), written=('path',))
-    for entry, label in raw:
-        normalized, entry_errors = validate_entry(entry, label)
-        entries.append(normalized)
-        errors.extend(entry_errors)
+    entries, entry_errors = validate_entries([entry for entry, label in raw], [label for entry, label in raw])
+    errors.extend(entry_errors)
     if errors:
         module.fail_json(msg='invalid tunefstab policy: %s' % '; '.join(errors), errors=errors)
     vxtunefs, vxtunefs_problem = find_vxtunefs(params['vxtunefs'])

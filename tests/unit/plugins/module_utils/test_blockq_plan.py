@@ -67,13 +67,24 @@ def one(result, target, setting):
     ({'match': {'name': 'vda'}}, ['devices[0]: nothing to check; give at least one of read_ahead_kb, max_sectors_kb, '
                                   'nr_requests, scheduler']),
     ({'match': {'name': 'vda', 'wwn': 'x'}, 'nr_requests': 64},
-     ['devices[0].match: give exactly one of name, mountpoint, wwn, serial (got name, wwn)']),
+     ['devices[0].match: must have exactly one of name, mountpoint, wwn, serial (got name, wwn)']),
     ({'match': {'label': 'x'}, 'nr_requests': 64},
-     ['devices[0].match: unknown key(s) label; accepted: name, mountpoint, wwn, serial',
-      'devices[0].match: give exactly one of name, mountpoint, wwn, serial (got none)']),
+     ['devices[0].match.label: unknown key (accepted: name, mountpoint, wwn, serial)',
+      'devices[0].match: must have exactly one of name, mountpoint, wwn, serial (got none)']),
+    ({'match': {'serial': 'S3Z9"\nRUN+="/bin/reboot'}, 'nr_requests': 64},
+     ['devices[0].match.serial: must be one line of text without \'"\' or control characters (newline, tab), '
+      'got \'S3Z9"\\nRUN+="/bin/reboot\'']),
+    ({'match': {'mountpoint': 'srv/data'}, 'nr_requests': 64},
+     ["devices[0].match.mountpoint: must be an absolute path, got 'srv/data'"]),
 ])
 def test_validate_request(request_, errors):
     assert bq.validate_request(request_, 'devices[0]') == errors
+
+
+def test_validate_requests_refuses_a_device_matched_twice():
+    requests = [{'match': {'name': 'vda'}, 'nr_requests': 64}, {'match': {'name': 'vda'}, 'read_ahead_kb': 128}]
+    assert bq.validate_requests(requests, ['devices[0]', 'devices[1]']) == [
+        'devices[1].match: name=vda is listed twice (also devices[0])']
 
 
 def test_validate_request_top_level_names_the_field():

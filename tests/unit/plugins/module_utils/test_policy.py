@@ -198,9 +198,9 @@ BAD = [
      'discovered_direct_iosz, fcl_keeptime, fcl_maxalloc, fcl_winterval, initial_extent_size, max_buf_data_size, '
      'max_direct_iosz, max_diskq, max_seqio_extent_size, qio_cache_enable, read_ahead, read_nstream, read_pref_io, '
      'write_nstream, write_pref_io, write_throttle)'),
-    ('nstream zero', _tunables(read_nstream=0), 'iotune_tunefstab[0].tunables.read_nstream: must be an integer >= 1, got 0'),
+    ('nstream zero', _tunables(read_nstream=0), 'iotune_tunefstab[0].tunables.read_nstream: must be an integer between 1 and 9223372036854775807, got 0'),
     ('count as size text', _tunables(write_throttle='4k'),
-     "iotune_tunefstab[0].tunables.write_throttle: must be an integer >= 0, got '4k'"),
+     "iotune_tunefstab[0].tunables.write_throttle: must be an integer between 0 and 9223372036854775807, got '4k'"),
     ('max_buf_data_size 16k', _tunables(max_buf_data_size='16k'),
      "iotune_tunefstab[0].tunables.max_buf_data_size: must be 8k or 64k (8192 or 65536 bytes), got '16k'"),
     ('qio_cache_enable 2', _tunables(qio_cache_enable=2),

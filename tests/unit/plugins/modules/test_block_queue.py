@@ -131,7 +131,7 @@ def test_error_check_fails_before_anything(run, args, build_tree, tmp_path):
     args['sys_root'] = build_tree(tmp_path / 'sys', 'sysfs/vm-loop-partitions.json')
     args.update(_ansible_check_mode=False, journal_dir=str(tmp_path / 'journal'),
                 devices=[{'match': {'name': 'loop2'}, 'nr_requests': 64},
-                         {'match': {'name': 'loop2'}, 'max_sectors_kb': 1 << 30}])
+                         {'match': {'name': 'loop1'}, 'max_sectors_kb': 1 << 30}])
     rules = _read(args['rules_file'])
     kind, result = run(args)
     assert kind == 'fail', result
