@@ -42,6 +42,21 @@ def with_changes(checks, enforced, checks_before=()):
             for check in checks]
 
 
+def snapshot_pair(result, before, after):
+    """``{before, after}`` snapshots of one host from its registered io_snapshot ``result``: the
+    snapshot it took (the ``after`` phase) or the one it read named ``after`` (the ``diff`` phase),
+    and the one it read named ``before``."""
+    if not isinstance(result, dict) or result.get('failed') or result.get('skipped'):
+        raise AnsibleFilterError('snapshot_pair expects a registered io_snapshot result that did not fail')
+    read = result.get('snapshots') or {}
+    if before not in read:
+        raise AnsibleFilterError('snapshot_pair: the result holds no snapshot %r (read: %s)' % (before, ', '.join(read) or 'none'))
+    taken = result.get('snapshot') if isinstance(result.get('snapshot'), dict) and result['snapshot'].get('name') == after else None
+    if taken is None and after not in read:
+        raise AnsibleFilterError('snapshot_pair: the result holds no snapshot %r' % after)
+    return {'before': read[before], 'after': taken if taken is not None else read[after]}
+
+
 def host_checks(report):
     """The checks of one host report, each with the report's host added."""
     return [dict(check, host=report['host']) for check in report.get('checks', [])]
@@ -73,4 +88,4 @@ def bench_fleet(reports):
 class FilterModule(object):
     def filters(self):
         return {'bench_charts': bench_charts, 'bench_fleet': bench_fleet, 'check_summary': check_summary,
-                'host_checks': host_checks, 'with_changes': with_changes}
+                'host_checks': host_checks, 'snapshot_pair': snapshot_pair, 'with_changes': with_changes}

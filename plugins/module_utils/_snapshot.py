@@ -102,6 +102,28 @@ def write_snapshot(directory, name, snapshot):
     return path
 
 
+def read_snapshot(directory, name, field='read'):
+    """The snapshot ``<directory>/<name>.json``; ValueError naming ``field`` when the name is bad,
+    the file is missing or is not a snapshot."""
+    try:
+        path = snapshot_path(directory, name)
+    except ValueError as exc:
+        raise ValueError('%s: %s' % (field, exc))
+    try:
+        with open(path, 'rb') as handle:
+            snapshot = json.loads(handle.read().decode('utf-8'))
+    except (IOError, OSError) as exc:
+        known = sorted(entry[:-len('.json')] for entry in (os.listdir(directory) if os.path.isdir(directory) else [])
+                       if entry.endswith('.json'))
+        raise ValueError('%s: no snapshot %r (%s: %s); snapshots in %s: %s'
+                         % (field, name, path, exc.strerror or exc, directory, ', '.join(known) or 'none'))
+    except ValueError as exc:
+        raise ValueError('%s: %s is not a snapshot: %s' % (field, path, exc))
+    if not isinstance(snapshot, dict) or snapshot.get('format') != FORMAT:
+        raise ValueError('%s: %s is not a snapshot of format %s' % (field, path, FORMAT))
+    return snapshot
+
+
 # ---------------------------------------------------------------- sources
 
 def is_vendor(path, vendor_dirs=VENDOR_DIRS):

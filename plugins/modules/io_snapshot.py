@@ -46,8 +46,16 @@ options:
     description:
       - The snapshot's name, and the file name without C(.json).
       - 1 to 100 characters, without C(/) or NUL, not C(.) or C(..), without C(..) in it.
+      - Without it the module takes no snapshot and only reads those named in O(read).
     type: str
-    required: true
+  read:
+    description:
+      - Names of snapshots already in O(snapshot_dir) to return as RV(snapshots), read in the same run (the
+        C(after) phase of C(upgrade_check.yml) takes C(post-upgrade) and reads C(pre-upgrade) in one round trip).
+      - A name that is not there fails naming this option and listing the snapshots there.
+    type: list
+    elements: str
+    default: []
   snapshot_dir:
     description: Directory of the snapshot files.
     type: path
@@ -138,6 +146,10 @@ EXAMPLES = r'''
 '''
 
 RETURN = r'''
+snapshots:
+  description: The snapshots named in O(read), by name.
+  returned: always
+  type: dict
 path:
   description: The snapshot file (in check mode, the file that would be written).
   returned: always
@@ -231,7 +243,7 @@ from ansible_collections.iotune.storage.plugins.module_utils._cache_plan import 
 from ansible_collections.iotune.storage.plugins.module_utils._policy import DEFAULT_SLICE
 from ansible_collections.iotune.storage.plugins.module_utils._runner import CommandRunner
 from ansible_collections.iotune.storage.plugins.module_utils._snapshot import (
-    DEFAULT_DIR, snapshot_path, take_snapshot, validate_name, write_snapshot)
+    DEFAULT_DIR, read_snapshot, snapshot_path, take_snapshot, validate_name, write_snapshot)
 from ansible_collections.iotune.storage.plugins.module_utils._sysctl import CONF_DIRS, SYSCTL_CONF
 from ansible_collections.iotune.storage.plugins.module_utils._udev import DB_DIR, RULES_DIRS
 
@@ -239,7 +251,8 @@ from ansible_collections.iotune.storage.plugins.module_utils._udev import DB_DIR
 def main():
     module = AnsibleModule(
         argument_spec=dict(
-            name=dict(type='str', required=True),
+            name=dict(type='str'),
+            read=dict(type='list', elements='str', default=[]),
             snapshot_dir=dict(type='path', default=DEFAULT_DIR),
             policy_checks=dict(type='list', elements='dict', default=[]),
             fstab_path=dict(type='path', default='/etc/fstab', aliases=['fstab']),
@@ -255,10 +268,20 @@ def main():
             unit_dir=dict(type='path', default=DEFAULT_UNIT_DIR),
             slice_name=dict(type='str', default=DEFAULT_SLICE),
         ),
+        required_one_of=[('name', 'read')],
         supports_check_mode=True,
     )
     params = module.params
-    result = dict(changed=False, path=None)
+    result = dict(changed=False, path=None, snapshots={})
+    try:
+        if os.path.lexists(params['snapshot_dir']) and not os.path.isdir(params['snapshot_dir']):
+            raise ValueError('snapshot_dir: %s exists and is not a directory' % params['snapshot_dir'])
+        for index, name in enumerate(params['read']):
+            result['snapshots'][name] = read_snapshot(params['snapshot_dir'], name, 'read[%d]' % index)
+    except ValueError as exc:
+        module.fail_json(msg=str(exc), **result)
+    if params['name'] is None:
+        module.exit_json(**result)
     try:
         validate_name(params['name'])
         result['path'] = snapshot_path(params['snapshot_dir'], params['name'])

@@ -16,6 +16,9 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import json
+import os
+import tempfile
+import time
 from xml.sax.saxutils import escape as _xml_escape
 
 from ansible_collections.iotune.storage.plugins.module_utils._checks import STATUSES, summarize
@@ -519,3 +522,41 @@ def bench_section(reports, with_bench):
         out.append(u'</div>')
     out.append(u'</section>')
     return u'\n'.join(out)
+
+
+def _write_atomic(path, text, mode=0o644):
+    directory = os.path.dirname(path)
+    fd, temp = tempfile.mkstemp(prefix='.%s.' % os.path.basename(path), dir=directory)
+    try:
+        with os.fdopen(fd, 'w') as handle:
+            handle.write(text)
+        os.chmod(temp, mode)
+        os.replace(temp, path)
+    except BaseException:
+        if os.path.exists(temp):
+            os.unlink(temp)
+        raise
+
+
+def host_json(report):
+    """A host report as the controller keeps it (to_nice_json and a newline)."""
+    return json.dumps(report, indent=4, sort_keys=True, separators=(',', ': '), ensure_ascii=False) + '\n'
+
+
+def write_reports(directory, reports, now=None):
+    """Write hosts/<host>.json for each report and the fleet files (summary.json, junit.xml,
+    report.html) into ``directory`` on the controller, each through a temporary file and a
+    rename; returns the paths written."""
+    written = []
+    os.makedirs(os.path.join(directory, 'hosts'), exist_ok=True)
+    for report in reports:
+        path = os.path.join(directory, 'hosts', '%s.json' % report['host'])
+        _write_atomic(path, host_json(report))
+        written.append(path)
+    run_id = (reports[0].get('run_id') if reports else '') or ''
+    now = now or time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())
+    for name, text in sorted(render(reports, run_id, now).items()):
+        path = os.path.join(directory, name)
+        _write_atomic(path, text)
+        written.append(path)
+    return written

@@ -158,3 +158,36 @@ def test_policy_checks_are_kept(run, args):
     snapshot = run(args)[1]['snapshot']
     assert snapshot['policy_checks'] == [{'id': 'x', 'concern': 'tunefstab', 'target': U08,
                                           'setting': 'discovered_direct_iosz', 'expected': 10485760, 'status': 'compliant'}]
+
+
+def test_read_returns_earlier_snapshots_in_the_same_run(run, args):
+    assert run(args)[0] == 'exit'
+    earlier = json.loads(open(os.path.join(args['snapshot_dir'], 'pre-upgrade.json')).read())
+    kind, result = run(dict(args, name='post-upgrade', read=['pre-upgrade']))
+    assert kind == 'exit', result
+    assert result['snapshots'] == {'pre-upgrade': earlier}
+    assert result['snapshot']['name'] == 'post-upgrade'
+    assert sorted(os.listdir(args['snapshot_dir'])) == ['post-upgrade.json', 'pre-upgrade.json']
+
+
+def test_read_alone_takes_no_snapshot(run, args):
+    assert run(args)[0] == 'exit'
+    before = sorted(os.listdir(args['snapshot_dir']))
+    del args['name']
+    kind, result = run(dict(args, read=['pre-upgrade', 'pre-upgrade']))
+    assert kind == 'exit', result
+    assert (result['changed'], list(result['snapshots']), 'snapshot' in result) == (False, ['pre-upgrade'], False)
+    assert sorted(os.listdir(args['snapshot_dir'])) == before
+
+
+@pytest.mark.parametrize('name, message', [
+    ('missing', "read[0]: no snapshot 'missing' ("),
+    ('../etc/passwd', "read[0]: name: '../etc/passwd' contains"),
+])
+def test_read_of_a_bad_or_missing_name_fails_naming_it_and_writes_nothing(run, args, name, message):
+    assert run(args)[0] == 'exit'
+    kind, result = run(dict(args, name='post-upgrade', read=[name]))
+    assert kind == 'fail' and result['msg'].startswith(message), result
+    assert os.listdir(args['snapshot_dir']) == ['pre-upgrade.json']
+    if name == 'missing':
+        assert result['msg'].endswith('snapshots in %s: pre-upgrade' % args['snapshot_dir'])

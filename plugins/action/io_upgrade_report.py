@@ -1,0 +1,64 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""io_upgrade_report: the differences between each host's two snapshots, explained and written as
+the audit's report formats (hosts/<host>.json, summary.json, junit.xml, report.html), on the
+controller in one task. The diff itself is plugin_utils/_snapshot_diff."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import os
+import time
+
+from ansible.errors import AnsibleActionFail
+from ansible.plugins.action import ActionBase
+
+from ansible_collections.iotune.storage.plugins.plugin_utils._fleet_report import write_reports
+from ansible_collections.iotune.storage.plugins.plugin_utils._snapshot_diff import (
+    diff_snapshots, failing, summarize_differences, upgrade_host_report, validate_fail_on)
+
+
+def host_pairs(hosts):
+    """[(host, before, after)] from ``hosts`` ({host: {before, after}}); AnsibleActionFail naming
+    the host when a snapshot is missing."""
+    if not isinstance(hosts, dict):
+        raise AnsibleActionFail('hosts: must be a dict of host name to {before, after} snapshots')
+    pairs = []
+    for host in sorted(hosts):
+        entry = hosts[host] or {}
+        for side in ('before', 'after'):
+            if not isinstance(entry.get(side), dict):
+                raise AnsibleActionFail('hosts.%s.%s: no snapshot (a dict) was given' % (host, side))
+        pairs.append((host, entry['before'], entry['after']))
+    return pairs
+
+
+class ActionModule(ActionBase):
+    TRANSFERS_FILES = False
+    _VALID_ARGS = frozenset(('dir', 'hosts', 'fail_on', 'run_id', 'write'))
+    _requires_connection = False
+
+    def run(self, tmp=None, task_vars=None):
+        result = super(ActionModule, self).run(tmp, task_vars)
+        del tmp
+        args = self._task.args
+        directory = args.get('dir')
+        if not isinstance(directory, str) or not os.path.isabs(directory):
+            raise AnsibleActionFail('dir: must be an absolute path on the controller, got %r' % (directory,))
+        try:
+            fail_on = validate_fail_on(args.get('fail_on', ['changed_default', 'lost_setting']))
+        except ValueError as exc:
+            raise AnsibleActionFail(str(exc))
+        now = time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())
+        run_id = args.get('run_id') or 'upgrade-' + time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())
+        explained, reports = {}, []
+        for host, before, after in host_pairs(args.get('hosts')):
+            differences = diff_snapshots(before, after)
+            explained[host] = {'differences': differences, 'failing': failing(differences, fail_on),
+                               'counts': summarize_differences(differences),
+                               'before': before.get('name'), 'after': after.get('name')}
+            reports.append(upgrade_host_report(host, differences, fail_on, run_id, now))
+        result.update(changed=False, hosts=explained, files=write_reports(directory, reports, now) if args.get('write', True) else [])
+        return result

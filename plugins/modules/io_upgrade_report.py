@@ -1,0 +1,84 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: io_upgrade_report
+short_description: Explain the differences between two snapshots of each host and write the reports
+version_added: 0.3.0
+description:
+  - Compares each host's two snapshots (as C(iotune.storage.io_snapshot) returns them) and classifies every
+    difference as C(changed_default), C(lost_setting), C(changed_setting), C(device_added), C(device_removed),
+    C(mount_added), C(mount_removed) or C(package_changed), each with one line a person can act on
+    (C(docs/snapshot.md) of the collection gives the rules).
+  - Writes the audit's report formats into O(dir) on the controller, in one task - C(hosts/<host>.json),
+    C(summary.json), C(junit.xml) with one case per difference (failing those of the classes in O(fail_on)) and
+    C(report.html), whose fleet view groups the hosts by difference.
+  - An action plugin only; use it with C(run_once) and C(delegate_to=localhost). Never contacts a host and returns
+    C(changed=false).
+author:
+  - iotune.storage maintainers (@iotune)
+extends_documentation_fragment:
+  - iotune.storage.attributes
+attributes:
+  check_mode:
+    support: none
+  diff_mode:
+    support: none
+  idempotent:
+    support: full
+options:
+  dir:
+    description: Directory of the reports on the controller (absolute).
+    type: path
+    required: true
+  hosts:
+    description: Host name to C({before, after}), each a snapshot.
+    type: dict
+    required: true
+  fail_on:
+    description: The difference classes that fail a host (its JUnit cases fail, its checks are C(drift)).
+    type: list
+    elements: str
+    default: [changed_default, lost_setting]
+  run_id:
+    description: The run id the reports carry. Default C(upgrade-<UTC time>).
+    type: str
+  write:
+    description: Write the report files (false to only return the differences).
+    type: bool
+    default: true
+seealso:
+  - module: iotune.storage.io_snapshot
+  - module: iotune.storage.io_fleet_report
+'''
+
+EXAMPLES = r'''
+- name: Explain what the upgrade changed
+  iotune.storage.io_upgrade_report:
+    dir: "{{ playbook_dir }}/iotune-reports"
+    hosts: "{{ dict(ansible_play_hosts | zip(ansible_play_hosts | map('extract', hostvars, 'pair'))) }}"
+  delegate_to: localhost
+  run_once: true
+'''
+
+RETURN = r'''
+hosts:
+  description:
+    - Per host C(differences) (each C(class), C(key), C(target), C(setting), C(before), C(after), C(package),
+      C(message)), C(failing) (those of the classes in O(fail_on)), C(counts) per class, and the snapshot names
+      C(before) and C(after).
+  returned: always
+  type: dict
+files:
+  description: The files written.
+  returned: always
+  type: list
+  elements: str
+'''
