@@ -418,8 +418,8 @@ def main():
         except ValueError as exc:
             module.fail_json(**dict(result, msg='report.%s' % exc))
         except (IOError, OSError) as exc:
-            module.fail_json(**dict(result, msg='cannot write the report %s: %s' % (getattr(exc, 'filename', None) or spec['dir'],
-                                                                                   exc.strerror or exc)))
+            where = getattr(exc, 'filename', None) or spec['dir']
+            module.fail_json(**dict(result, msg='cannot write the report %s: %s' % (where, exc.strerror or exc)))
     if failure:
         module.fail_json(**result)
     module.exit_json(**result)

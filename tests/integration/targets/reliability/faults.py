@@ -241,7 +241,7 @@ def case_concurrent_runs(host, rounds=8):
             with open(os.path.join(host.journal_dir, run_id + '.jsonl')) as handle:
                 seqs.append([json.loads(line)['seq'] for line in handle])
         case.check(all(seq == list(range(1, len(seq) + 1)) for seq in seqs), 'round %d: seq unique and in order: %s' % (index, seqs))
-        runs = sorted(set(ids), key=lambda run_id: host.first_record_time(run_id))
+        runs = sorted(set(ids), key=host.first_record_time)
         if len(runs) == 2:
             # the older run cannot be undone over the newer one: that would lose the newer edit
             result = host.rollback(runs[0])

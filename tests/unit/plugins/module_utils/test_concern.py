@@ -249,7 +249,9 @@ def _fstab_change(tmp_path, before_bytes, after_bytes):
 def test_space_needs_count_the_journal_records_and_each_files_temporary_copy(tmp_path):
     (tmp_path / 'etc').mkdir()
     changes = [_fstab_change(tmp_path, 3000, 3100), {'kind': 'sysfs', 'target': 'vda', 'before': 1, 'after': 2}]
-    (where, needed), = space_needs(changes, str(tmp_path / 'journal')).values()  # one file system
+    needs = list(space_needs(changes, str(tmp_path / 'journal')).values())
+    assert len(needs) == 1  # one file system
+    where, needed = needs[0]
     assert where == str(tmp_path)
     journal = _concern.SPACE_RESERVE + 2 * _concern.RECORD_BYTES + 4000  # 3000 bytes in base64
     files = 3100 + _concern.SPACE_RESERVE

@@ -87,12 +87,10 @@ def _paths(value, prefix=()):
     yield prefix
     if isinstance(value, dict):
         for key in value:
-            for path in _paths(value[key], prefix + (key,)):
-                yield path
+            yield from _paths(value[key], prefix + (key,))
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            for path in _paths(item, prefix + (index,)):
-                yield path
+            yield from _paths(item, prefix + (index,))
 
 
 def _mutate(doc, path, action, new_value, new_key):

@@ -177,8 +177,8 @@ odd_mount_point = st.lists(st.text(st.sampled_from('ab1 \t\\\xa0\x0b\x0c\x1c\x1e
                            min_size=1, max_size=3).map(lambda parts: '/' + '/'.join(parts))
 mountinfo_entry = st.tuples(
     st.integers(1, 10 ** 6), st.integers(0, 10 ** 6), st.integers(0, 4095), st.integers(0, 2 ** 20),
-    mount_point, st.one_of(mount_point, odd_mount_point), st.lists(st.sampled_from(['rw', 'ro', 'noatime', 'nodev', 'relatime']), min_size=1,
-                                       max_size=3, unique=True),
+    mount_point, st.one_of(mount_point, odd_mount_point),
+    st.lists(st.sampled_from(['rw', 'ro', 'noatime', 'nodev', 'relatime']), min_size=1, max_size=3, unique=True),
     st.lists(st.sampled_from(['shared:1', 'master:2', 'propagate_from:3', 'unbindable']), max_size=2),
     st.sampled_from(['ext4', 'xfs', 'vxfs', 'tmpfs', 'fuse.sshfs']), spec,
     st.lists(st.sampled_from(['rw', 'discard', 'delaylog', 'size=10m', 'errors=remount-ro']), max_size=3, unique=True))
@@ -196,8 +196,7 @@ def test_mountinfo_valid_lines_round_trip(items):
     assert errors == []
     assert [(e['mount_id'], e['parent_id'], e['major'], e['minor'], e['root'], e['mount_point'], e['mount_options'],
              e['optional_fields'], e['fstype'], e['source'], e['super_options']) for e in found] == \
-        [(mid, parent, major, minor, root, point, opts, optional, fstype, source, sup)
-         for mid, parent, major, minor, root, point, opts, optional, fstype, source, sup in items]
+        list(items)
 
 
 # ---------------------------------------------------------------- tunefstab

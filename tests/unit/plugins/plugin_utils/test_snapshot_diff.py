@@ -112,8 +112,8 @@ def vxfs_snapshot(version, direct_iosz, kernel='6.1.0-18-amd64'):
     return snapshot(
         packages=packages, kernel=kernel,
         mounts={'/': mount('/dev/vda1'), VX_MOUNT: mount(VX_DEVICE, 'vxfs')},
-        sources=merged(source(TUNEFSTAB, '%s read_pref_io=262144\n' % VX_DEVICE), source('/etc/fstab', '%s %s vxfs defaults 0 2\n'
-                                                                                       % (VX_DEVICE, VX_MOUNT))),
+        sources=merged(source(TUNEFSTAB, '%s read_pref_io=262144\n' % VX_DEVICE),
+                       source('/etc/fstab', '%s %s vxfs defaults 0 2\n' % (VX_DEVICE, VX_MOUNT))),
         vxtunefs={VX_MOUNT: {'device': VX_DEVICE, 'values': {'read_pref_io': 262144, 'discovered_direct_iosz': direct_iosz},
                              'error': None}},
         settings=merged(setting('tunefstab:%s:read_pref_io' % VX_MOUNT, 262144, (TUNEFSTAB, 262144)),
