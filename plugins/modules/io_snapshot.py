@@ -268,11 +268,12 @@ def main():
             unit_dir=dict(type='path', default=DEFAULT_UNIT_DIR),
             slice_name=dict(type='str', default=DEFAULT_SLICE),
         ),
-        required_one_of=[('name', 'read')],
         supports_check_mode=True,
     )
     params = module.params
     result = dict(changed=False, path=None, snapshots={})
+    if params['name'] is None and not params['read']:
+        module.fail_json(msg='name, read: give name (the snapshot to take) or read (the snapshots to return), or both', **result)
     try:
         if os.path.lexists(params['snapshot_dir']) and not os.path.isdir(params['snapshot_dir']):
             raise ValueError('snapshot_dir: %s exists and is not a directory' % params['snapshot_dir'])

@@ -35,7 +35,7 @@ from ansible_collections.iotune.storage.plugins.module_utils._apply import apply
 from ansible_collections.iotune.storage.plugins.module_utils._journal import Journal
 from ansible_collections.iotune.storage.plugins.module_utils._runner import CommandRunner
 from ansible_collections.iotune.storage.plugins.modules import (
-    block_queue, cache_limits, copy_tools, fio, io_policy, io_report, io_rollback, mount_options, tunefstab)
+    block_queue, cache_limits, copy_tools, fio, io_policy, io_report, io_rollback, io_snapshot, mount_options, tunefstab)
 from ansible_collections.iotune.storage.tests.unit.conftest import build_tree, fixture_path
 from ansible_collections.iotune.storage.tests.unit.module_harness import run_main
 
@@ -186,12 +186,17 @@ def _base(root):
                 'fio_path': '/usr/bin/fio'},
         'io_report': {'report': {'host': 'vm1', 'mode': 'audit', 'checks': []}, 'names': ['audit-latest.json'],
                       'dir': at('reports')},
+        'io_snapshot': {'name': 'pre-upgrade', 'snapshot_dir': at('snapshots'), 'fstab_path': at('etc', 'fstab'),
+                        'tunefstab_path': at('etc', 'vx', 'tunefstab'), 'vxtunefs': at('bin', 'vxtunefs'),
+                        'sys_root': at('sys'), 'proc_root': at('proc'), 'sysctl_conf_dirs': [at('etc', 'sysctl.d')],
+                        'sysctl_conf': at('etc', 'sysctl.conf'), 'udev_rules_dirs': udev,
+                        'udev_db_dir': at('udev', 'run', 'udev', 'data'), 'unit_dir': at('etc', 'systemd', 'system')},
     }
 
 
 MODULES = {'mount_options': mount_options, 'tunefstab': tunefstab, 'block_queue': block_queue,
            'cache_limits': cache_limits, 'copy_tools': copy_tools, 'io_policy': io_policy, 'io_rollback': io_rollback,
-           'fio': fio, 'io_report': io_report}
+           'fio': fio, 'io_report': io_report, 'io_snapshot': io_snapshot}
 
 
 def _resolve(value, root):
@@ -517,6 +522,17 @@ CASES = [
     case('io_report', 'dir-relative', {'dir': 'reports'}, 'dir', 'must be an absolute path'),
     case('io_report', 'dir-is-a-file', {'dir': '@motd'}, 'dir', 'not a directory'),
     case('io_report', 'report-text', {'report': 'not a report'}, 'report'),
+    # ----------------------------------------------------------------- io_snapshot
+    case('io_snapshot', 'name-slash', {'name': 'a/b'}, 'name:', 'accepted: 1 to 100 characters'),
+    case('io_snapshot', 'name-dotdot', {'name': '..'}, 'name:', 'accepted: 1 to 100 characters'),
+    case('io_snapshot', 'name-dotdot-inside', {'name': 'x/../journal/r1'}, 'name:'),
+    case('io_snapshot', 'name-101-characters', {'name': 'x' * 101}, 'name:', '101 characters'),
+    case('io_snapshot', 'name-empty', {'name': ''}, 'name:'),
+    case('io_snapshot', 'read-missing', {'name': 'post-upgrade', 'read': ['pre-upgrade']}, 'read[0]', 'no snapshot'),
+    case('io_snapshot', 'read-dotdot', {'name': None, 'read': ['../journal/r1']}, 'read[0]', 'name:'),
+    case('io_snapshot', 'neither-name-nor-read', {'name': None}, 'name, read'),
+    case('io_snapshot', 'dir-is-a-file', {'snapshot_dir': '@motd'}, 'snapshot_dir', 'not a directory'),
+    case('io_snapshot', 'dir-relative', {'snapshot_dir': 'snapshots'}, 'snapshot_dir', 'absolute'),
 ]
 
 
