@@ -272,14 +272,16 @@ def parse_rpm_query(text, kernel_release, kernel_packages=RPM_KERNEL_PACKAGES):
     return found
 
 
-def query_packages(manager, tools, run_command, kernel_release, errors):
-    """{package: version} of the packages that matter that are installed."""
+def query_packages(manager, tools, run_command, kernel_release, errors, extra=()):
+    """{package: version} of the packages that matter that are installed, and of ``extra`` (the
+    owners of the vendor files, so that a new default can be told with the version that brought it)."""
+    extra = sorted(set(extra))
     if manager == 'dpkg':
-        names = ['linux-image-%s' % kernel_release] + list(DPKG_PACKAGES)
+        names = ['linux-image-%s' % kernel_release] + [name for name in DPKG_PACKAGES if name not in extra] + extra
         out = _run(run_command, [tools['query'], '-W', '-f', DPKG_FORMAT] + names, errors)[1]
         return parse_dpkg_query(out)
     if manager == 'rpm':
-        names = list(RPM_KERNEL_PACKAGES) + list(RPM_PACKAGES)
+        names = list(RPM_KERNEL_PACKAGES) + [name for name in RPM_PACKAGES if name not in extra] + extra
         # rpm -q exits with the number of packages that are not installed
         out = _run(run_command, [tools['query'], '-q', '--qf', RPM_FORMAT] + names, errors, ok_codes=range(0, 256))[1]
         return parse_rpm_query(out, kernel_release)
@@ -576,10 +578,12 @@ def take_snapshot(name, policy_checks=None, run_command=None, find_bin=None, now
 
     # packages and the owners of the vendor files
     manager, tools = package_manager(find_bin) if run_command is not None else (None, {})
-    packages = query_packages(manager, tools, run_command, host['kernel_release'], errors)
     vendor_paths = [path for path, source in sources.items() if source['vendor']]
-    for path, package in file_owners(manager, tools, vendor_paths, run_command, errors).items():
+    owners = file_owners(manager, tools, vendor_paths, run_command, errors)
+    for path, package in owners.items():
         sources[path]['package'] = package
+    packages = query_packages(manager, tools, run_command, host['kernel_release'], errors,
+                              extra=[name for package in owners.values() if package for name in package.split(', ')])
 
     # live VxFS tunables
     tunefstab_entries = facts['vxfs']['tunefstab']
