@@ -650,8 +650,13 @@ def mount_options_difference(ctx, key, b, a, old, new):
         # an option fstab sets comes back with a remount; one only the policy wanted needs enforcing
         message += '; %s' % (_reapply_advice(key, None, None) if lost else 'run harden_io.yml to set it again and make it persistent')
         return _lost(key, b, a, old, new, package, message)
+    follows_fstab = bool(_assignments(a, True)) and not [o for o in gone if o in admin] and all(o in admin for o in came)
     if why:
         message = '%s changed: %s with %s; %s' % (key, summary, why['text'], _nobody(key))
+    elif follows_fstab:
+        # a remount (or a reboot) applied the unchanged fstab entry: what went was set live only
+        message = ('%s changed: %s; the live options now follow the /etc/fstab entry, which does not set %s: it was '
+                   'set live only' % (key, summary, ','.join(gone) or 'the old options'))
     else:
         message = '%s changed: %s; %s and no package change explains it (remounted live?)' % (key, summary, _nobody(key))
     if gone:

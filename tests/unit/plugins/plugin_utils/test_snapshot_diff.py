@@ -345,6 +345,20 @@ def test_mount_options(before, after, fstab, checks, kernel, klass, package):
     assert [(d['class'], d['key'], d['package']) for d in differences] == [(klass, 'mount_options:/data', package)]
 
 
+@pytest.mark.parametrize('before, after, fstab, message', [
+    # harden took commit=1 out of fstab, a remount could not drop it, the reboot did
+    (['rw', 'noatime', 'commit=1'], ['rw', 'noatime'], ['noatime'],
+     'mount_options:/data changed: -commit=1; the live options now follow the /etc/fstab entry, which does not set '
+     'commit=1: it was set live only; add commit=1 to the /etc/fstab entry of /data if the old behaviour was right'),
+    # an option that came which fstab does not set either: not the fstab entry at work
+    (['rw', 'noatime'], ['rw', 'noatime', 'sync'], ['noatime'],
+     'mount_options:/data changed: +sync; /etc/fstab does not set these options and no package change explains it (remounted live?)'),
+], ids=['live-only-option-gone', 'option-came-live'])
+def test_mount_options_messages(before, after, fstab, message):
+    differences = diff_snapshots(mount_snapshot(before, fstab), mount_snapshot(after, fstab))
+    assert [(d['class'], d['message']) for d in differences] == [('changed_default', message)]
+
+
 # --------------------------------------------------------------------------- devices, mounts, packages
 
 def test_device_and_mount_added_and_removed_cover_their_settings():
