@@ -57,7 +57,7 @@ def validate_request(request, where=''):
     udev rule and a sysfs path."""
     prefix = '%s.' % where if where else ''
     errors = []
-    validate_match(request.get('match'), prefix + 'match', errors)
+    validate_match(request.get('match'), prefix + 'match', errors, dev_paths=True)
     for setting in INT_SETTINGS:
         value = request.get(setting)
         if value is None:
@@ -78,7 +78,7 @@ def validate_requests(requests, labels):
     errors, seen = [], {}
     for request, label in zip(requests, labels):
         errors.extend(validate_request(request, label))
-        matched = validate_match(request.get('match'), 'match', [])
+        matched = validate_match(request.get('match'), 'match', [], dev_paths=True)
         if matched is None:
             continue
         if matched in seen:

@@ -687,8 +687,10 @@ def _validate_tunefstab(value, errors):
             validate_tunable(name, tvalue, '%s.tunables.%s' % (where, name), errors)
 
 
-def validate_match(match, where, errors):
-    """A block-device match dict; the (key, normalised value) it names, or None with the errors appended."""
+def validate_match(match, where, errors, dev_paths=False):
+    """A block-device match dict; the (key, normalised value) it names, or None with the errors appended.
+    With ``dev_paths`` (the block_queue module's documented form) a name may also be given as
+    ``/dev/<name>`` or ``/dev/mapper/<name>``."""
     match = _expect_dict(match, where, errors, 'a dict with exactly one of %s' % ', '.join(MATCH_KEYS))
     if match is None:
         return None
@@ -710,11 +712,17 @@ def validate_match(match, where, errors):
         return None
     if key == 'mountpoint' and not _check_absolute_path(value, where + '.mountpoint', errors):
         return None
-    if key == 'name' and ('/' in value or value in ('.', '..') or any(char.isspace() for char in value)):
-        errors.append('%s.name: must be a kernel device name such as sdb or nvme0n1 (without /dev/), got %s'
-                      % (where, show_value(value)))
+    name = value
+    if key == 'name' and dev_paths:
+        for prefix in ('/dev/mapper/', '/dev/'):
+            if name.startswith(prefix):
+                name = name[len(prefix):]
+                break
+    if key == 'name' and (not name or '/' in name or name in ('.', '..') or any(char.isspace() for char in name)):
+        errors.append('%s.name: must be a kernel device name such as sdb or nvme0n1 (%s), got %s'
+                      % (where, 'or /dev/sdb, /dev/mapper/vg0-data' if dev_paths else 'without /dev/', show_value(value)))
         return None
-    return (key, normalize_path(value) if key == 'mountpoint' else value)
+    return (key, normalize_path(value) if key == 'mountpoint' else name if key == 'name' else value)
 
 
 def _validate_block_devices(value, errors):
