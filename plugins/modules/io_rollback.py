@@ -26,6 +26,10 @@ description:
     then succeeds, with a warning that lists the runs the host has.
   - When something cannot be restored the module goes on with the other records, then fails naming each failure,
     and the run is not marked.
+  - A run is not rolled back, and nothing is restored, while a later run that is not rolled back changed one of its
+    targets and the target no longer holds what this run left there; the module fails naming the later runs (roll
+    back newest first). When the last journal record was cut short after its change was made, the other records
+    are restored, the module fails naming the target, and the run is not marked.
 author:
   - iotune.storage maintainers (@iotune)
 extends_documentation_fragment:
@@ -152,21 +156,43 @@ def record_check(record, status, message):
                       '%s %s %s' % (kind, record.get('target'), message))
 
 
+def holds_after(record):
+    """Whether a record's target holds the record's ``after`` now: True, False, or None when it
+    cannot be told (a kind without a comparable ``after``, or a target that cannot be read)."""
+    kind, target, after = record.get('kind'), record.get('target'), record.get('after')
+    try:
+        if kind == 'sysfs':
+            return sysfs_value(target) == after
+        if kind == 'sysctl':
+            proc_root = record.get('proc_root', '/proc')
+            return all(int(read_value(os.path.join(proc_root, 'sys', *key.split('.')))) == value for key, value in after.items())
+        if kind == 'file':
+            state = file_state(target)
+            if after.get('state') != 'present':
+                return state['state'] == 'absent'
+            return state['state'] == 'present' and hashlib.sha256(base64.b64decode(state['content_b64'])).hexdigest() == after['sha256']
+    except (IOError, OSError, ValueError, KeyError, AttributeError, TypeError, JournalError):
+        return None
+    return None
+
+
 def later_runs_on_the_same_targets(journal_dir, run_id, records):
-    """Runs started after ``run_id``, not rolled back, that changed one of its targets: rolling
-    ``run_id`` back first would put back a state from before them, losing their changes."""
+    """Runs started after ``run_id``, not rolled back, that changed one of its targets which no
+    longer holds what ``run_id`` left there: rolling ``run_id`` back first would put back a state
+    from before them, losing their changes. (A later run that put the target back, as a failed
+    remount does with its fstab line, loses nothing.)"""
     runs = list_runs(journal_dir)
     order = [run['run_id'] for run in runs]
     if run_id not in order:
         return []
-    targets = set((record.get('kind'), record.get('target')) for record in records)
+    last = dict(((record.get('kind'), record.get('target')), record) for record in records)
     found = []
     for run in runs[order.index(run_id) + 1:]:
         if run['rolled_back']:
             continue
         theirs, dummy = read_records(run['path'])
         shared = sorted(set(target for kind, target in ((r.get('kind'), r.get('target')) for r in theirs)
-                            if (kind, target) in targets))
+                            if (kind, target) in last and holds_after(last[(kind, target)]) is not True))
         if shared:
             found.append('%s (%s)' % (run['run_id'], ', '.join(shared)))
     return found
@@ -180,21 +206,7 @@ def torn_change_made(torn):
         return False  # cut within its first bytes: the write itself was torn
     if 'after' not in torn:
         return None
-    kind, target, after = torn.get('kind'), torn['target'], torn['after']
-    try:
-        if kind == 'sysfs':
-            return sysfs_value(target) == after
-        if kind == 'sysctl':
-            proc_root = torn.get('proc_root', '/proc')
-            return all(int(read_value(os.path.join(proc_root, 'sys', *key.split('.')))) == value for key, value in after.items())
-        if kind == 'file':
-            state = file_state(target)
-            if after.get('state') != 'present':
-                return state['state'] == 'absent'
-            return state['state'] == 'present' and hashlib.sha256(base64.b64decode(state['content_b64'])).hexdigest() == after['sha256']
-    except (IOError, OSError, ValueError, KeyError, AttributeError, JournalError):
-        return None
-    return None
+    return holds_after(torn)
 
 
 def torn_problem(journal, torn):

@@ -250,6 +250,18 @@ def test_an_older_run_is_not_rolled_back_over_a_later_run_on_the_same_file(host,
     assert host.state() == before
 
 
+def test_an_older_run_is_rolled_back_when_the_later_run_put_the_file_back(host, rollback):
+    # a failed remount writes its fstab line and puts it back: the later run loses nothing
+    before = host.state()
+    apply_file(host.journal('run-1'), str(host.fstab), b'/dev/vdb /data ext4 defaults,noatime 0 2\n')
+    apply_file(host.journal('run-1'), str(host.fstab), before[0])
+    apply_file(host.journal('run-2'), str(host.fstab), b'/dev/vdb /data ext4 defaults,nodev 0 2\n')
+    apply_file(host.journal('run-2'), str(host.fstab), before[0])
+    kind, result = rollback(run_id='run-1')
+    assert kind == 'exit', result
+    assert rollback(run_id='run-2')[0] == 'exit' and host.state() == before
+
+
 def test_a_corrupt_journal_fails(host, rollback):
     _run(host, host.journal('run-1'))
     path = journal_path(host.journal_dir, 'run-1')
