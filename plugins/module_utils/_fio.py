@@ -311,7 +311,8 @@ ALLOWED_OPTIONS = {
     'rw_sequencer': ('sequential', 'identical'),
     # flushing, caching and layout of the target
     'sync': ('none', '0', 'sync', '1', 'dsync'), 'fsync': None, 'fdatasync': None, 'end_fsync': _FLAG,
-    'fsync_on_close': _FLAG, 'invalidate': _FLAG, 'pre_read': _FLAG, 'overwrite': _FLAG,
+    'fsync_on_close': _FLAG, 'invalidate': _FLAG, 'fadvise_hint': ('0', '1', 'sequential', 'random'), 'pre_read': _FLAG,
+    'overwrite': _FLAG,
     'fallocate': ('none', 'native', 'posix', 'keep', 'truncate', '0', '1'),
     # pacing
     'startdelay': None, 'thinktime': None, 'thinktime_spin': None, 'thinktime_blocks': None,

@@ -74,7 +74,7 @@ options:
         C(iodepth_batch_complete_max), C(iodepth_low), C(serialize_overlap), C(io_submit_mode); random pattern
         C(norandommap), C(randrepeat), C(allrandrepeat), C(randseed), C(random_distribution), C(random_generator),
         C(percentage_random), C(rw_sequencer); flushing and layout C(sync), C(fsync), C(fdatasync), C(end_fsync),
-        C(fsync_on_close), C(invalidate), C(pre_read), C(overwrite), C(fallocate); pacing C(startdelay), C(thinktime),
+        C(fsync_on_close), C(invalidate), C(fadvise_hint), C(pre_read), C(overwrite), C(fallocate); pacing C(startdelay), C(thinktime),
         C(thinktime_spin), C(thinktime_blocks), C(thinktime_blocks_type), C(rate), C(rate_min), C(rate_iops),
         C(rate_iops_min), C(rate_process), C(rate_ignore_thinktime), C(rate_cycle), C(latency_target),
         C(latency_window), C(latency_percentile), C(latency_run), C(max_latency); buffers C(zero_buffers),

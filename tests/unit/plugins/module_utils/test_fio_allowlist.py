@@ -38,6 +38,9 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..'
     ({'sync': 'dsync', 'fsync': 32, 'fdatasync': 8, 'fsync_on_close': True, 'fallocate': 'none'}, None),
     ({'io_size': '10g', 'number_ios': 1000, 'loops': 2, 'startdelay': '1-10'}, None),
     ({'mem': 'malloc'}, [('mem', 'malloc')]),
+    # the VM's read-ahead test: fio's POSIX_FADV_SEQUENTIAL would double the read-ahead it measures
+    ({'fadvise_hint': 0}, [('fadvise_hint', '0')]),
+    ({'fadvise_hint': 'random', 'invalidate': True}, None),
     ({'mem': 'mmap', 'iomem_align': '4k'}, None),
     ({'iomem': 'mmapshared', 'mem_align': 4096}, None),
     ({'buffer_compress_percentage': 50, 'buffer_compress_chunk': '4k', 'refill_buffers': True, 'dedupe_percentage': 10}, None),
