@@ -20,7 +20,8 @@ import re
 import stat
 import tempfile
 
-from ansible_collections.iotune.storage.plugins.module_utils._journal import failpoint, file_content, file_state, fsync_dir, read_xattrs
+from ansible_collections.iotune.storage.plugins.module_utils._journal import (
+    JournalError, failpoint, file_content, file_state, fsync_dir, read_xattrs)
 from ansible_collections.iotune.storage.plugins.module_utils._mount_plan import in_effect, option_state, plan_remount
 from ansible_collections.iotune.storage.plugins.module_utils._mountinfo import read_mountinfo, visible_mounts
 from ansible_collections.iotune.storage.plugins.module_utils._sysfs import parse_scheduler
@@ -294,6 +295,26 @@ def restore_sysctl(record, check=False):
     for key in in_force:
         write_value(_sysctl_path(proc_root, key), before[key])
     return True
+
+
+def holds_after(record):
+    """Whether a journal record's target holds the record's ``after`` now: True, False, or None when
+    it cannot be told (a kind without a comparable ``after``, or a target that cannot be read)."""
+    kind, target, after = record.get('kind'), record.get('target'), record.get('after')
+    try:
+        if kind == 'sysfs':
+            return sysfs_value(target) == after
+        if kind == 'sysctl':
+            proc_root = record.get('proc_root', '/proc')
+            return all(int(read_value(_sysctl_path(proc_root, key))) == value for key, value in after.items())
+        if kind == 'file':
+            content = file_content(file_state(target))
+            if after.get('state') != 'present':
+                return content is None
+            return content is not None and hashlib.sha256(content).hexdigest() == after['sha256']
+    except (IOError, OSError, ValueError, KeyError, AttributeError, TypeError, JournalError):
+        return None
+    return None
 
 
 # ---------------------------------------------------------------- mounts

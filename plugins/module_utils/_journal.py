@@ -333,7 +333,7 @@ def torn_record(path):
         return None
     except ValueError:
         pass
-    found = {'line': tail[:200]}
+    found = {}
     for key, value in _TORN_FIELDS.findall(tail):
         found.setdefault(key, json.loads(value))
     after = re.search(r'"after": ', tail)

@@ -105,13 +105,12 @@ msg:
 '''
 
 import base64
-import hashlib
 import os
 
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils._apply import (
-    ApplyError, read_value, restore_directory, restore_file, restore_mount, restore_sysctl, restore_sysfs, restore_vxtunefs,
+    ApplyError, holds_after, restore_directory, restore_file, restore_mount, restore_sysctl, restore_sysfs, restore_vxtunefs,
     sysfs_value)
 from ansible_collections.iotune.storage.plugins.module_utils._checks import COMPLIANT, DRIFT, ERROR, make_check
 from ansible_collections.iotune.storage.plugins.module_utils._concern import check_args
@@ -154,26 +153,6 @@ def record_check(record, status, message):
             before['mode'], before['uid'], before['gid'], len(base64.b64decode(before['content_b64'])))
     return make_check(CONCERN, record.get('target'), '%s#%s' % (setting, record.get('seq')), before, None, None, status,
                       '%s %s %s' % (kind, record.get('target'), message))
-
-
-def holds_after(record):
-    """Whether a record's target holds the record's ``after`` now: True, False, or None when it
-    cannot be told (a kind without a comparable ``after``, or a target that cannot be read)."""
-    kind, target, after = record.get('kind'), record.get('target'), record.get('after')
-    try:
-        if kind == 'sysfs':
-            return sysfs_value(target) == after
-        if kind == 'sysctl':
-            proc_root = record.get('proc_root', '/proc')
-            return all(int(read_value(os.path.join(proc_root, 'sys', *key.split('.')))) == value for key, value in after.items())
-        if kind == 'file':
-            state = file_state(target)
-            if after.get('state') != 'present':
-                return state['state'] == 'absent'
-            return state['state'] == 'present' and hashlib.sha256(base64.b64decode(state['content_b64'])).hexdigest() == after['sha256']
-    except (IOError, OSError, ValueError, KeyError, AttributeError, TypeError, JournalError):
-        return None
-    return None
 
 
 def later_runs_on_the_same_targets(journal_dir, run_id, records):

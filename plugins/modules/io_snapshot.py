@@ -243,9 +243,14 @@ from ansible_collections.iotune.storage.plugins.module_utils._cache_plan import 
 from ansible_collections.iotune.storage.plugins.module_utils._policy import DEFAULT_SLICE
 from ansible_collections.iotune.storage.plugins.module_utils._runner import CommandRunner
 from ansible_collections.iotune.storage.plugins.module_utils._snapshot import (
-    DEFAULT_DIR, read_snapshot, snapshot_path, take_snapshot, validate_name, write_snapshot)
+    DEFAULT_DIR, read_snapshot, snapshot_path, take_snapshot, write_snapshot)
 from ansible_collections.iotune.storage.plugins.module_utils._sysctl import CONF_DIRS, SYSCTL_CONF
 from ansible_collections.iotune.storage.plugins.module_utils._udev import DB_DIR, RULES_DIRS
+
+
+# the options take_snapshot reads its sources from, as they are named there
+SOURCE_ARGS = ('sys_root', 'proc_root', 'dev_root', 'fstab_path', 'tunefstab_path', 'sysctl_conf_dirs', 'sysctl_conf',
+               'udev_rules_dirs', 'udev_db_dir', 'unit_dir', 'slice_name', 'vxtunefs')
 
 
 def main():
@@ -284,27 +289,9 @@ def main():
     if params['name'] is None:
         module.exit_json(**result)
     try:
-        validate_name(params['name'])
         result['path'] = snapshot_path(params['snapshot_dir'], params['name'])
-        if os.path.lexists(params['snapshot_dir']) and not os.path.isdir(params['snapshot_dir']):
-            raise ValueError('snapshot_dir: %s exists and is not a directory' % params['snapshot_dir'])
-        snapshot = take_snapshot(
-            params['name'],
-            policy_checks=params['policy_checks'],
-            run_command=CommandRunner(module),
-            sys_root=params['sys_root'],
-            proc_root=params['proc_root'],
-            dev_root=params['dev_root'],
-            fstab_path=params['fstab_path'],
-            tunefstab_path=params['tunefstab_path'],
-            sysctl_conf_dirs=params['sysctl_conf_dirs'],
-            sysctl_conf=params['sysctl_conf'],
-            udev_rules_dirs=params['udev_rules_dirs'],
-            udev_db_dir=params['udev_db_dir'],
-            unit_dir=params['unit_dir'],
-            slice_name=params['slice_name'],
-            vxtunefs=params['vxtunefs'],
-        )
+        snapshot = take_snapshot(params['name'], policy_checks=params['policy_checks'], run_command=CommandRunner(module),
+                                 **dict((key, params[key]) for key in SOURCE_ARGS))
     except ValueError as exc:
         module.fail_json(msg=str(exc), **result)
     if not module.check_mode:
