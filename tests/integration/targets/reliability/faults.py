@@ -96,6 +96,12 @@ class Host(object):
             text = handle.read().strip()
         return text.split('[')[1].split(']')[0] if '[' in text else text
 
+    def set_queue(self, loop, scheduler, nr_requests):
+        """Scheduler first: switching it resets nr_requests to the new scheduler's default."""
+        for name, value in (('scheduler', scheduler), ('nr_requests', nr_requests)):
+            with open('/sys/block/%s/queue/%s' % (loop, name), 'w') as handle:
+                handle.write(value)
+
     def live_options(self, mount):
         with open('/proc/self/mountinfo') as handle:
             for line in handle:
@@ -127,7 +133,7 @@ class Host(object):
         return sorted(found)
 
     def digest(self):
-        return {'files': self.files(), 'live': [self.live_options(mount) for mount in self.mounts],
+        return {'files': self.files(), 'live': [(mount, self.live_options(mount)) for mount in self.mounts],
                 'queues': [(loop, self.queue(loop, 'read_ahead_kb'), self.queue(loop, 'nr_requests'),
                             self.queue(loop, 'scheduler')) for loop in self.loops],
                 'strays': self.strays()}
@@ -153,6 +159,27 @@ class Host(object):
 
 def differences(before, after):
     return [key for key in before if before[key] != after[key]]
+
+
+QUEUE_FIELDS = ('read_ahead_kb', 'nr_requests', 'scheduler')
+
+
+def describe_differences(before, after):
+    """Each difference with what it is: the device and queue setting, the mount, the file."""
+    lines = []
+    for key in differences(before, after):
+        if key == 'queues':
+            for old, new in zip(before[key], after[key]):
+                lines += ['%s %s %s -> %s' % (old[0], field, was, now)
+                          for field, was, now in zip(QUEUE_FIELDS, old[1:], new[1:]) if was != now]
+        elif key == 'files':
+            lines += ['file %s' % path for path in before[key] if before[key][path] != after[key].get(path)]
+        elif key == 'live':
+            lines += ['mount %s options %s -> %s' % (old[0], old[1], new[1])
+                      for old, new in zip(before[key], after[key]) if old != new]
+        else:
+            lines.append('%s %s -> %s' % (key, before[key], after[key]))
+    return lines
 
 
 class Case(object):
@@ -341,18 +368,20 @@ def case_cut_journal(host):
 def case_scheduler_resets(host):
     case = Case('R1 scheduler switch resets nr_requests', 'nr_requests 64 under mq-deadline, then scheduler none')
     loop = host.loops[1]
-    with open('/sys/block/%s/queue/scheduler' % loop, 'w') as handle:
-        handle.write('mq-deadline')
-    with open('/sys/block/%s/queue/nr_requests' % loop, 'w') as handle:
-        handle.write('64')
-    start = host.digest()
-    result = host.block_queue(loop, {'scheduler': 'none'}, 'r1-sched')
-    case.check(result.get('changed') and not result.get('failed'), 'applied: %s' % result.get('msg'))
-    case.changes += 1
-    case.check(host.queue(loop, 'nr_requests') != '64', 'the kernel reset nr_requests (now %s)' % host.queue(loop, 'nr_requests'))
-    result = host.rollback('r1-sched')
-    case.check(not result.get('failed'), 'rollback: %s' % result.get('msg'))
-    case.restores += case.same(start, host.digest(), 'after rollback (scheduler and nr_requests 64)')
+    original = (host.queue(loop, 'scheduler'), host.queue(loop, 'nr_requests'))
+    try:
+        host.set_queue(loop, 'mq-deadline', '64')
+        start = host.digest()
+        result = host.block_queue(loop, {'scheduler': 'none'}, 'r1-sched')
+        case.check(result.get('changed') and not result.get('failed'), 'applied: %s' % result.get('msg'))
+        case.changes += 1
+        case.check(host.queue(loop, 'nr_requests') != '64', 'the kernel reset nr_requests (now %s)' % host.queue(loop, 'nr_requests'))
+        result = host.rollback('r1-sched')
+        case.check(not result.get('failed'), 'rollback: %s' % result.get('msg'))
+        case.restores += case.same(start, host.digest(), 'after rollback (scheduler and nr_requests 64)')
+    finally:
+        # the case's own setup is not the run's to keep: the device leaves R1 as it came
+        host.set_queue(loop, *original)
     return case
 
 
@@ -378,7 +407,7 @@ def main():
             case = Case(run.__name__, 'crashed')
             case.failures.append('%s: %s' % (type(exc).__name__, exc))
             cases.append(case)
-    final = differences(start, host.digest())
+    final = describe_differences(start, host.digest())
     print('| case | fault injected | changes made | restores verified | checks | result |')
     print('|---|---|---|---|---|---|')
     for case in cases:
@@ -386,7 +415,7 @@ def main():
                                                    'PASS' if not case.failures else 'FAIL'))
     print('\n%d cases, %d module runs, %d changes made, %d restores verified byte for byte; state at the end %s the state '
           'at the start' % (len(cases), host.calls, sum(c.changes for c in cases), sum(c.restores for c in cases),
-                            'equals' if not final else 'DIFFERS from (%s)' % ', '.join(final)))
+                            'equals' if not final else 'DIFFERS from (%s)' % '; '.join(final)))
     failed = [case for case in cases if case.failures]
     for case in failed:
         print('FAIL %s: %s' % (case.name, '; '.join(case.failures)), file=sys.stderr)
