@@ -35,6 +35,7 @@ from ansible_collections.iotune.storage.plugins.module_utils._policy import (
     as_int,
     parse_memory_high,
     show_value,
+    slice_name_problem,
     validate_cache_value,
 )
 from ansible_collections.iotune.storage.plugins.module_utils._sysctl import (
@@ -450,6 +451,11 @@ def plan_slice(bulk_slice, systemd_run_dir=SYSTEMD_RUN_DIR, run_command=None, sy
     if expected is None:
         check(ERROR, None, None, 'bulk_slice.memory_high: %s is not a memory limit (accepted: %s)'
               % (show_value(raw), MEMORY_HIGH_ACCEPTED))
+        return checks, changes, detail, warnings
+    problem = slice_name_problem(name)
+    if problem:
+        # never write over system.slice & co. (issue 23, P1), whoever called the planner
+        check(ERROR, None, None, 'bulk_slice.name: %s' % problem)
         return checks, changes, detail, warnings
     if not os.path.isdir(systemd_run_dir):
         check(NOT_APPLICABLE, None, None,

@@ -201,7 +201,9 @@ SCHEMA = {
                     'name': {
                         'description': 'Slice unit name; C(iotune-bulk) runs commands in it (the C(copy_tools) role writes it to copy.conf).',
                         'type': 'str', 'default': 'iotune-bulk.slice',
-                        'accepted': 'a systemd unit name ending in `.slice` (letters, digits, `:_.-`; no `/`)',
+                        'accepted': 'a systemd unit name ending in `.slice` (letters, digits, `:_.-`; no `/`); not one of '
+                                    'systemd\'s own slices (`-.slice`, `system.slice`, `user.slice`, `machine.slice`, '
+                                    '`capsule.slice`, `user-*.slice`); a child such as `system-backup.slice` is accepted',
                     },
                 },
             },
@@ -757,7 +759,31 @@ def validate_cache_value(key, value, where, errors):
 
 
 _SLICE_NAME_RE = re.compile(r'^[A-Za-z0-9:_.\\-]+\.slice$')
+# systemd.special(7): the slices systemd itself sets up; a unit file of that name written to
+# /etc/systemd/system replaces the vendor's, and its MemoryHigh= caps every unit below it
+# (system.slice: every system service). capsule.slice is special since systemd 256.
+SYSTEMD_SPECIAL_SLICES = ('-.slice', 'system.slice', 'user.slice', 'machine.slice', 'capsule.slice')
+# systemd-logind creates user-<uid>.slice under user.slice for every user who logs in; the whole
+# user-*.slice family is logind's. A child of another special slice (system-backup.slice, a child
+# of system.slice) caps only the units put in it, so it is accepted.
+SYSTEMD_OWNED_SLICE_PREFIXES = ('user-',)
 SLICE_NAME_ACCEPTED = 'a systemd unit name ending in .slice (letters, digits, ":_.-\\"; no "/"), e.g. backup.slice'
+SLICE_OWN_ACCEPTED = ('a slice of your own such as iotune-bulk.slice, backup.slice or system-backup.slice (a child of '
+                      'system.slice caps only the units put in it), not one of systemd\'s own slices (%s, user-*.slice)'
+                      % ', '.join(SYSTEMD_SPECIAL_SLICES))
+
+
+def slice_name_problem(name):
+    """None when ``name`` can be the bulk slice, else why not (a sentence without the field name)."""
+    if not isinstance(name, str) or not _SLICE_NAME_RE.match(name) or name.startswith('-') and name != '-.slice' \
+            or len(name) > 255:
+        return '%s is not a slice name (accepted: %s)' % (show_value(name), SLICE_NAME_ACCEPTED)
+    if name in SYSTEMD_SPECIAL_SLICES or name.startswith(SYSTEMD_OWNED_SLICE_PREFIXES):
+        what = 'a systemd special unit (systemd.special(7))' if name in SYSTEMD_SPECIAL_SLICES else \
+            'a slice systemd-logind creates and owns (user-<uid>.slice, under user.slice)'
+        return ('%s is %s: writing its unit file would replace the vendor\'s and its MemoryHigh= would cap every unit '
+                'below it, not just bulk jobs (accepted: %s)' % (show_value(name), what, SLICE_OWN_ACCEPTED))
+    return None
 
 
 def validate_bulk_slice(value, where, errors):
@@ -767,9 +793,9 @@ def validate_bulk_slice(value, where, errors):
         return None
     _check_keys(value, BULK_SLICE_KEYS, where, errors)
     name = value.get('name')
-    if name is not None and (not isinstance(name, str) or not _SLICE_NAME_RE.match(name)
-                             or name.startswith('-') or len(name) > 255):
-        errors.append('%s.name: %s is not a slice name (accepted: %s)' % (where, show_value(name), SLICE_NAME_ACCEPTED))
+    problem = None if name is None else slice_name_problem(name)
+    if problem:
+        errors.append('%s.name: %s' % (where, problem))
     if value.get('memory_high') is None:
         errors.append('%s.memory_high: required (%s)' % (where, MEMORY_HIGH_ACCEPTED))
         return None

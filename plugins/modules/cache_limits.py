@@ -62,7 +62,13 @@ options:
         type: raw
         required: true
       name:
-        description: Name of the slice unit.
+        description:
+          - Name of the slice unit.
+          - systemd's own slices (systemd.special(7)) are refused, changing nothing, since a unit file written over
+            theirs would cap every unit below them (V(system.slice) holds every system service) - V(-.slice),
+            V(system.slice), V(user.slice), V(machine.slice), V(capsule.slice) and the C(user-<uid>.slice) family
+            that systemd-logind creates. A child slice of your own such as V(system-backup.slice) caps only the units
+            put in it and is accepted.
         type: str
         default: iotune-bulk.slice
       unit_dir:

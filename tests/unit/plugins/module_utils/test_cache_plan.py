@@ -492,6 +492,18 @@ def test_slice_bad_memory_high(tmp_path):
     assert checks[0]['message'].startswith("bulk_slice.memory_high: 'lots' is not a memory limit")
 
 
+@pytest.mark.parametrize('name', ['system.slice', 'user.slice', 'machine.slice', '-.slice', 'user-1000.slice'])
+def test_slice_planner_refuses_systemd_slices(tmp_path, name):
+    # issue 23, P1: whoever calls the planner, system.slice & co. are never written nor reloaded
+    unit_dir, run_dir = _units(tmp_path)
+    systemctl = FakeSystemctl(0, LOADED_25)
+    checks, changes, detail, warnings = plan_slice({'memory_high': '25%', 'name': name, 'unit_dir': unit_dir}, run_dir,
+                                                   systemctl, 'systemctl', MEM)
+    assert [(check['target'], check['status']) for check in checks] == [(name, 'error')]
+    assert checks[0]['message'].startswith("bulk_slice.name: '%s' is a " % name)
+    assert (changes, systemctl.calls) == ([], [])
+
+
 def test_every_status_is_covered():
     statuses = set(case[4] for case in SLICE_CASES) | {'not_applicable', 'error'}
     assert statuses == set(STATUSES)
@@ -556,6 +568,36 @@ def test_module_compliant_is_not_changed(monkeypatch, tree, fixture_path):
                                                                sysctl_file=managed))
     assert (kind, result['changed'], result['changes']) == ('exit', False, [])
     assert result['checks'][0]['status'] == 'compliant'
+
+
+@pytest.mark.parametrize('name, reason', [
+    ('system.slice', 'is a systemd special unit (systemd.special(7))'),
+    ('user.slice', 'is a systemd special unit (systemd.special(7))'),
+    ('machine.slice', 'is a systemd special unit (systemd.special(7))'),
+    ('-.slice', 'is a systemd special unit (systemd.special(7))'),
+    ('user-1000.slice', 'is a slice systemd-logind creates and owns'),
+])
+def test_module_refuses_systemd_slices(monkeypatch, tmp_path, tree, fixture_path, name, reason):
+    # issue 23, P1: outside check mode too, the module fails before it reads, writes or reloads anything
+    unit_dir, run_dir = _units(tmp_path)
+    kind, result, calls = _run_module(
+        monkeypatch, _cache_args(tree, fixture_path, bulk_slice={'memory_high': '25%', 'name': name, 'unit_dir': unit_dir},
+                                 systemd_run_dir=run_dir, journal_dir=str(tmp_path / 'journal')),
+        check_mode=False, systemctl_out=LOADED_25)
+    assert kind == 'fail'
+    assert result['msg'].startswith("invalid cache limits request: bulk_slice.name: '%s' %s" % (name, reason)), result['msg']
+    assert 'accepted: a slice of your own such as iotune-bulk.slice' in result['msg']
+    assert (calls, os.listdir(unit_dir), os.path.exists(str(tmp_path / 'journal'))) == ([], [], False)
+
+
+def test_module_accepts_a_child_of_system_slice(monkeypatch, tmp_path, tree, fixture_path):
+    unit_dir, run_dir = _units(tmp_path)
+    kind, result, calls = _run_module(
+        monkeypatch, _cache_args(tree, fixture_path, bulk_slice={'memory_high': '25%', 'name': 'system-backup.slice',
+                                                                 'unit_dir': unit_dir}, systemd_run_dir=run_dir),
+        systemctl_out=LOADED_25)
+    assert kind == 'exit', result
+    assert [(check['target'], check['status']) for check in result['checks']] == [('system-backup.slice', 'not_persistent')]
 
 
 @pytest.mark.parametrize('args, message', [

@@ -334,6 +334,54 @@ def test_bad_policies(policy, expected):
         assert error.split(':', 1)[0].split('.')[0].split('[')[0] in POLICY_KEYS + ('policy', 'iotune_mount'), error
 
 
+# issue 23, P1: a bulk slice named after one of systemd's own slices made enforce write a unit file over the
+# vendor's, and its MemoryHigh= capped every unit below it (system.slice: every system service).
+SPECIAL_SLICE_REASON = 'is a systemd special unit (systemd.special(7))'
+LOGIND_SLICE_REASON = 'is a slice systemd-logind creates and owns'
+
+
+@pytest.mark.parametrize('name, reason', [
+    ('system.slice', SPECIAL_SLICE_REASON),
+    ('user.slice', SPECIAL_SLICE_REASON),
+    ('machine.slice', SPECIAL_SLICE_REASON),
+    ('-.slice', SPECIAL_SLICE_REASON),
+    ('capsule.slice', SPECIAL_SLICE_REASON),
+    ('user-1000.slice', LOGIND_SLICE_REASON),
+    ('user-0.slice', LOGIND_SLICE_REASON),
+    ('user-backup.slice', LOGIND_SLICE_REASON),
+    ('user-1000-backup.slice', LOGIND_SLICE_REASON),
+    # still refused as before, for their syntax
+    ('-system.slice', 'is not a slice name'),
+    ('system.service', 'is not a slice name'),
+])
+def test_bulk_slice_refuses_systemd_slices(name, reason):
+    errors = validate_policy({'iotune_cache': {'bulk_slice': {'memory_high': '25%', 'name': name}}})
+    assert len(errors) == 1, errors
+    assert errors[0].startswith("iotune_cache.bulk_slice.name: '%s' %s" % (name, reason)), errors[0]
+    # what is accepted, always named
+    if 'not a slice name' in reason:
+        assert 'accepted: a systemd unit name ending in .slice' in errors[0]
+    else:
+        assert errors[0].endswith("(accepted: a slice of your own such as iotune-bulk.slice, backup.slice or system-backup.slice "
+                                  "(a child of system.slice caps only the units put in it), not one of systemd's own slices "
+                                  "(-.slice, system.slice, user.slice, machine.slice, capsule.slice, user-*.slice))")
+
+
+@pytest.mark.parametrize('name', [
+    'iotune-bulk.slice',
+    'backup.slice',
+    # children of a special slice cap only the units put in them
+    'system-backup.slice',
+    'machine-bulk.slice',
+    # a root-level slice whose escaped name reads user-1000 is not logind's user-1000.slice
+    'user\\x2d1000.slice',
+    'users.slice',
+    'System.slice',
+])
+def test_bulk_slice_accepts_own_slices(name):
+    assert validate_policy({'iotune_cache': {'bulk_slice': {'memory_high': '25%', 'name': name}}}) == []
+
+
 def test_all_problems_reported_at_once():
     errors = validate_policy({
         'iotune_mounts': [{'path': '/data', 'presnt': ['noatime'], 'present': ['noatime'], 'absent': ['noatime']}],
