@@ -32,8 +32,10 @@ from ansible_collections.iotune.storage.plugins.module_utils._policy import (
     DEFAULT_SLICE,
     INT_MAX,
     MEMORY_HIGH_ACCEPTED,
+    UNIT_MEMORY_HIGH_ACCEPTED,
     as_int,
     parse_memory_high,
+    read_unit_memory_high,
     show_value,
     slice_name_problem,
     validate_cache_value,
@@ -426,11 +428,12 @@ def parse_systemctl_show(text):
 
 
 def _unit_value(text):
-    if text is None:
-        return None
+    """(normalized value, problem) of a ``MemoryHigh=`` assignment (read_unit_memory_high): a value
+    systemd ignores, or reads otherwise than it looks, is None with the reason, so that it never
+    compares equal to the policy (issue 23, P2)."""
     if text == '':
-        return 'infinity'  # an empty assignment resets to the default
-    return parse_memory_high(text)
+        return 'infinity', None  # an empty assignment resets to the default
+    return read_unit_memory_high(text)
 
 
 def plan_slice(bulk_slice, systemd_run_dir=SYSTEMD_RUN_DIR, run_command=None, systemctl='systemctl',
@@ -466,10 +469,12 @@ def plan_slice(bulk_slice, systemd_run_dir=SYSTEMD_RUN_DIR, run_command=None, sy
     unit_text = read_text(unit_path, warnings, missing_ok=True)
     persistent = None
     source = None
+    unread = None       # (text, problem) of a last assignment systemd ignores or that is not read as it looks
     if unit_text is not None:
         value, line = parse_unit_memory_high(unit_text)
         if value is not None:
-            persistent, source = _unit_value(value), '%s line %d' % (unit_path, line)
+            (persistent, problem), source = _unit_value(value), '%s line %d' % (unit_path, line)
+            unread = (value, problem) if problem else None
     dropin_dir = unit_path + '.d'
     try:
         dropins = sorted(entry for entry in os.listdir(dropin_dir) if entry.endswith('.conf'))
@@ -479,7 +484,8 @@ def plan_slice(bulk_slice, systemd_run_dir=SYSTEMD_RUN_DIR, run_command=None, sy
         text = read_text(os.path.join(dropin_dir, dropin), warnings)
         value, line = parse_unit_memory_high(text or '')
         if value is not None:
-            persistent, source = _unit_value(value), '%s line %d' % (os.path.join(dropin_dir, dropin), line)
+            (persistent, problem), source = _unit_value(value), '%s line %d' % (os.path.join(dropin_dir, dropin), line)
+            unread = (value, problem) if problem else None
     detail['persistent'] = persistent
 
     # live: what the service manager holds for a loaded slice
@@ -497,7 +503,7 @@ def plan_slice(bulk_slice, systemd_run_dir=SYSTEMD_RUN_DIR, run_command=None, sy
             detail['load_state'] = props.get('LoadState')
             detail['need_daemon_reload'] = props.get('NeedDaemonReload') == 'yes'
             if props.get('LoadState') == 'loaded':
-                live = parse_memory_high(props.get('MemoryHigh', ''))
+                live = read_unit_memory_high(props.get('MemoryHigh', ''))[0]
             else:
                 live_note = '%s is not loaded (LoadState=%s)' % (name, props.get('LoadState') or 'unknown')
     detail['live'] = live
@@ -511,7 +517,10 @@ def plan_slice(bulk_slice, systemd_run_dir=SYSTEMD_RUN_DIR, run_command=None, sy
         first = 'live MemoryHigh of %s unknown: %s' % (name, live_note)
     else:
         first = '%s has MemoryHigh=%s live%s' % (name, live, '' if live_ok else ', expected %s' % expected)
-    if unit_text is None and not dropins:
+    if unread:
+        second = ('the unit sets MemoryHigh=%s (%s), which does not count as set: %s (%s); it is rewritten as %s'
+                  % (unread[0], source, unread[1], UNIT_MEMORY_HIGH_ACCEPTED, expected))
+    elif unit_text is None and not dropins:
         second = 'there is no unit file %s' % unit_path
     elif persistent is None:
         second = '%s does not set MemoryHigh=' % unit_path

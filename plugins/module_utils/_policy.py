@@ -196,7 +196,9 @@ SCHEMA = {
                     'memory_high': {
                         'description': 'C(MemoryHigh=) of the slice, a size (C(4G)) or a percentage of RAM (C(25%)), or V(infinity).',
                         'type': 'raw', 'required': True,
-                        'accepted': 'a size (`4g`), a percentage of RAM (`25%`) or `infinity`',
+                        'accepted': 'a size (`4g`, written as bytes), a percentage of RAM above 0 and at most 100 with at '
+                                    'most two decimals (`25%`, `12.5%`, `12.25%`; per mille `125\u2030`, `12.5\u2030`) or '
+                                    '`infinity`; systemd ignores other forms such as `12.345%`',
                     },
                     'name': {
                         'description': 'Slice unit name; C(iotune-bulk) runs commands in it (the C(copy_tools) role writes it to copy.conf).',
@@ -343,7 +345,6 @@ USERSPACE_OPTIONS = ('auto', 'noauto', 'user', 'nouser', 'users', 'owner', 'grou
 USERSPACE_PREFIXES = ('x-', 'comment=')
 
 _OPTION_RE = re.compile(r'^[^\s,=][^\s,]*$')
-_PERCENT_RE = re.compile(r'^(\d+(?:\.\d+)?)%$')
 
 
 def split_option(option):
@@ -469,26 +470,107 @@ def as_size(value):
         return None
 
 
+# MemoryHigh= as systemd reads it (systemd.resource-control(5); config_parse_memory_limit() reads a
+# percentage with parse_permyriad() of src/basic/percent-util.c, else a size with parse_size(), base 1024).
+# Checked with systemd 252's `systemd-analyze verify`: 25%, 12.5%, 12.34%, 100.00%, 125‰, 12.5‰,
+# 125‱, 4G, 1K, 4T and infinity are read; 12.345% (three decimals), 12.55‰, 1.5‱, 0%, 101%,
+# 100.01%, 4g, 1k, 4GiB, 4KB, Infinity, 0 and 18446744073709551615 are "ignoring"-logged, which leaves
+# the slice uncapped. A percentage is of RAM, at most 100%, above 0; a size at least 1 byte and below
+# 2^64 - 1 (systemd's "no limit").
+MEMORY_HIGH_MAX = ULONG_MAX - 1
+# (suffix, decimals allowed after the point, permyriad per unit)
+_PERMYRIAD_SUFFIXES = (('%', 2, 100), ('\u2030', 1, 10), ('\u2031', 0, 1))
+_FRACTION_RE = re.compile(r'^([0-9]+)(?:\.([0-9]+))?$')
+_UNIT_SIZE_RE = re.compile(r'^([0-9]+)([KMGTPE]?)$')
+_UNIT_SIZE_SHIFT = {'': 0, 'K': 10, 'M': 20, 'G': 30, 'T': 40, 'P': 50, 'E': 60}
+
+
+def percent_text(permyriad):
+    """1250 -> '12.5%': the normalized MemoryHigh= percentage (at most two decimals, as systemd takes)."""
+    whole, rest = divmod(permyriad, 100)
+    if not rest:
+        return '%d%%' % whole
+    if not rest % 10:
+        return '%d.%d%%' % (whole, rest // 10)
+    return '%d.%02d%%' % (whole, rest)
+
+
+def _permyriad(text):
+    """(permyriad, problem) of a text ending in %, per mille or per ten thousand; (None, None) for other text.
+
+    Only the plain decimal forms are read (25%, 12.5%, 12.25%, 125‰, 12.5‰, 1250‱); a
+    leading zero or sign is refused, since systemd reads 010% as octal (8%)."""
+    for suffix, decimals, scale in _PERMYRIAD_SUFFIXES:
+        if not text.endswith(suffix):
+            continue
+        match = _FRACTION_RE.match(text[:-len(suffix)])
+        if not match:
+            return None, 'not a plain decimal number followed by %s' % suffix
+        if len(match.group(1)) > 1 and match.group(1).startswith('0'):
+            return None, 'a leading zero (systemd reads 010% as octal, 8%)'
+        fraction = match.group(2) or ''
+        if len(fraction) > decimals:
+            return None, ('systemd takes at most %d decimal(s) before %s' % (decimals, suffix) if decimals
+                          else 'systemd takes no decimals before %s' % suffix)
+        value = int(match.group(1)) * scale + (int(fraction) * scale // 10 ** len(fraction) if fraction else 0)
+        if not 0 < value <= 10000:
+            return None, 'a percentage of RAM must be above 0 and at most 100%'
+        return value, None
+    return None, None
+
+
 def parse_memory_high(value):
-    """A MemoryHigh= value: int bytes, ``'N%'`` (percentage of RAM, normalized text)
-    or ``'infinity'``; None when it is none of these."""
+    """A MemoryHigh= value of the policy: int bytes, ``'N%'`` (percentage of RAM, normalized text
+    with at most two decimals) or ``'infinity'``; None when it is none of these or systemd would
+    ignore it (12.345%, 0%, 150%, 0 bytes).
+
+    Sizes take the policy's size grammar (``4g``, ``512M``, ``268435456``) and are written as bytes;
+    percentages the forms systemd reads (``N%``, ``N.N%``, ``N.NN%``, ``N‰``, ``N.N‰``,
+    ``N‱``), written as ``N%``/``N.N%``/``N.NN%``."""
     if isinstance(value, str):
         text = value.strip()
         if text.lower() == 'infinity':
             return 'infinity'
-        match = _PERCENT_RE.match(text)
-        if match:
-            number = float(match.group(1))
-            if 0 < number <= 100:
-                return ('%g' % number) + '%'
+        permyriad, problem = _permyriad(text)
+        if permyriad is not None:
+            return percent_text(permyriad)
+        if problem:
             return None
     size = as_size(value)
-    if size is None or size <= 0:
+    if size is None or not 0 < size <= MEMORY_HIGH_MAX:
         return None
     return size
 
 
-MEMORY_HIGH_ACCEPTED = 'a size such as 256m, 4g or 10485760, a percentage of RAM such as 25%, or infinity'
+def read_unit_memory_high(text):
+    """A ``MemoryHigh=`` value as written in a unit file or printed by ``systemctl show``:
+    (value, problem). ``value`` is normalized as parse_memory_high() returns it, or None with
+    ``problem`` saying why it cannot count as set: systemd ignores it (``12.345%``, ``4g``), or it
+    is a form systemd reads differently from its look (``010%`` is octal), which is rewritten.
+    An empty value (a reset) is not handled here."""
+    text = text.strip()
+    if text == 'infinity':
+        return 'infinity', None
+    permyriad, problem = _permyriad(text)
+    if permyriad is not None:
+        return percent_text(permyriad), None
+    if problem:
+        return None, problem
+    match = _UNIT_SIZE_RE.match(text)
+    if match:
+        size = int(match.group(1)) << _UNIT_SIZE_SHIFT[match.group(2)]
+        if 0 < size <= MEMORY_HIGH_MAX:
+            return size, None
+        return None, 'a size must be at least 1 byte and below 16E'
+    return None, 'not a size, a percentage or infinity as systemd reads them'
+
+
+UNIT_MEMORY_HIGH_ACCEPTED = ('in a unit file, systemd reads bytes or a size with K, M, G, T, P or E (base 1024, upper '
+                             'case), a percentage of RAM N%, N.N% or N.NN% (above 0, at most 100), N\u2030 or N.N\u2030, '
+                             'N\u2031, or infinity')
+MEMORY_HIGH_ACCEPTED = ('a size such as 256m, 4g or 10485760 (written as bytes), a percentage of RAM above 0 and at most '
+                        '100 with at most two decimals such as 25%, 12.5% or 12.25% (or 125\u2030, 12.5\u2030 per mille), '
+                        'or infinity; systemd ignores other forms such as 12.345%')
 
 
 # ---------------------------------------------------------------------------

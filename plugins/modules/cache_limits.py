@@ -57,8 +57,12 @@ options:
     suboptions:
       memory_high:
         description:
-          - C(MemoryHigh=) of the slice. A size (V(4g), V(268435456)), a percentage of RAM (V(25%)) or V(infinity).
+          - C(MemoryHigh=) of the slice. A size (V(4g), V(268435456); written to the unit in bytes), a percentage of RAM
+            above 0 and at most 100 with at most two decimals (V(25%), V(12.5%), V(12.25%); per mille V(125‰) or V(12.5‰)),
+            or V(infinity). Other forms, which systemd ignores (V(12.345%)), are refused, changing nothing.
           - A percentage is compared with the byte value systemd reports through C(MemTotal).
+          - A C(MemoryHigh=) line of the unit that systemd ignores (V(12.345%), V(4g)) or reads otherwise than it looks
+            (V(010%) is octal there) never counts as set; it is rewritten.
         type: raw
         required: true
       name:

@@ -7,6 +7,8 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import os
+import shutil
+import subprocess
 
 import pytest
 
@@ -22,6 +24,7 @@ from ansible_collections.iotune.storage.plugins.module_utils._cache_plan import 
     validate_sysctl,
 )
 from ansible_collections.iotune.storage.plugins.module_utils._checks import STATUSES
+from ansible_collections.iotune.storage.plugins.module_utils._policy import read_unit_memory_high
 from ansible_collections.iotune.storage.plugins.module_utils._sysctl import CONF_DIRS
 
 MEM = 24684084 * 1024  # MemTotal of proc/vm-loop/meminfo
@@ -356,6 +359,69 @@ def test_parse_unit_memory_high(text, expected):
     assert parse_unit_memory_high(text) == expected
 
 
+# issue 23, P2: MemoryHigh= values as systemd reads them. (text, what iotune reads, whether systemd 252
+# applies it); the last column was taken from `systemd-analyze verify` ("Invalid memory limit ..., ignoring"
+# or "out of range, ignoring"), which test_unit_memory_high_agrees_with_systemd checks again where it exists.
+UNIT_MEMORY_HIGH = [
+    ('25%', '25%', True),
+    ('12.5%', '12.5%', True),
+    ('12.34%', '12.34%', True),
+    ('100.00%', '100%', True),
+    ('125\u2030', '12.5%', True),
+    ('12.5\u2030', '1.25%', True),
+    ('125\u2031', '1.25%', True),
+    ('4G', 4294967296, True),
+    ('1K', 1024, True),
+    ('268435456', 268435456, True),
+    ('infinity', 'infinity', True),
+    ('12.345%', None, False),
+    ('12.55\u2030', None, False),
+    ('1.5\u2031', None, False),
+    ('0%', None, False),
+    ('101%', None, False),
+    ('100.01%', None, False),
+    ('4g', None, False),
+    ('1k', None, False),
+    ('4GiB', None, False),
+    ('Infinity', None, False),
+    ('0', None, False),
+    ('18446744073709551615', None, False),
+    ('5 %', None, False),
+    ('12.%', None, False),
+    # systemd applies these, but not as they look (010% is octal: 8%): never taken as compliant, rewritten
+    ('010%', None, True),
+    ('+5%', None, True),
+    ('4.5G', None, True),
+]
+
+
+@pytest.mark.parametrize('text, expected, applied', UNIT_MEMORY_HIGH)
+def test_read_unit_memory_high(text, expected, applied):
+    value, problem = read_unit_memory_high(text)
+    assert value == expected
+    assert (problem is None) == (expected is not None)
+
+
+SYSTEMD_ANALYZE = shutil.which('systemd-analyze')
+
+
+@pytest.mark.skipif(SYSTEMD_ANALYZE is None, reason='no systemd-analyze on this machine')
+def test_unit_memory_high_agrees_with_systemd(tmp_path):
+    """What iotune reads as set, systemd applies; what systemd ignores, iotune never reads as set."""
+    for text, expected, applied in UNIT_MEMORY_HIGH:
+        unit = tmp_path / 'iotune-check.slice'
+        unit.write_text(u'[Slice]\nMemoryHigh=%s\n' % text, encoding='utf-8')
+        proc = subprocess.run([SYSTEMD_ANALYZE, 'verify', '--man=no', str(unit)], capture_output=True, text=True,
+                              env=dict(os.environ, SYSTEMD_LOG_LEVEL='debug', LANG='C.UTF-8'), timeout=60)
+        output = proc.stdout + proc.stderr
+        assert 'MemoryHigh: ' in output, output
+        ignored = ("Invalid memory limit '%s', ignoring" % text in output
+                   or "Memory limit '%s' out of range, ignoring" % text in output)
+        assert ignored is not applied, (text, output)
+        if expected is not None:
+            assert applied, text
+
+
 @pytest.mark.parametrize('left, right, memory, expected', [
     ('25%', '25%', None, True),
     ('25%', '25.0%', None, True),
@@ -450,6 +516,41 @@ def test_slice_statuses(tmp_path, unit_text, dropins, answer, status, live, pers
     assert (check['status'], check['live'], check['persistent']) == (status, live, persistent)
     if message:
         assert check['message'] == message.replace('UNIT', os.path.join(unit_dir, 'iotune-bulk.slice'))
+
+
+# issue 23, P2: a unit value systemd ignores (or reads otherwise than it looks) was compared as written and,
+# with the live value unknown, reported compliant. (policy value, unit text)
+@pytest.mark.parametrize('memory_high, unit_text, problem', [
+    ('4g', '[Slice]\nMemoryHigh=4g\n', 'not a size, a percentage or infinity as systemd reads them'),
+    ('10%', '[Slice]\nMemoryHigh=010%\n', 'a leading zero (systemd reads 010% as octal, 8%)'),
+    ('12.34%', '[Slice]\nMemoryHigh=12.340%\n', 'systemd takes at most 2 decimal(s) before %'),
+    ('1.25%', '[Slice]\nMemoryHigh=12.55\u2030\n', 'systemd takes at most 1 decimal(s) before \u2030'),
+])
+def test_slice_ignored_value_is_never_compliant(tmp_path, memory_high, unit_text, problem):
+    unit_dir, run_dir = _units(tmp_path, unit_text)
+    checks, changes, detail, warnings = plan_slice({'memory_high': memory_high, 'unit_dir': unit_dir}, run_dir,
+                                                   FakeSystemctl(1, '', 'Failed to connect to bus'), 'systemctl', MEM)
+    check = checks[0]
+    assert (check['status'], check['persistent']) == ('drift', None)
+    value = unit_text.split('=', 1)[1].strip()
+    assert check['message'].endswith(
+        'the unit sets MemoryHigh=%s (%s line 2), which does not count as set: %s (in a unit file, systemd reads bytes or a '
+        'size with K, M, G, T, P or E (base 1024, upper case), a percentage of RAM N%%, N.N%% or N.NN%% (above 0, at most '
+        '100), N\u2030 or N.N\u2030, N\u2031, or infinity); it is rewritten as %s'
+        % (value, os.path.join(unit_dir, 'iotune-bulk.slice'), problem, check['expected'])), check['message']
+    # enforcing rewrites the line in the form systemd reads
+    written = parse_unit_memory_high(changes[0]['after'])[0]
+    assert read_unit_memory_high(written)[0] == check['expected']
+    assert [change['kind'] for change in changes] == ['file', 'unit']
+
+
+def test_slice_planner_refuses_a_percentage_systemd_ignores(tmp_path):
+    unit_dir, run_dir = _units(tmp_path, '[Slice]\nMemoryHigh=12.345%\n')
+    checks, changes, detail, warnings = plan_slice({'memory_high': '12.345%', 'unit_dir': unit_dir}, run_dir,
+                                                   FakeSystemctl(1, '', 'no bus'), 'systemctl', MEM)
+    assert [(check['status'], check['expected']) for check in checks] == [('error', None)]
+    assert checks[0]['message'].startswith("bulk_slice.memory_high: '12.345%' is not a memory limit (accepted: ")
+    assert changes == []
 
 
 def test_slice_changes(tmp_path):
@@ -606,6 +707,10 @@ def test_module_accepts_a_child_of_system_slice(monkeypatch, tmp_path, tree, fix
     ({'sysctl': {'vm.dirty_bytes': '8Q'}}, "invalid cache limits request: sysctl.vm.dirty_bytes: '8Q' is not a size"),
     ({'bulk_slice': {'memory_high': '200%'}},
      "invalid cache limits request: bulk_slice.memory_high: '200%' is not a memory limit"),
+    # issue 23, P2
+    ({'bulk_slice': {'memory_high': '12.345%'}},
+     "invalid cache limits request: bulk_slice.memory_high: '12.345%' is not a memory limit (accepted: a size such as "
+     "256m, 4g or 10485760 (written as bytes), a percentage of RAM above 0 and at most 100 with at most two decimals"),
     ({}, 'one of the following is required: sysctl, bulk_slice'),
 ])
 def test_module_bad_input(monkeypatch, tree, fixture_path, args, message):

@@ -290,8 +290,16 @@ BAD = [
      'iotune_cache.bulk_slice.name: 7 is not a slice name'),
     ('memory_high missing', {'iotune_cache': {'bulk_slice': {}}}, 'iotune_cache.bulk_slice.memory_high: required'),
     ('memory_high above 100%', {'iotune_cache': {'bulk_slice': {'memory_high': '200%'}}},
-     "iotune_cache.bulk_slice.memory_high: '200%' is not a memory limit (accepted: a size such as 256m, 4g or 10485760, "
-     "a percentage of RAM such as 25%, or infinity)"),
+     "iotune_cache.bulk_slice.memory_high: '200%' is not a memory limit (accepted: a size such as 256m, 4g or 10485760 "
+     "(written as bytes), a percentage of RAM above 0 and at most 100 with at most two decimals such as 25%, 12.5% or "
+     "12.25% (or 125\u2030, 12.5\u2030 per mille), or infinity; systemd ignores other forms such as 12.345%)"),
+    # issue 23, P2: systemd ignores a percentage with three decimals; it was accepted and reported compliant
+    ('memory_high three decimals', {'iotune_cache': {'bulk_slice': {'memory_high': '12.345%'}}},
+     "iotune_cache.bulk_slice.memory_high: '12.345%' is not a memory limit (accepted: a size such as 256m"),
+    ('memory_high per mille two decimals', {'iotune_cache': {'bulk_slice': {'memory_high': '12.55\u2030'}}},
+     "iotune_cache.bulk_slice.memory_high: '12.55\u2030' is not a memory limit (accepted: "),
+    ('memory_high octal-looking', {'iotune_cache': {'bulk_slice': {'memory_high': '010%'}}},
+     "iotune_cache.bulk_slice.memory_high: '010%' is not a memory limit (accepted: "),
     ('memory_high text', {'iotune_cache': {'bulk_slice': {'memory_high': 'lots'}}},
      "iotune_cache.bulk_slice.memory_high: 'lots' is not a memory limit"),
     ('memory_high zero', {'iotune_cache': {'bulk_slice': {'memory_high': 0}}},
@@ -483,6 +491,35 @@ def test_normalize_policy_conversions():
     ('-1', None),
     (True, None),
     ('lots', None),
+    # issue 23, P2: only the percentages systemd reads (parse_permyriad: at most two decimals before %,
+    # one before per mille, none before per ten thousand); 12.345% was accepted and systemd ignored it
+    ('12.345%', None),
+    ('12.34%', '12.34%'),
+    ('12.30%', '12.3%'),
+    ('25.0%', '25%'),
+    ('0.01%', '0.01%'),
+    ('100.00%', '100%'),
+    ('100.01%', None),
+    ('0.00%', None),
+    ('125\u2030', '12.5%'),
+    ('12.5\u2030', '1.25%'),
+    ('12.55\u2030', None),
+    ('1000\u2030', '100%'),
+    ('1001\u2030', None),
+    ('1250\u2031', '12.5%'),
+    ('1.5\u2031', None),
+    # forms systemd reads otherwise than they look (010% is octal there) or not at all
+    ('010%', None),
+    ('+5%', None),
+    ('5 %', None),
+    ('.5%', None),
+    ('12.%', None),
+    ('12.5%%', None),
+    ('1e1%', None),
+    # a size systemd takes: 1 byte up to 2^64 - 2 (2^64 - 1 means no limit and is refused)
+    (18446744073709551614, 18446744073709551614),
+    (18446744073709551615, None),
+    ('16384p', None),
 ])
 def test_parse_memory_high(value, expected):
     assert parse_memory_high(value) == expected
