@@ -7,12 +7,17 @@
 tunefstab(4): one ``<block-device> name=value[,name=value...]`` per line,
 ``#`` comments, several lines for one device apply in order; HP-UX also has
 ``system-default`` lines.
+
+A ``#`` that starts a word after the device (``/dev/vx/dsk/dg/v1 read_ahead=2  # seed 001``)
+begins a trailing comment, as in fstab: it is not part of the last value, and an edit of the
+line keeps it (split_comment).
 """
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import os
+import re
 
 from ansible_collections.iotune.storage.plugins.module_utils._units import is_size, parse_int, to_bytes
 from ansible_collections.iotune.storage.plugins.module_utils._files import read_text
@@ -57,6 +62,26 @@ def split_lines(text):
     return [line + '\n' for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
 
 
+_COMMENT_RE = re.compile(r'\s#')
+_DEVICE_RE = re.compile(r'^\s*\S+')
+
+
+def split_comment(body):
+    """(content, comment) of a line without its terminator: ``comment`` is a trailing comment with
+    the whitespace before it (``'  # seed 001'``), or ''; ``content + comment == body``.
+
+    Only a ``#`` after the device word that follows whitespace starts one; a ``#`` inside a word
+    is kept in it (a whole-line comment has no device: it is not split here)."""
+    device = _DEVICE_RE.match(body)
+    if not device or body.lstrip().startswith('#'):
+        return body, ''
+    found = _COMMENT_RE.search(body, device.end())
+    if not found:
+        return body, ''
+    content = body[:found.start() + 1].rstrip()
+    return content, body[len(content):]
+
+
 def parse_tunefstab(text, errors=None):
     """Parse tunefstab text into [{device, tunables: {name: value}, line}].
 
@@ -65,7 +90,7 @@ def parse_tunefstab(text, errors=None):
     without ``=``, are reported in ``errors``."""
     result = []
     for lineno, line in enumerate(split_lines(text), 1):
-        stripped = line.strip()
+        stripped = split_comment(line.rstrip('\r\n'))[0].strip()
         if not stripped or stripped.startswith('#'):
             continue
         parts = stripped.split(None, 1)

@@ -199,13 +199,16 @@ def merge_tunefstab_text(text, device, tunables):
     Each tunable is changed in the last line of the device that sets it (the
     one in effect); the others are appended to the device's last line; a
     device without a line gets a new line at the end.  Every other line,
-    comment and byte is kept.  ``text`` None (no file) gives a new file."""
+    comment and byte is kept, and so is the trailing comment of an edited line
+    (``/dev/vx/dsk/dg/v1 read_ahead=2  # seed 001``).  ``text`` None (no file)
+    gives a new file."""
     lines = _tunefstab.split_lines(text)
     newline = '\r\n' if lines and lines[0].endswith('\r\n') else '\n'
     indexes = _device_lines(lines, device)
     pending = [name for name in TUNABLE_NAMES if name in tunables] + sorted(set(tunables) - set(TUNABLE_NAMES))
     for index in reversed(indexes):
         body, ending = _split_ending(lines[index])
+        body, comment = _tunefstab.split_comment(body)
         match = _LINE_RE.match(body)
         items = match.group(4).split(',') if match.group(4) else []
         changed = False
@@ -217,14 +220,15 @@ def merge_tunefstab_text(text, device, tunables):
                 pending.remove(name)
                 changed = True
         if changed:
-            lines[index] = _join_line(match, items) + ending
+            lines[index] = _join_line(match, items) + comment + ending
     if pending and indexes:
         index = indexes[-1]
         body, ending = _split_ending(lines[index])
+        body, comment = _tunefstab.split_comment(body)
         match = _LINE_RE.match(body)
         items = match.group(4).split(',') if match.group(4) else []
         items = [item for item in items if item.strip()] + ['%s=%s' % (name, tunables[name]) for name in pending]
-        lines[index] = _join_line(match, items, ' ') + ending
+        lines[index] = _join_line(match, items, ' ') + comment + ending
     elif pending:
         if lines and not lines[-1].endswith('\n'):
             lines[-1] += newline

@@ -14,6 +14,7 @@ from ansible_collections.iotune.storage.plugins.module_utils._tunefstab import (
     parse_tunefstab,
     parse_vxtunefs_output,
     read_tunefstab,
+    split_comment,
 )
 
 
@@ -78,6 +79,34 @@ def test_odd_lines(text, expected, error):
     errors = []
     assert parse_tunefstab(text, errors) == expected
     assert errors == ([error] if error else [])
+
+
+# issue 23, P3: a trailing comment (a '#' word after the device, as fstab has them) is not part of the last
+# value: '10485760 # seed 001' was read as the text '10485760#seed001' and reported as drift.
+@pytest.mark.parametrize('body, content, comment', [
+    ('/dev/vx/dsk/datadg/u08 discovered_direct_iosz=10485760  # seed 001', '/dev/vx/dsk/datadg/u08 discovered_direct_iosz=10485760',
+     '  # seed 001'),
+    ('\t/dev/vx/dsk/datadg/vol01 read_nstream=8\t# stripe columns # twice', '\t/dev/vx/dsk/datadg/vol01 read_nstream=8',
+     '\t# stripe columns # twice'),
+    ('/dev/vx/dsk/datadg/u09 # nothing yet', '/dev/vx/dsk/datadg/u09', ' # nothing yet'),
+    # a '#' inside a word is no comment
+    ('/dev/vx/dsk/datadg/u09 read_pref_io=256k#x', '/dev/vx/dsk/datadg/u09 read_pref_io=256k#x', ''),
+    ('/dev/vx/dsk/datadg/u09 read_pref_io=256k,#x', '/dev/vx/dsk/datadg/u09 read_pref_io=256k,#x', ''),
+    ('# /dev/vx/dsk/datadg/u09 read_pref_io=256k # old', '# /dev/vx/dsk/datadg/u09 read_pref_io=256k # old', ''),
+    ('', '', ''),
+])
+def test_split_comment(body, content, comment):
+    assert split_comment(body) == (content, comment)
+
+
+def test_trailing_comments_in_the_solaris_sample(read_fixture):
+    text = read_fixture('tunefstab', 'constructed-solaris.tunefstab')
+    commented = text.replace('discovered_direct_iosz=10485760\n', 'discovered_direct_iosz=10485760   # seed 001 fix\n') \
+        .replace('read_pref_io=256k\n', 'read_pref_io=256k\t#stripe unit\n')
+    assert commented.count('#') == text.count('#') + 2
+    errors = []
+    assert parse_tunefstab(commented, errors) == parse_tunefstab(text)
+    assert errors == []
 
 
 def test_vxtunefs_output_from_seed_003(read_fixture):

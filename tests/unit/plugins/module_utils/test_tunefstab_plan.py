@@ -139,6 +139,43 @@ def test_merge_new_device_line(text, expected):
     assert tp.merge_tunefstab_text(text, '/dev/vx/dsk/datadg/vol03', {'read_nstream': 2, 'read_pref_io': 65536}) == expected
 
 
+# issue 23, P3: editing a line dropped its trailing comment, or put the new items after it (in the comment).
+# (line of the Solaris sample, the same line with a comment, tunables to set, the line after the edit)
+@pytest.mark.parametrize('line, commented, tunables, expected', [
+    # the value in the comment's way is changed
+    ('/dev/vx/dsk/datadg/u08 discovered_direct_iosz=10485760', '/dev/vx/dsk/datadg/u08 discovered_direct_iosz=10485760  # seed 001',
+     {'discovered_direct_iosz': 262144}, '/dev/vx/dsk/datadg/u08 discovered_direct_iosz=262144  # seed 001'),
+    # new items go before the comment
+    ('/dev/vx/dsk/datadg/u08 max_direct_iosz=1m,write_throttle=0', '/dev/vx/dsk/datadg/u08 max_direct_iosz=1m,write_throttle=0\t# 1 MiB',
+     {'write_throttle': 16, 'max_diskq': 2097152},
+     '/dev/vx/dsk/datadg/u08 max_direct_iosz=1m,write_throttle=16,max_diskq=2097152\t# 1 MiB'),
+    ('\t/dev/vx/dsk/datadg/vol01 read_nstream=8', '\t/dev/vx/dsk/datadg/vol01 read_nstream=8 # columns # of the stripe',
+     {'read_nstream': 16}, '\t/dev/vx/dsk/datadg/vol01 read_nstream=16 # columns # of the stripe'),
+    ('/dev/vx/dsk/datadg/u09   read_pref_io=256k', '/dev/vx/dsk/datadg/u09   read_pref_io=256k #', {'read_pref_io': 524288},
+     '/dev/vx/dsk/datadg/u09   read_pref_io=524288 #'),
+])
+def test_merge_keeps_the_trailing_comment(read_fixture, line, commented, tunables, expected):
+    text = read_fixture(*SOLARIS)
+    assert line + '\n' in text
+    before = text.replace(line + '\n', commented + '\n')
+    after = tp.merge_tunefstab_text(before, line.split()[0], tunables)
+    assert after == before.replace(commented + '\n', expected + '\n')
+    effective = tp.effective_for(parse_tunefstab(after), line.split()[0])
+    assert dict((name, effective[name][0]) for name in tunables) == tunables
+
+
+def test_plan_reads_past_a_trailing_comment(plan, fixture_path, read_fixture, tmp_path):
+    # seed 001's fix with a note: compliant in the file (it was drift: '10485760#seed001' is no number)
+    commented = tmp_path / 'tunefstab'
+    commented.write_text(read_fixture(*SOLARIS).replace('discovered_direct_iosz=10485760\n',
+                                                        'discovered_direct_iosz=10485760 # seed 001\n'))
+    plan.outputs['/u08'] = (0, sample_output(read_fixture, '/u08', discovered_direct_iosz=10485760), '')
+    result = plan([{'device': U08, 'tunables': {'discovered_direct_iosz': '10m', 'max_diskq': '2m'}}], path=str(commented))
+    assert one(result, U08, 'discovered_direct_iosz')['status'] == 'compliant'
+    assert one(result, U08, 'discovered_direct_iosz')['persistent'] == 10485760
+    assert result['changes'][0]['after'].count('discovered_direct_iosz=10485760 # seed 001\n') == 1
+
+
 def test_merge_keeps_crlf_and_unterminated_last_line():
     text = '# t\r\n/dev/x read_ahead=1'
     assert tp.merge_tunefstab_text(text, '/dev/x', {'read_ahead': 2, 'max_diskq': 1048576}) == \
