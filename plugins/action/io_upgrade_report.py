@@ -17,7 +17,7 @@ from ansible.plugins.action import ActionBase
 
 from ansible_collections.iotune.storage.plugins.plugin_utils._fleet_report import write_reports
 from ansible_collections.iotune.storage.plugins.plugin_utils._snapshot_diff import (
-    diff_snapshots, failing, summarize_differences, upgrade_host_report, validate_fail_on)
+    DEFAULT_FAIL_ON, diff_snapshots, failing, summarize_differences, upgrade_host_report, validate_fail_on)
 
 
 def host_pairs(hosts):
@@ -48,7 +48,7 @@ class ActionModule(ActionBase):
         if not isinstance(directory, str) or not os.path.isabs(directory):
             raise AnsibleActionFail('dir: must be an absolute path on the controller, got %r' % (directory,))
         try:
-            fail_on = validate_fail_on(args.get('fail_on', ['changed_default', 'lost_setting']))
+            fail_on = validate_fail_on(args.get('fail_on', list(DEFAULT_FAIL_ON)))
         except ValueError as exc:
             raise AnsibleActionFail(str(exc))
         now = time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())

@@ -40,6 +40,9 @@ from ansible_collections.iotune.storage.plugins.module_utils._tunefstab_plan imp
 
 FORMAT = 1
 DEFAULT_DIR = '/var/lib/iotune/snapshots'
+MACHINE_ID_PATH = '/etc/machine-id'
+# the udev links that name a block device by what it is (by-id) and where it is (by-path)
+DEVICE_LINK_DIRS = (('by_id', 'disk/by-id'), ('by_path', 'disk/by-path'))
 NAME_MAX = 100
 NAME_ACCEPTED = '1 to %d characters, without "/" or NUL, not "." or "..", without ".." in it' % NAME_MAX
 
@@ -348,11 +351,66 @@ def read_kernel_value(proc_root, name, fallback):
     return fallback()
 
 
-def host_identity(proc_root='/proc'):
+def read_machine_id(path, errors):
+    """The first line of ``path`` (``/etc/machine-id``), or None when it is missing or empty
+    (a failure other than a missing file goes to ``errors``)."""
+    data = read_bytes(path, errors)
+    if data is None:
+        return None
+    lines = data.decode('utf-8', 'replace').strip().splitlines()
+    return lines[0].strip() if lines and lines[0].strip() else None
+
+
+def host_identity(proc_root='/proc', machine_id_path=MACHINE_ID_PATH, errors=None):
+    """``hostname``, ``kernel_release`` and ``machine_id`` (None when the host has none): the diff
+    tells by the first and the last whether two snapshots are of one host."""
     return {
         'hostname': read_kernel_value(proc_root, 'hostname', socket.gethostname),
         'kernel_release': read_kernel_value(proc_root, 'osrelease', lambda: os.uname()[2]),
+        'machine_id': read_machine_id(machine_id_path, errors if errors is not None else []),
     }
+
+
+# ---------------------------------------------------------------- device identities
+
+def device_links(dev_root, names):
+    """{field: {device: [link name]}} of the ``<dev_root>/disk/by-id`` and ``by-path`` links (field
+    ``by_id``, ``by_path``) that point to a device of ``names`` (partitions' links are left out)."""
+    found = dict((field, {}) for field, dummy in DEVICE_LINK_DIRS)
+    for field, relative in DEVICE_LINK_DIRS:
+        directory = os.path.join(dev_root, relative)
+        try:
+            entries = sorted(os.listdir(directory))
+        except (IOError, OSError):
+            continue
+        for entry in entries:
+            path = os.path.join(directory, entry)
+            try:
+                target = os.readlink(path)
+            except (IOError, OSError):
+                continue
+            name = os.path.basename(os.path.normpath(os.path.join(directory, target)))
+            if name in names:
+                found[field].setdefault(name, []).append(entry)
+    return found
+
+
+def device_ids(block_devices, dev_root='/dev'):
+    """{device: {wwn, serial, by_id, by_path}} of every block device: the sysfs WWN (``device/wwid``
+    or ``wwid``) and serial (``device/serial`` or ``serial``) as io_facts read them (None where the
+    host has none), and the names of its ``/dev/disk/by-id`` and ``by-path`` links (sorted, [] when
+    none).  The diff pairs a renamed device across two snapshots by them."""
+    links = device_links(dev_root, set(block_devices))
+    result = {}
+    for name in sorted(block_devices):
+        info = block_devices[name] or {}
+        result[name] = {
+            'wwn': info.get('wwn') or None,
+            'serial': info.get('serial') or None,
+            'by_id': links['by_id'].get(name, []),
+            'by_path': links['by_path'].get(name, []),
+        }
+    return result
 
 
 # ---------------------------------------------------------------- VxFS
@@ -550,12 +608,13 @@ def take_snapshot(name, policy_checks=None, run_command=None, find_bin=None, now
                   sys_root='/sys', proc_root='/proc', dev_root='/dev', fstab_path='/etc/fstab',
                   tunefstab_path=_tunefstab.DEFAULT_PATH, sysctl_conf_dirs=_sysctl.CONF_DIRS,
                   sysctl_conf=_sysctl.SYSCTL_CONF, udev_rules_dirs=_udev.RULES_DIRS, udev_db_dir=_udev.DB_DIR,
-                  unit_dir=DEFAULT_UNIT_DIR, slice_name=DEFAULT_SLICE, vxtunefs=None):
+                  unit_dir=DEFAULT_UNIT_DIR, slice_name=DEFAULT_SLICE, vxtunefs=None, machine_id_path=MACHINE_ID_PATH):
     """The snapshot object of docs/snapshot.md; reads only.
 
     ValueError names a bad field (``name``, ``policy_checks``).  ``vxtunefs``:
     the binary to run, default the one io_facts finds.  ``run_command`` None:
-    no command runs (no tools, packages, owners or live VxFS values)."""
+    no command runs (no tools, packages, owners or live VxFS values).  ``machine_id_path``: the
+    file of the host's machine id (``/etc/machine-id``)."""
     validate_name(name)
     checks = normalize_policy_checks(policy_checks)
     if find_bin is None:
@@ -566,7 +625,7 @@ def take_snapshot(name, policy_checks=None, run_command=None, find_bin=None, now
                             fstab_path=fstab_path, tunefstab_path=tunefstab_path,
                             sysctl_conf_dirs=sysctl_conf_dirs, sysctl_conf=sysctl_conf,
                             run_command=run_command, find_bin=find_bin)
-    host = host_identity(proc_root)
+    host = host_identity(proc_root, machine_id_path, errors)
 
     # persistent sources (udev rule files are read once: for the sources and the evaluation)
     udev_files = udev_rule_files(udev_rules_dirs, errors)
@@ -607,6 +666,7 @@ def take_snapshot(name, policy_checks=None, run_command=None, find_bin=None, now
         'package_manager': manager,
         'packages': dict(sorted(packages.items())),
         'facts': facts,
+        'device_ids': device_ids(facts['block_devices'], dev_root),
         'sources': sources,
         'vxtunefs': live_vxfs,
         'settings': settings,

@@ -14,9 +14,13 @@ short_description: Explain the differences between two snapshots of each host an
 version_added: 0.3.0
 description:
   - Compares each host's two snapshots (as C(iotune.storage.io_snapshot) returns them) and classifies every
-    difference as C(changed_default), C(lost_setting), C(changed_setting), C(device_added), C(device_removed),
-    C(mount_added), C(mount_removed) or C(package_changed), each with one line a person can act on
-    (C(docs/snapshot.md) of the collection gives the rules).
+    difference as C(different_host), C(host_unverified), C(changed_default), C(lost_setting), C(changed_setting),
+    C(device_renamed), C(device_added), C(device_removed), C(mount_added), C(mount_removed) or C(package_changed),
+    each with one line a person can act on (C(docs/snapshot.md) of the collection gives the rules).
+  - C(different_host) says the two snapshots are of different hosts (their hostnames or machine ids differ);
+    C(host_unverified) that it cannot tell (a snapshot without a machine id, the older format).
+  - A block device with another kernel name is paired by its WWN, serial, C(/dev/disk/by-id) and
+    C(/dev/disk/by-path) links (C(device_renamed)), and its settings are compared under the new name.
   - Writes the audit's report formats into O(dir) on the controller, in one task - C(hosts/<host>.json),
     C(summary.json), C(junit.xml) with one case per difference (failing those of the classes in O(fail_on)) and
     C(report.html), whose fleet view groups the hosts by difference.
@@ -46,7 +50,7 @@ options:
     description: The difference classes that fail a host (its JUnit cases fail, its checks are C(drift)).
     type: list
     elements: str
-    default: [changed_default, lost_setting]
+    default: [different_host, changed_default, lost_setting]
   run_id:
     description: The run id the reports carry. Default C(upgrade-<UTC time>).
     type: str

@@ -43,9 +43,9 @@ import re
 
 from ansible_collections.iotune.storage.plugins.module_utils._checks import COMPLIANT, DRIFT, make_check, summarize
 
-CLASSES = ('changed_default', 'lost_setting', 'changed_setting', 'device_added', 'device_removed',
-           'mount_added', 'mount_removed', 'package_changed')
-DEFAULT_FAIL_ON = ('changed_default', 'lost_setting')
+CLASSES = ('different_host', 'host_unverified', 'changed_default', 'lost_setting', 'changed_setting', 'device_renamed',
+           'device_added', 'device_removed', 'mount_added', 'mount_removed', 'package_changed')
+DEFAULT_FAIL_ON = ('different_host', 'changed_default', 'lost_setting')
 FAIL_ON_FIELD = 'iotune_upgrade_fail_on'
 CONCERN = 'upgrade'
 
@@ -56,6 +56,8 @@ UTIL_LINUX = 'util-linux'
 _KERNEL_PACKAGE = re.compile(r'^(linux-image|kernel)(-|$)')
 MAX_LINES = 4
 DEFAULT_TUNEFSTAB = '/etc/vx/tunefstab'
+# what pairs a block device across two snapshots, in this order, before its kernel name (docs/snapshot.md)
+IDENTITY_KINDS = ('wwn', 'serial', 'by_id', 'by_path', 'dm_name')
 
 
 # ---------------------------------------------------------------------------- small helpers
@@ -232,6 +234,117 @@ def kernel_change(before, after):
     return {'package': label, 'before': values[0], 'after': values[1], 'text': text}
 
 
+# ---------------------------------------------------------------------------- host and device identity
+
+def _text(value):
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def host_differences(before, after):
+    """``different_host`` when the hostnames or the machine ids (both known) differ; else
+    ``host_unverified`` once when a side has no machine id (a snapshot of the older format, or a
+    host without /etc/machine-id); else nothing."""
+    names = (before.get('name') or 'before', after.get('name') or 'after')
+    hosts = (_dict(before.get('host')), _dict(after.get('host')))
+    hostnames = [_text(host.get('hostname')) for host in hosts]
+    ids = [_text(host.get('machine_id')) for host in hosts]
+
+    def differ(pair):
+        return pair[0] is not None and pair[1] is not None and pair[0].lower() != pair[1].lower()
+
+    def described(index):
+        return '%s (machine-id %s)' % (hostnames[index] or 'unknown hostname', ids[index] or 'unknown')
+    if differ(hostnames) or differ(ids):
+        if not differ(ids) and ids[0] is not None and ids[1] is not None:
+            why = '; the machine-id is the same: a clone that kept its template\'s machine-id, or a host renamed between the snapshots'
+        elif not differ(hostnames) and hostnames[0] is not None:
+            why = '; the hostname is the same: another host of that name, or the host was installed again'
+        else:
+            why = ''
+        message = ('%s was taken on %s, %s on %s: the snapshots are of different hosts%s; every other difference compares '
+                   'the two hosts: take %s again on this host, or compare the snapshot of this host'
+                   % (names[0], described(0), names[1], described(1), why, names[0]))
+        return [_difference('different_host', 'host', 'snapshot', 'host', described(0), described(1), None, message)]
+    if ids[0] is None or ids[1] is None:
+        why = ['has no machine-id (a snapshot of the older format)' if 'machine_id' not in host
+               else 'was taken on a host without a machine-id' for host in hosts]
+        if ids[0] is None and ids[1] is None and why[0] == why[1]:
+            lacking = ['neither ' + why[0].replace('has no', 'has a').replace('a snapshot', 'snapshots')
+                       if why[0].startswith('has') else 'both were taken on hosts without a machine-id']
+        else:
+            lacking = ['%s %s' % (names[index], why[index]) for index in (0, 1) if ids[index] is None]
+        same_name = 'both were taken on %s' % hostnames[1] if hostnames[0] and hostnames[1] else 'the hostname is not known on both'
+        message = ('cannot tell whether %s and %s are of the same host: %s; %s; take %s again if it may be of another host'
+                   % (names[0], names[1], ', '.join(lacking), same_name, names[0]))
+        return [_difference('host_unverified', 'host', 'snapshot', 'host', described(0), described(1), None, message)]
+    return []
+
+
+def device_identities(snapshot):
+    """{device: {kind: set of values}} of the block devices of a snapshot: ``wwn`` (lower case; a
+    ``wwn-0x<hex>`` by-id link counts as ``naa.<hex>``), ``serial``, ``by_id`` and ``by_path`` link
+    names, ``dm_name``.  ``device_ids`` where the snapshot has it, else the wwn and serial of
+    ``facts.block_devices`` (the older format)."""
+    devices = _dict(_dict(snapshot.get('facts')).get('block_devices'))
+    ids = _dict(snapshot.get('device_ids'))
+    result = {}
+    for name in devices:
+        info, known = _dict(devices[name]), _dict(ids.get(name))
+        by_id = set(item for item in _list(known.get('by_id')) if _text(item))
+        wwn = set(value.lower() for value in (_text(known.get('wwn')) or _text(info.get('wwn')),) if value)
+        wwn |= set('naa.' + link[len('wwn-0x'):].lower() for link in by_id if link.startswith('wwn-0x') and len(link) > 6)
+        result[name] = {
+            'wwn': wwn,
+            'serial': set(value for value in (_text(known.get('serial')) or _text(info.get('serial')),) if value),
+            'by_id': by_id,
+            'by_path': set(item for item in _list(known.get('by_path')) if _text(item)),
+            'dm_name': set(value for value in (_text(info.get('dm_name')),) if value),
+        }
+    return result
+
+
+def _agree(first, second):
+    """(kind, value) of the first identity kind both devices have, when they share a value of it;
+    None when they have no kind in common or the first one differs."""
+    for kind in IDENTITY_KINDS:
+        if first[kind] and second[kind]:
+            shared = sorted(first[kind] & second[kind])
+            return (kind, shared[0]) if shared else None
+    return None
+
+
+def pair_devices(before, after):
+    """({before name: after name}, {before name: (kind, value) or None}) of the block devices that are
+    the same device in both snapshots.  First a device with the same kernel name on both sides whose
+    first identity both know agrees; then, in IDENTITY_KINDS order, a value that exactly one unpaired
+    device on each side has (a renamed device); then the same kernel name (the pairing of devices
+    without identities, and of the older format).  Unpaired devices were added or removed."""
+    old, new = device_identities(before), device_identities(after)
+    pairs, paired_by = {}, {}
+    for name in sorted(set(old) & set(new)):
+        agreed = _agree(old[name], new[name])
+        if agreed:
+            pairs[name], paired_by[name] = name, agreed
+    for kind in IDENTITY_KINDS:
+        left_old = [name for name in sorted(old) if name not in pairs]
+        taken = set(pairs.values())
+        left_new = [name for name in sorted(new) if name not in taken]
+        index_old, index_new = {}, {}
+        for index, names, identities in ((index_old, left_old, old), (index_new, left_new, new)):
+            for name in names:
+                for value in identities[name][kind]:
+                    index.setdefault(value, []).append(name)
+        for value in sorted(index_old):
+            first, second = index_old[value], index_new.get(value, [])
+            if len(first) == 1 and len(second) == 1 and first[0] not in pairs and second[0] not in set(pairs.values()):
+                pairs[first[0]], paired_by[first[0]] = second[0], (kind, value)
+    taken = set(pairs.values())
+    for name in sorted(set(old) & set(new)):
+        if name not in pairs and name not in taken:
+            pairs[name], paired_by[name] = name, None
+    return pairs, paired_by
+
+
 # ---------------------------------------------------------------------------- context
 
 class _Context(object):
@@ -243,15 +356,33 @@ class _Context(object):
         self.sources = source_changes(before, after)
         self.packages = package_changes(before, after)
         self.kernel = kernel_change(before, after)
+        self.pairs, self.paired_by = pair_devices(before, after)
+        self.renames = dict((old, new) for old, new in self.pairs.items() if old != new)
+        self.renamed_from = dict((new, old) for old, new in self.renames.items())
         old, new = _dict(_dict(before.get('facts')).get('block_devices')), _dict(_dict(after.get('facts')).get('block_devices'))
-        self.devices_added = sorted(set(new) - set(old))
-        self.devices_removed = sorted(set(old) - set(new))
+        self.devices_added = sorted(set(new) - set(self.pairs.values()))
+        self.devices_removed = sorted(set(old) - set(self.pairs))
         old, new = _dict(_dict(before.get('facts')).get('mounts')), _dict(_dict(after.get('facts')).get('mounts'))
         self.mounts_added = sorted(set(new) - set(old))
         self.mounts_removed = sorted(set(old) - set(new))
 
     def source(self, path):
         return _source(self.before, self.after, path)
+
+    def translate(self, key):
+        """A settings key of ``before`` as ``after`` names it: ``block_queue:<old>:<attr>`` of a renamed
+        device becomes ``block_queue:<new>:<attr>``; any other key is itself."""
+        concern, subject, attribute = key_parts(key)
+        if concern == 'block_queue' and subject in self.renames:
+            return 'block_queue:%s:%s' % (self.renames[subject], attribute)
+        return key
+
+    def rename_text(self, key):
+        """``nvme0n1 -> nvme1n1`` when ``key`` (as ``after`` names it) is of a renamed device, else None."""
+        concern, subject, dummy = key_parts(key)
+        if concern == 'block_queue' and subject in self.renamed_from:
+            return '%s -> %s' % (self.renamed_from[subject], subject)
+        return None
 
     def package_version_text(self, name):
         if name in self.packages:
@@ -291,10 +422,23 @@ def changed_setting_differences(ctx):
 
 # ---------------------------------------------------------------------------- rule: devices and mounts
 
+KIND_TEXT = {'wwn': 'WWN', 'serial': 'serial', 'by_id': '/dev/disk/by-id link', 'by_path': '/dev/disk/by-path link',
+             'dm_name': 'device-mapper name'}
+
+
 def device_differences(ctx):
     differences = []
     devices_old = _dict(_dict(ctx.before.get('facts')).get('block_devices'))
     devices_new = _dict(_dict(ctx.after.get('facts')).get('block_devices'))
+    for old in sorted(ctx.renames):
+        new = ctx.renames[old]
+        kind, value = ctx.paired_by[old]
+        size = _dict(devices_new[new]).get('size_bytes')
+        differences.append(_difference(
+            'device_renamed', '%s->%s' % (old, new), new, 'device', old, new, None,
+            'block device %s is now %s (the same %s %s%s): its settings are compared under the new name; a udev rule '
+            'that matches the kernel name %s no longer applies to it'
+            % (old, new, KIND_TEXT[kind], value, ', %.1f GiB' % (size / 1073741824.0) if isinstance(size, int) else '', old)))
     for name in ctx.devices_added:
         differences.append(_difference('device_added', name, name, 'device', None, 'present', None,
                                        'block device %s appeared%s' % (name, _device_note(devices_new[name]))))
@@ -354,12 +498,16 @@ def boot_value(entry):
 
 
 def _admin_changed(ctx, b, a):
-    """Whether an administrator's assignment of this key changed: then its changed_setting covers it."""
+    """Whether an administrator's assignment of this key changed with its source: then that source's
+    changed_setting covers it.  Assignments that differ while every source of them is unchanged (a udev
+    rule that no longer applies to a renamed device, or applies now) are not covered: the rules below
+    explain them."""
+    involved = any(item.get('source') in ctx.sources for item in _assignments(b, True) + _assignments(a, True))
     if b is not None and a is not None:
         first = [(item.get('source'), _norm(item.get('value'))) for item in _assignments(b, True)]
         second = [(item.get('source'), _norm(item.get('value'))) for item in _assignments(a, True)]
-        return first != second
-    return any(item.get('source') in ctx.sources for item in _assignments(b, True) + _assignments(a, True))
+        return first != second and involved
+    return involved
 
 
 def _covered_elsewhere(ctx, key, b, a):
@@ -371,7 +519,8 @@ def _covered_elsewhere(ctx, key, b, a):
         return False
     concern, subject, dummy = key_parts(key)
     if concern == 'block_queue':
-        return subject in ctx.devices_added + ctx.devices_removed
+        # (the keys of a device that went or came are not compared: setting_differences leaves them out)
+        return subject in ctx.devices_added
     if concern in ('mount_options', 'tunefstab') and subject in ctx.mounts_added + ctx.mounts_removed:
         return True
     return concern == 'tunefstab' and any(_dict(_dict(side.get('vxtunefs')).get(subject)).get('error') for side in missing)
@@ -507,13 +656,34 @@ def _lost(key, b, a, old, new, package, message):
                        _dict(entry).get('setting') or key_parts(key)[2] or key_parts(key)[0], old, new, package, message)
 
 
+def _applies_text(ctx, key, source, now):
+    """Why an unchanged rule's assignment came or went: ``<source> no longer applies to the device ...``."""
+    rename = ctx.rename_text(key)
+    if now:
+        text = '%s applies to the device now, which it did not before' % source
+        return text + (' (a rule that matches the kernel name follows the name, not the disk: check it is meant for '
+                       'this disk)' if rename else '')
+    text = '%s no longer applies to the device' % source
+    if rename:
+        return text + ('; make the rule match the disk by ID_WWN, ID_SERIAL or ID_PATH instead of the kernel name %s'
+                       % rename.split(' -> ')[0])
+    return text + ' (what the rule matches on changed)'
+
+
 def admin_lost(ctx, key, b, a, old, new, pending):
     """An administrator's unchanged assignment sets the key and its value changed anyway."""
     admin = (_assignments(a, True) or _assignments(b, True))[-1]
     source, value = admin.get('source'), admin.get('value')
     package, why = explanation(ctx, key, b, a)
+    both = b is not None and a is not None
+    stopped = both and not _assignments(a, True)            # the rule applied before, not now
+    started = both and not _assignments(b, True)            # it applies now, not before
     if same(new, value) and old is None:
         return None  # the key appeared with the value the administrator's unchanged source sets
+    if started and same(new, value):
+        message = '%s changed from %s to %s: %s' % (key, fmt(old), fmt(new), _applies_text(ctx, key, source, True))
+        return _difference('changed_default', key, _dict(a).get('target') or key_parts(key)[1],
+                           _dict(a).get('setting') or key_parts(key)[2], old, new, package, message)
     if same(new, value):
         message = ('%s was %s, set live only (%s sets %s), and is now %s: the live-only value is lost; put it in %s '
                    'if it was right' % (key, fmt(old), source, fmt(value), fmt(new), source))
@@ -532,7 +702,10 @@ def admin_lost(ctx, key, b, a, old, new, pending):
         message += '; %s %s' % (why['text'], why['how'])
     elif why:
         message += ' with %s' % why['text']
-    message += '; %s' % _reapply_advice(key, source, value)
+    if stopped:
+        message += '; %s; then %s' % (_applies_text(ctx, key, source, False), _reapply_advice(key, source, value))
+    else:
+        message += '; %s' % _reapply_advice(key, source, value)
     return _lost(key, b, a, old, new, package, message)
 
 
@@ -607,7 +780,7 @@ def policy_lost(ctx, key, b, a):
         if check.get('status') not in HAD_STATUSES:
             continue
         for policy_key, holds in policy_keys(check, ctx.before):
-            if policy_key == key and holds(_dict(b).get('live')) and not holds(_dict(a).get('live')):
+            if ctx.translate(policy_key) == key and holds(_dict(b).get('live')) and not holds(_dict(a).get('live')):
                 lost.append(check)
     return lost
 
@@ -685,11 +858,24 @@ def setting_difference(ctx, key, b, a):
 
 
 def setting_differences(ctx):
-    old, new = _settings(ctx.before), _settings(ctx.after)
+    """One difference per settings key at most; the keys of a renamed device are compared under its
+    new name, those of a device that went or came are left to device_removed / device_added."""
+    old, new = {}, {}
+    for key, entry in _settings(ctx.before).items():
+        concern, subject, dummy = key_parts(key)
+        if not (concern == 'block_queue' and subject in ctx.devices_removed):
+            old[ctx.translate(key)] = entry
+    for key, entry in _settings(ctx.after).items():
+        concern, subject, dummy = key_parts(key)
+        if not (concern == 'block_queue' and subject in ctx.devices_added):
+            new[key] = entry
     differences = []
     for key in sorted(set(old) | set(new)):
         difference = setting_difference(ctx, key, old.get(key), new.get(key))
         if difference is not None:
+            rename = ctx.rename_text(key)
+            if rename:
+                difference['message'] = difference['message'].replace(key, '%s (renamed %s)' % (key, rename), 1)
             differences.append(difference)
     return differences
 
@@ -722,7 +908,8 @@ def sort_differences(differences):
 def diff_snapshots(before, after):
     """The differences between two snapshots, sorted by class (CLASSES order) then key."""
     ctx = _Context(_dict(before), _dict(after))
-    differences = changed_setting_differences(ctx) + setting_differences(ctx) + device_differences(ctx) + mount_differences(ctx)
+    differences = (host_differences(ctx.before, ctx.after) + changed_setting_differences(ctx) + setting_differences(ctx)
+                   + device_differences(ctx) + mount_differences(ctx))
     named = set(item['package'] for item in differences if item['package'])
     differences += package_differences(ctx, named)
     return sort_differences(differences)

@@ -28,7 +28,7 @@ def snapshot(name, live, vendor_value, package_version):
     path = '/usr/lib/sysctl.d/50-vendor.conf'
     return {
         'format': 1, 'name': name, 'taken': '2026-11-25T10:00:00Z',
-        'host': {'hostname': 'db1', 'kernel_release': '6.1.0-18-amd64'},
+        'host': {'hostname': 'db1', 'kernel_release': '6.1.0-18-amd64', 'machine_id': '0f1e2d3c4b5a69788796a5b4c3d2e1f0'},
         'package_manager': 'dpkg', 'packages': {'vendor-defaults': package_version},
         'facts': {'block_devices': {}, 'mounts': {}},
         'sources': {path: {'kind': 'sysctl', 'text': 'vm.dirty_writeback_centisecs = %d\n' % vendor_value,
@@ -81,7 +81,8 @@ def test_fail_on_decides_what_fails_and_nothing_is_written_without_write(tmp_pat
 @pytest.mark.parametrize('args, message', [
     ({'dir': 'reports', 'hosts': {}}, 'dir: must be an absolute path on the controller'),
     ({'dir': '/tmp', 'hosts': {}, 'fail_on': ['changed_defaults']},
-     "iotune_upgrade_fail_on: unknown difference class(es) 'changed_defaults' (accepted: changed_default, lost_setting"),
+     "iotune_upgrade_fail_on: unknown difference class(es) 'changed_defaults' (accepted: different_host, host_unverified, "
+     "changed_default, lost_setting"),
     ({'dir': '/tmp', 'hosts': {}, 'fail_on': 'lost_setting'}, 'iotune_upgrade_fail_on: must be a list of difference classes'),
     ({'dir': '/tmp', 'hosts': {'db1': {'before': BEFORE}}}, 'hosts.db1.after: no snapshot (a dict) was given'),
     ({'dir': '/tmp', 'hosts': ['db1']}, 'hosts: must be a dict of host name to {before, after} snapshots'),
@@ -114,3 +115,20 @@ def test_snapshot_pair_refuses_what_it_cannot_pair(result, message):
     with pytest.raises(AnsibleFilterError) as excinfo:
         snapshot_pair(result, 'pre-upgrade', 'post-upgrade')
     assert message in str(excinfo.value)
+
+
+@pytest.mark.parametrize('after_host, fail_on, failing_classes', [
+    ({'hostname': 'db2', 'machine_id': '11112222333344445555666677778888'}, None, ['different_host']),
+    ({'hostname': 'db2', 'machine_id': '11112222333344445555666677778888'}, ['changed_default', 'lost_setting'], []),
+    # the older format: cannot tell, reported and passing
+    ({'hostname': 'db1'}, None, []),
+], ids=['other-host-fails-by-default', 'other-host-left-out-of-fail-on', 'older-format-passes'])
+def test_the_host_of_the_snapshots(tmp_path, after_host, fail_on, failing_classes):
+    """Issue 23 U2: a before snapshot of another host fails the host by default."""
+    after = dict(BEFORE, name='post-upgrade', host=dict(after_host, kernel_release='6.1.0-18-amd64'))
+    args = {'dir': str(tmp_path), 'hosts': {'db1': {'before': BEFORE, 'after': after}}, 'write': False}
+    if fail_on is not None:
+        args['fail_on'] = fail_on
+    result = run_action(args)['hosts']['db1']
+    assert [d['class'] for d in result['differences']] == ['host_unverified' if 'machine_id' not in after_host else 'different_host']
+    assert [d['class'] for d in result['failing']] == failing_classes

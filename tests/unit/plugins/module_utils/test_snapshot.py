@@ -29,6 +29,7 @@ U08 = '/dev/vx/dsk/datadg/u08'
 U09 = '/dev/vx/dsk/datadg/u09'
 UDEV_DIRS = ('etc/udev/rules.d', 'run/udev/rules.d', 'usr/local/lib/udev/rules.d', 'usr/lib/udev/rules.d', 'lib/udev/rules.d')
 SYSCTL_DIRS = ('etc/sysctl.d', 'run/sysctl.d', 'usr/local/lib/sysctl.d', 'usr/lib/sysctl.d', 'lib/sysctl.d')
+MACHINE_ID = '4c4c4544004a3510804ac4c04f4e3732'
 NOW = datetime.datetime(2026, 11, 25, 10, 0, 0, tzinfo=datetime.timezone.utc)
 VM_LIVE = {'dirty_ratio': 40, 'dirty_background_ratio': 10, 'dirty_bytes': 0, 'dirty_background_bytes': 0,
            'dirty_expire_centisecs': 3000, 'dirty_writeback_centisecs': 1500, 'vfs_cache_pressure': 100,
@@ -200,6 +201,7 @@ def host_fixture(tmp_path, build_tree, fixture_path, sysfs_real, monkeypatch):
         _write(os.path.join(proc, 'sys', 'vm', key), '%d\n' % value)
     _write(os.path.join(proc, 'sys', 'kernel', 'osrelease'), '6.1.0-27-amd64\n')
     _write(os.path.join(proc, 'sys', 'kernel', 'hostname'), 'db01\n')
+    _write(os.path.join(root, 'etc/machine-id'), MACHINE_ID + '\n')
     _write(os.path.join(root, 'etc/sysctl.d/60-iotune.conf'), '# iotune\nvm.dirty_ratio = 40\n')
     _write(os.path.join(root, 'usr/lib/sysctl.d/50-vendor.conf'), 'vm.dirty_ratio = 30\nvm.dirty_writeback_centisecs = 1500\n')
     _write(os.path.join(root, 'etc/sysctl.conf'), '# nothing here\n')
@@ -245,7 +247,7 @@ def host_fixture(tmp_path, build_tree, fixture_path, sysfs_real, monkeypatch):
             fstab_path=os.path.join(root, 'etc/fstab'), tunefstab_path=tunefstab,
             sysctl_conf_dirs=[os.path.join(root, d) for d in SYSCTL_DIRS], sysctl_conf=os.path.join(root, 'etc/sysctl.conf'),
             udev_rules_dirs=[os.path.join(root, d) for d in UDEV_DIRS], udev_db_dir=os.path.join(root, 'run/udev/data'),
-            unit_dir=os.path.join(root, 'etc/systemd/system'))
+            unit_dir=os.path.join(root, 'etc/systemd/system'), machine_id_path=os.path.join(root, 'etc/machine-id'))
         args.update(extra)
         return snap.take_snapshot(name, **args)
     take.root = root
@@ -259,10 +261,10 @@ def test_top_level(host):
     result = host(policy_checks=[{'id': 'cache_limits:sysctl:vm.dirty_ratio', 'concern': 'cache_limits', 'target': 'sysctl',
                                   'setting': 'vm.dirty_ratio', 'expected': 40, 'live': 40, 'persistent': 40,
                                   'status': 'compliant', 'message': 'm'}])
-    assert list(result) == ['format', 'name', 'taken', 'host', 'package_manager', 'packages', 'facts', 'sources',
-                            'vxtunefs', 'settings', 'policy_checks', 'errors']
+    assert list(result) == ['format', 'name', 'taken', 'host', 'package_manager', 'packages', 'facts', 'device_ids',
+                            'sources', 'vxtunefs', 'settings', 'policy_checks', 'errors']
     assert (result['format'], result['name'], result['taken']) == (1, 'pre-upgrade', '2026-11-25T10:00:00Z')
-    assert result['host'] == {'hostname': 'db01', 'kernel_release': '6.1.0-27-amd64'}
+    assert result['host'] == {'hostname': 'db01', 'kernel_release': '6.1.0-27-amd64', 'machine_id': MACHINE_ID}
     assert result['package_manager'] == 'dpkg'
     assert result['packages'] == {'coreutils': '9.1-1', 'linux-image-6.1.0-27-amd64': '6.1.115-1', 'procps': '2:4.0.2-3',
                                   'udev': '252.31-1~deb12u1', 'util-linux': '2.38.1-5+deb12u3'}
@@ -438,3 +440,91 @@ def test_bad_input_names_the_field(host):
         host('x/../y')
     with pytest.raises(ValueError, match=r'^policy_checks\[1\]: expected a check'):
         host(policy_checks=[{'id': 'a'}, 'compliant'])
+
+
+# ---------------------------------------------------------------- issue 23: host and device identities
+
+@pytest.mark.parametrize('content, expected, error', [
+    ('4c4c4544004a3510804ac4c04f4e3732\n', '4c4c4544004a3510804ac4c04f4e3732', None),
+    ('4c4c4544004a3510804ac4c04f4e3732', '4c4c4544004a3510804ac4c04f4e3732', None),
+    ('', None, None),                      # an image that leaves the id to the first boot
+    ('uninitialized\n', 'uninitialized', None),
+    (None, None, None),                    # no file: a container
+    ('dir', None, 'Is a directory'),
+], ids=['newline', 'no-newline', 'empty', 'uninitialized', 'missing', 'unreadable'])
+def test_machine_id(tmp_path, content, expected, error):
+    path = str(tmp_path / 'machine-id')
+    if content == 'dir':
+        os.makedirs(path)
+    elif content is not None:
+        _write(path, content)
+    errors = []
+    assert snap.host_identity(str(tmp_path / 'proc'), path, errors)['machine_id'] == expected
+    assert [e for e in errors if error and error in e] == errors and len(errors) == (1 if error else 0)
+
+
+@pytest.mark.parametrize('dump, expected', [
+    ('simple-nvme', {
+        'nvme0n1': ('nvme.1987-35303032364237323832303336303144-4b494e4753544f4e20534b433130303032343047-00000001',
+                    '50026B728203601D'),
+        'sda': ('t10.ATA     KINGSTON SH103S3240G                    50026B724B09A1FF', None),
+        'sdb': ('t10.ATA     WDC WD800JD-00MSA1                           WD-WMAM9XE78956', None)}),
+    ('multi-devs-bcachefs', {
+        'nvme0n1': ('eui.00000000000000000026b7283b12b315', '50026B7283B12B31'),
+        'sda': ('naa.50026b724b09a1ff', None),
+        'sdb': ('t10.ATA     WDC WD800JD-00MSA1                           WD-WMAM9XE78956', None),
+        'sdc': ('naa.33333330000036b0', None),
+        'sr0': (None, None)}),
+], ids=['kernel-4.16', 'kernel-6.17'])
+def test_device_ids_from_real_sysfs(tmp_path, build_tree, dump, expected):
+    """The wwid and serial files of util-linux's real lsblk dumps: nvme's wwid is /sys/block/<dev>/wwid, its
+    serial (padded with spaces) device/serial; SATA disks have device/wwid and no serial file."""
+    root = build_tree(str(tmp_path), 'sysfs/lsblk-identities.json')
+    from ansible_collections.iotune.storage.plugins.module_utils._sysfs import read_block_devices
+    devices = read_block_devices(os.path.join(root, dump))
+    ids = snap.device_ids(devices, str(tmp_path / 'no-dev'))
+    assert dict((name, (info['wwn'], info['serial'])) for name, info in ids.items()) == expected
+    assert all(info['by_id'] == [] and info['by_path'] == [] for info in ids.values())
+
+
+def test_device_ids_with_the_udev_links(tmp_path):
+    """by-id and by-path links of whole devices; a partition's links, a link to a device sysfs does not
+    list and a dangling link are left out."""
+    disk = tmp_path / 'dev' / 'disk'
+    links = {
+        'by-id/nvme-eui.00000000000000000026b7283b12b315': '../../nvme0n1',
+        'by-id/nvme-KINGSTON_SFYR2S1T0_50026B7283B12B31': '../../nvme0n1',
+        'by-id/nvme-KINGSTON_SFYR2S1T0_50026B7283B12B31-part1': '../../nvme0n1p1',
+        'by-id/wwn-0x50026b724b09a1ff': '../../sda',
+        'by-id/ata-KINGSTON_SH103S3240G_50026B724B09A1FF': '../../sda',
+        'by-id/usb-Generic_Flash_Disk': '../../sdz',
+        'by-path/pci-0000:05:00.0-nvme-1': '../../nvme0n1',
+        'by-path/pci-0000:00:1f.2-ata-1': '../../sda',
+        'by-path/pci-0000:00:1f.2-ata-1.0': '../../sda',
+        'by-path/pci-0000:00:1f.2-ata-1-part1': '../../sda1',
+    }
+    for rel, target in links.items():
+        path = disk / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        os.symlink(target, str(path))
+    devices = {'nvme0n1': {'wwn': 'eui.00000000000000000026b7283b12b315', 'serial': '50026B7283B12B31'},
+               'sda': {'wwn': 'naa.50026b724b09a1ff', 'serial': None}, 'loop0': {}}
+    assert snap.device_ids(devices, str(tmp_path / 'dev')) == {
+        'loop0': {'wwn': None, 'serial': None, 'by_id': [], 'by_path': []},
+        'nvme0n1': {'wwn': 'eui.00000000000000000026b7283b12b315', 'serial': '50026B7283B12B31',
+                    'by_id': ['nvme-KINGSTON_SFYR2S1T0_50026B7283B12B31', 'nvme-eui.00000000000000000026b7283b12b315'],
+                    'by_path': ['pci-0000:05:00.0-nvme-1']},
+        'sda': {'wwn': 'naa.50026b724b09a1ff', 'serial': None,
+                'by_id': ['ata-KINGSTON_SH103S3240G_50026B724B09A1FF', 'wwn-0x50026b724b09a1ff'],
+                'by_path': ['pci-0000:00:1f.2-ata-1', 'pci-0000:00:1f.2-ata-1.0']}}
+
+
+def test_snapshot_records_the_identities(host):
+    result = host()
+    assert result['host']['machine_id'] == MACHINE_ID
+    assert sorted(result['device_ids']) == sorted(result['facts']['block_devices'])
+    assert all(sorted(info) == ['by_id', 'by_path', 'serial', 'wwn'] for info in result['device_ids'].values())
+    # a host without /etc/machine-id: null, and no error
+    result = host(machine_id_path=os.path.join(host.root, 'etc/no-machine-id'))
+    assert result['host']['machine_id'] is None
+    assert not [e for e in result['errors'] if 'machine-id' in e]

@@ -10,6 +10,7 @@ __metaclass__ = type
 import copy
 import hashlib
 import json
+import os
 from xml.etree import ElementTree
 
 import pytest
@@ -28,10 +29,12 @@ from ansible_collections.iotune.storage.plugins.plugin_utils._snapshot_diff impo
 )
 
 ADMIN_SYSCTL = '/etc/sysctl.d/60-iotune.conf'
+MACHINE_ID = '5f0c3b6c1a2e4e0f9d8b7a6c5e4d3c2b'
 VENDOR_SYSCTL = '/usr/lib/sysctl.d/50-vendor.conf'
 TUNEFSTAB = '/etc/vx/tunefstab'
 VX_DEVICE = '/dev/vx/dsk/datadg/vol01'
 VX_MOUNT = '/data/vx'
+FIXTURES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), 'fixtures')
 KINDS = (('/etc/vx/', 'tunefstab'), ('/etc/fstab', 'fstab'), ('/usr/lib/udev/', 'udev'), ('/lib/udev/', 'udev'),
          ('/etc/udev/', 'udev'), ('/etc/systemd/', 'unit'))
 
@@ -74,7 +77,7 @@ def snapshot(name='pre-upgrade', kernel='6.1.0-18-amd64', packages=None, devices
     mounts = {'/': mount('/dev/vda1', 'ext4')} if mounts is None else mounts
     return {
         'format': 1, 'name': name, 'taken': '2026-11-25T10:00:00Z',
-        'host': {'hostname': 'db01', 'kernel_release': kernel},
+        'host': {'hostname': 'db01', 'kernel_release': kernel, 'machine_id': MACHINE_ID},
         'package_manager': 'dpkg',
         'packages': packages,
         'facts': {'block_devices': dict((device, {'size_bytes': 10737418240, 'model': 'QEMU'}) for device in devices),
@@ -466,8 +469,9 @@ def test_lines_summary_is_short():
     (['changed_default', 'lost_setting'], None),
     ([], None),
     (list(CLASSES), None),
-    (['changed_defaults'], "iotune_upgrade_fail_on: unknown difference class(es) 'changed_defaults' (accepted: changed_default, "
-                           "lost_setting, changed_setting, device_added, device_removed, mount_added, mount_removed, package_changed)"),
+    (['changed_defaults'], "iotune_upgrade_fail_on: unknown difference class(es) 'changed_defaults' (accepted: different_host, "
+                           "host_unverified, changed_default, lost_setting, changed_setting, device_renamed, device_added, "
+                           "device_removed, mount_added, mount_removed, package_changed)"),
     ('lost_setting', 'iotune_upgrade_fail_on: must be a list of difference classes'),
     (None, 'iotune_upgrade_fail_on: must be a list of difference classes'),
     ([1], 'iotune_upgrade_fail_on: unknown difference class(es) 1'),
@@ -494,6 +498,7 @@ def seed_differences():
 def test_summary_and_failing():
     differences = seed_differences()
     assert summarize_differences(differences) == {
+        'different_host': 0, 'host_unverified': 0, 'device_renamed': 0,
         'changed_default': 1, 'lost_setting': 0, 'changed_setting': 0, 'device_added': 1, 'device_removed': 0,
         'mount_added': 0, 'mount_removed': 0, 'package_changed': 1}
     assert summarize_differences([]) == dict((klass, 0) for klass in CLASSES)
@@ -553,3 +558,246 @@ def test_fleet_reports_group_by_difference_and_fail_junit_cases():
 def test_mount_option_lost_messages(fstab, checks, message):
     differences = diff_snapshots(mount_snapshot(['rw', 'noatime'], fstab, checks), mount_snapshot(['rw', 'relatime'], fstab))
     assert [d['message'] for d in differences] == [message]
+
+
+# --------------------------------------------------------------------------- issue 23 U2: the same host?
+
+OTHER_ID = '9a8b7c6d5e4f30211203f4e5d6c7b8a9'
+
+
+def host_snapshot(name, host):
+    snap = snapshot(name=name)
+    snap['host'] = dict(host, kernel_release='6.1.0-18-amd64')
+    return snap
+
+
+@pytest.mark.parametrize('before, after, klass, fragments', [
+    ({'hostname': 'db01', 'machine_id': MACHINE_ID}, {'hostname': 'db01', 'machine_id': MACHINE_ID}, None, []),
+    # the hostname in another case is the same host
+    ({'hostname': 'DB01', 'machine_id': MACHINE_ID}, {'hostname': 'db01', 'machine_id': MACHINE_ID}, None, []),
+    ({'hostname': 'db01', 'machine_id': MACHINE_ID}, {'hostname': 'db02', 'machine_id': OTHER_ID}, 'different_host',
+     ['pre-upgrade was taken on db01 (machine-id %s), post-upgrade on db02 (machine-id %s): the snapshots are of different '
+      'hosts; every other difference compares the two hosts: take pre-upgrade again on this host' % (MACHINE_ID, OTHER_ID)]),
+    # a reinstalled host, or another one of the same name
+    ({'hostname': 'db01', 'machine_id': MACHINE_ID}, {'hostname': 'db01', 'machine_id': OTHER_ID}, 'different_host',
+     ['db01 (machine-id %s)' % MACHINE_ID, 'db01 (machine-id %s)' % OTHER_ID, 'the hostname is the same']),
+    # a clone that kept its template's machine-id
+    ({'hostname': 'template', 'machine_id': MACHINE_ID}, {'hostname': 'db01', 'machine_id': MACHINE_ID}, 'different_host',
+     ['template (machine-id %s)' % MACHINE_ID, 'the machine-id is the same']),
+    # the older format (no machine_id key) on one side, another hostname: still another host
+    ({'hostname': 'db01'}, {'hostname': 'db02', 'machine_id': OTHER_ID}, 'different_host',
+     ['db01 (machine-id unknown)', 'db02 (machine-id %s)' % OTHER_ID]),
+    ({'hostname': 'db01'}, {'hostname': 'db01', 'machine_id': MACHINE_ID}, 'host_unverified',
+     ['cannot tell whether pre-upgrade and post-upgrade are of the same host: pre-upgrade has no machine-id (a snapshot '
+      'of the older format); both were taken on db01']),
+    ({'hostname': 'db01'}, {'hostname': 'db01'}, 'host_unverified',
+     ['neither has a machine-id (snapshots of the older format); both were taken on db01']),
+    ({'hostname': 'db01', 'machine_id': None}, {'hostname': 'db01', 'machine_id': MACHINE_ID}, 'host_unverified',
+     ['pre-upgrade was taken on a host without a machine-id']),
+    ({}, {'hostname': 'db01', 'machine_id': MACHINE_ID}, 'host_unverified', ['the hostname is not known on both']),
+], ids=['same', 'hostname-case', 'other-host', 'same-name-other-id', 'clone', 'old-format-other-name', 'old-format-before',
+        'old-format-both', 'no-machine-id', 'no-host'])
+def test_same_host(before, after, klass, fragments):
+    differences = diff_snapshots(host_snapshot('pre-upgrade', before), host_snapshot('post-upgrade', after))
+    assert classes(differences) == ([(klass, 'host')] if klass else [])
+    for fragment in fragments:
+        assert fragment in differences[0]['message']
+    if klass:
+        assert (differences[0]['target'], differences[0]['setting'], differences[0]['package']) == ('snapshot', 'host', None)
+        # fails by default when it is another host; cannot tell: reported, not failing
+        assert failing(differences) == (differences if klass == 'different_host' else [])
+
+
+def test_another_host_is_reported_first_and_the_rest_still_compared():
+    before = sysctl_snapshot(40, {ADMIN_SYSCTL: 'vm.dirty_ratio = 40\n'}, key='vm.dirty_ratio')
+    after = sysctl_snapshot(20, {ADMIN_SYSCTL: 'vm.dirty_ratio = 40\n'}, key='vm.dirty_ratio')
+    after['host'].update(hostname='db02', machine_id=OTHER_ID)
+    assert classes(diff_snapshots(before, after)) == [('different_host', 'host'), ('lost_setting', 'vm.dirty_ratio')]
+    assert [c['status'] for c in differences_as_checks('db02', diff_snapshots(before, after))] == ['drift', 'drift']
+
+
+# --------------------------------------------------------------------------- issue 23 U1: renamed devices
+
+RULES = '/etc/udev/rules.d/60-iotune.rules'
+# the real identities of util-linux's lsblk dumps (tests/unit/fixtures/sysfs/lsblk-identities.json)
+NVME_WWN = 'eui.00000000000000000026b7283b12b315'
+NVME_SERIAL = '50026B7283B12B31'
+SDA_T10 = 't10.ATA     KINGSTON SH103S3240G                    50026B724B09A1FF'
+SDA_NAA = 'naa.50026b724b09a1ff'
+SDB_T10 = 't10.ATA     WDC WD800JD-00MSA1                           WD-WMAM9XE78956'
+
+
+def dev(wwn=None, serial=None, by_id=(), by_path=(), ids=True, dm_name=None):
+    """(facts entry, device_ids entry or None for the older format)."""
+    return ({'size_bytes': 1000204886016, 'wwn': wwn, 'serial': serial, 'dm_name': dm_name},
+            {'wwn': wwn, 'serial': serial, 'by_id': list(by_id), 'by_path': list(by_path)} if ids else None)
+
+
+def device_snapshot(devices, settings=None, sources=None, policy_checks=None, name='pre-upgrade'):
+    """``devices``: {kernel name: dev(...)}; the udev rules file is an unchanged administrator's source."""
+    snap = snapshot(name=name, devices=(), sources=merged(source(RULES, 'KERNEL=="nvme0n1", ATTR{queue/read_ahead_kb}="4096"\n'),
+                                                          sources or {}),
+                    settings=settings, policy_checks=policy_checks)
+    snap['facts']['block_devices'] = dict((key, facts) for key, (facts, ids) in devices.items())
+    if any(ids is not None for facts, ids in devices.values()):
+        snap['device_ids'] = dict((key, ids) for key, (facts, ids) in devices.items() if ids is not None)
+    return snap
+
+
+def readahead(device, live, rule=True):
+    return setting('block_queue:%s:read_ahead_kb' % device, live, *([(RULES, 4096)] if rule else []))
+
+
+@pytest.mark.parametrize('old, new', [
+    (dev(wwn=NVME_WWN, serial=NVME_SERIAL), dev(wwn=NVME_WWN, serial=NVME_SERIAL)),
+    (dev(serial=NVME_SERIAL), dev(serial=NVME_SERIAL)),
+    (dev(by_id=['nvme-KINGSTON_SFYR2S1T0_' + NVME_SERIAL]), dev(by_id=['nvme-KINGSTON_SFYR2S1T0_' + NVME_SERIAL])),
+    (dev(by_path=['pci-0000:05:00.0-nvme-1']), dev(by_path=['pci-0000:05:00.0-nvme-1'])),
+    # the older format on the before side: the wwn of facts.block_devices
+    (dev(wwn=NVME_WWN, ids=False), dev(wwn=NVME_WWN)),
+    # the sysfs WWN and the by-id wwn-0x link of the same disk
+    (dev(wwn=SDA_NAA), dev(wwn=None, by_id=['wwn-0x50026b724b09a1ff'])),
+], ids=['wwn', 'serial', 'by-id', 'by-path', 'old-format-wwn', 'wwn-link'])
+def test_renamed_device_is_one_device_and_its_lost_rule_fails(old, new):
+    """nvme0n1 -> nvme1n1: a udev rule matching KERNEL=="nvme0n1" set read_ahead_kb; it no longer applies."""
+    before = device_snapshot({'nvme0n1': old, 'sda': dev()}, settings=merged(readahead('nvme0n1', 4096), readahead('sda', 128, False)))
+    after = device_snapshot({'nvme1n1': new, 'sda': dev()}, settings=merged(readahead('nvme1n1', 128, False), readahead('sda', 128, False)),
+                            name='post-upgrade')
+    differences = diff_snapshots(before, after)
+    assert [(d['class'], d['key'], d['before'], d['after']) for d in differences] == [
+        ('lost_setting', 'block_queue:nvme1n1:read_ahead_kb', 4096, 128),
+        ('device_renamed', 'nvme0n1->nvme1n1', 'nvme0n1', 'nvme1n1')]
+    lost = differences[0]['message']
+    assert lost.startswith('block_queue:nvme1n1:read_ahead_kb (renamed nvme0n1 -> nvme1n1) is 128, %s sets 4096: the setting '
+                           'is lost' % RULES)
+    assert ('%s no longer applies to the device; make the rule match the disk by ID_WWN, ID_SERIAL or ID_PATH instead of '
+            'the kernel name nvme0n1; then run udevadm trigger' % RULES) in lost
+    assert differences[1]['message'].startswith('block device nvme0n1 is now nvme1n1 (the same ')
+    assert classes(failing(differences)) == [('lost_setting', 'block_queue:nvme1n1:read_ahead_kb')]
+
+
+def test_renamed_device_that_kept_its_settings_is_only_the_rename():
+    before = device_snapshot({'nvme0n1': dev(wwn=NVME_WWN)}, settings=readahead('nvme0n1', 4096, False))
+    after = device_snapshot({'nvme1n1': dev(wwn=NVME_WWN)}, settings=readahead('nvme1n1', 4096, False))
+    differences = diff_snapshots(before, after)
+    assert differences == [{
+        'class': 'device_renamed', 'key': 'nvme0n1->nvme1n1', 'target': 'nvme1n1', 'setting': 'device', 'before': 'nvme0n1',
+        'after': 'nvme1n1', 'package': None,
+        'message': 'block device nvme0n1 is now nvme1n1 (the same WWN %s, 931.5 GiB): its settings are compared under the new '
+                   'name; a udev rule that matches the kernel name nvme0n1 no longer applies to it' % NVME_WWN}]
+    assert failing(differences) == []
+
+
+def test_swapped_disks_are_compared_disk_by_disk():
+    """sda and sdb swap names at boot: the rule for KERNEL==sda follows the name to the other disk."""
+    rules = source('/etc/udev/rules.d/61-sda.rules', 'KERNEL=="sda", ATTR{queue/read_ahead_kb}="4096"\n')
+    rule = ('/etc/udev/rules.d/61-sda.rules', 4096)
+    before = device_snapshot({'sda': dev(wwn=SDA_NAA), 'sdb': dev(wwn='naa.5000c500a1b2c3d4')}, sources=rules,
+                             settings=merged(setting('block_queue:sda:read_ahead_kb', 4096, rule), readahead('sdb', 128, False)))
+    after = device_snapshot({'sda': dev(wwn='naa.5000c500a1b2c3d4'), 'sdb': dev(wwn=SDA_NAA)}, sources=rules,
+                            settings=merged(setting('block_queue:sda:read_ahead_kb', 4096, rule), readahead('sdb', 128, False)))
+    differences = diff_snapshots(before, after)
+    assert [(d['class'], d['key'], d['before'], d['after']) for d in differences] == [
+        ('changed_default', 'block_queue:sda:read_ahead_kb', 128, 4096),
+        ('lost_setting', 'block_queue:sdb:read_ahead_kb', 4096, 128),
+        ('device_renamed', 'sda->sdb', 'sda', 'sdb'), ('device_renamed', 'sdb->sda', 'sdb', 'sda')]
+    assert differences[0]['message'] == (
+        'block_queue:sda:read_ahead_kb (renamed sdb -> sda) changed from 128 to 4096: /etc/udev/rules.d/61-sda.rules applies '
+        'to the device now, which it did not before (a rule that matches the kernel name follows the name, not the disk: '
+        'check it is meant for this disk)')
+    assert 'block_queue:sdb:read_ahead_kb (renamed sda -> sdb) is 128' in differences[1]['message']
+
+
+def test_a_policy_check_of_the_old_name_follows_the_renamed_device():
+    checks = [check('block_queue', 'nvme0n1', 'read_ahead_kb', 4096, 'not_persistent')]
+    before = device_snapshot({'nvme0n1': dev(serial=NVME_SERIAL)}, settings=readahead('nvme0n1', 4096, False), policy_checks=checks)
+    after = device_snapshot({'nvme1n1': dev(serial=NVME_SERIAL)}, settings=readahead('nvme1n1', 128, False))
+    differences = diff_snapshots(before, after)
+    assert classes(differences) == [('lost_setting', 'block_queue:nvme1n1:read_ahead_kb'), ('device_renamed', 'nvme0n1->nvme1n1')]
+    assert differences[0]['message'].startswith(
+        'block_queue:nvme1n1:read_ahead_kb (renamed nvme0n1 -> nvme1n1) changed from 4096 to 128: the policy expects 4096 and '
+        'it held before (check block_queue:nvme0n1:read_ahead_kb)')
+
+
+@pytest.mark.parametrize('old_devices, new_devices, expected', [
+    # no identities (virtio disks without a serial, loop devices): the kernel name
+    ({'vda': dev(), 'loop0': dev()}, {'vda': dev(), 'loop0': dev()}, []),
+    # the same SATA disk under kernel 4.16 (a T10 vendor id) and 6.17 (its NAA WWN), real sysfs values: no rename
+    ({'sda': dev(wwn=SDA_T10), 'sdb': dev(wwn=SDB_T10)}, {'sda': dev(wwn=SDA_NAA), 'sdb': dev(wwn=SDB_T10)}, []),
+    # two NVMe namespaces share the controller's serial: not an identity, the kernel names pair them
+    ({'nvme0n1': dev(serial=NVME_SERIAL), 'nvme0n2': dev(serial=NVME_SERIAL)},
+     {'nvme0n1': dev(serial=NVME_SERIAL), 'nvme0n2': dev(serial=NVME_SERIAL)}, []),
+    # two paths of one multipath LUN (the same WWN and serial): their by-path links tell them apart
+    ({'sdb': dev(wwn='naa.600a0b80001', serial='LUN1', by_path=['fc-0x1-lun-0']),
+      'sdc': dev(wwn='naa.600a0b80001', serial='LUN1', by_path=['fc-0x2-lun-0'])},
+     {'sdb': dev(wwn='naa.600a0b80001', serial='LUN1', by_path=['fc-0x1-lun-0']),
+      'sdc': dev(wwn='naa.600a0b80001', serial='LUN1', by_path=['fc-0x2-lun-0'])}, []),
+    # and when the paths came up in the other order: a name whose WWN agrees stays paired (both are the one LUN)
+    ({'sdb': dev(wwn='naa.600a0b80001', by_path=['fc-0x1-lun-0']), 'sdc': dev(wwn='naa.600a0b80001', by_path=['fc-0x2-lun-0'])},
+     {'sdb': dev(wwn='naa.600a0b80001', by_path=['fc-0x2-lun-0']), 'sdc': dev(wwn='naa.600a0b80001', by_path=['fc-0x1-lun-0'])},
+     []),
+    # a disk that has only its slot for an identity, moved by the kernel's probe order: by-path
+    ({'sdb': dev(by_path=['pci-0000:00:1f.2-ata-1']), 'sdc': dev(by_path=['pci-0000:00:1f.2-ata-2'])},
+     {'sdb': dev(by_path=['pci-0000:00:1f.2-ata-2']), 'sdc': dev(by_path=['pci-0000:00:1f.2-ata-1'])},
+     [('device_renamed', 'sdb->sdc'), ('device_renamed', 'sdc->sdb')]),
+    # the older format before, the new one after: the same device
+    ({'vdb': dev(serial='iotune-data1', ids=False)}, {'vdb': dev(serial='iotune-data1', by_path=['virtio-pci-0000:00:05.0'])}, []),
+    # a disk replaced in the same slot: other serial, same name: compared by its name (no identity pairs them elsewhere)
+    ({'sdb': dev(serial='OLD1')}, {'sdb': dev(serial='NEW1')}, []),
+    # a disk gone and another one added with the name: removed and added, not renamed
+    ({'sdb': dev(serial='A1'), 'sdc': dev(serial='B1')}, {'sdb': dev(serial='B1'), 'sdd': dev(serial='C1')},
+     [('device_renamed', 'sdc->sdb'), ('device_added', 'sdd'), ('device_removed', 'sdb')]),
+    # device-mapper devices numbered in another order at boot: their names pair them
+    ({'dm-0': dev(dm_name='vg0-data'), 'dm-1': dev(dm_name='vg0-logs')}, {'dm-0': dev(dm_name='vg0-logs'), 'dm-1': dev(dm_name='vg0-data')},
+     [('device_renamed', 'dm-0->dm-1'), ('device_renamed', 'dm-1->dm-0')]),
+], ids=['no-identities', 'kernel-4.16-to-6.17', 'nvme-namespaces', 'multipath', 'multipath-reordered', 'by-path-reordered', 'old-format-before',
+        'replaced-disk', 'removed-and-added', 'dm-reordered'])
+def test_device_pairing(old_devices, new_devices, expected):
+    before = device_snapshot(old_devices)
+    after = device_snapshot(new_devices, name='post-upgrade')
+    assert classes(diff_snapshots(before, after)) == expected
+
+
+def test_a_removed_device_and_a_renamed_one_of_its_name_do_not_mix():
+    """sdb (A) went; sdc (B) is sdb now: sdb's settings are B's, compared with B's old ones."""
+    before = device_snapshot({'sdb': dev(serial='A1'), 'sdc': dev(serial='B1')},
+                             settings=merged(readahead('sdb', 8192, False), readahead('sdc', 512, False)))
+    after = device_snapshot({'sdb': dev(serial='B1')}, settings=readahead('sdb', 512, False))
+    assert classes(diff_snapshots(before, after)) == [('device_renamed', 'sdc->sdb'), ('device_removed', 'sdb')]
+
+
+def read_debian_upgrade(name):
+    with open(os.path.join(FIXTURES, 'snapshot', 'debian12-to-13', name + '.json')) as handle:
+        return json.load(handle)
+
+
+def test_the_real_debian_12_to_13_upgrade_gains_no_rename_and_no_other_host():
+    """The snapshots io_snapshot wrote on a real Debian 12 -> 13 upgrade (older format: no machine-id, no
+    device_ids): the 25 differences the run printed, and one host_unverified that does not fail."""
+    differences = diff_snapshots(read_debian_upgrade('pre-upgrade'), read_debian_upgrade('post-upgrade'))
+    assert classes(differences) == [('host_unverified', 'host'), ('changed_default', 'mount_options:/data/ext4'),
+                                    ('changed_setting', '/etc/sysctl.conf')] + \
+        [('device_removed', 'loop%d' % n) for n in range(8)] + \
+        [('mount_added', '/run/credentials/%s.service' % unit)
+         for unit in ('getty@tty1', 'serial-getty@ttyS0', 'systemd-journald', 'systemd-networkd')] + \
+        [('mount_added', '/tmp')] + \
+        [('mount_removed', '/run/credentials/%s.service' % unit)
+         for unit in ('systemd-sysctl', 'systemd-sysusers', 'systemd-tmpfiles-setup-dev', 'systemd-tmpfiles-setup')] + \
+        [('package_changed', name) for name in ('coreutils', 'fio', 'linux-sysctl-defaults', 'procps', 'systemd', 'udev')]
+    assert differences[0]['message'] == (
+        'cannot tell whether pre-upgrade and post-upgrade are of the same host: neither has a machine-id (snapshots of the '
+        'older format); both were taken on iotune-lab; take pre-upgrade again if it may be of another host')
+    assert classes(failing(differences)) == [('changed_default', 'mount_options:/data/ext4')]
+
+
+def test_the_real_debian_upgrade_with_identities_added_is_unchanged():
+    """The same pair as if taken by this version on the same host: the same differences, nothing about the host."""
+    before, after = read_debian_upgrade('pre-upgrade'), read_debian_upgrade('post-upgrade')
+    for snap in (before, after):
+        snap['host']['machine_id'] = MACHINE_ID
+        snap['device_ids'] = dict((name, {'wwn': info['wwn'], 'serial': info['serial'], 'by_id': [], 'by_path': []})
+                                  for name, info in snap['facts']['block_devices'].items())
+    snap['device_ids']['vdb']['by_path'] = ['virtio-pci-0000:00:05.0']
+    expected = [item for item in classes(diff_snapshots(read_debian_upgrade('pre-upgrade'), read_debian_upgrade('post-upgrade')))
+                if item[0] != 'host_unverified']
+    assert classes(diff_snapshots(before, after)) == expected
