@@ -212,6 +212,47 @@ def normalize_mount_point(path):
     return path
 
 
+class FstabIndex(object):
+    """The entry records of an fstab, decoded and indexed in one pass, so that
+    looking up a mount point costs a dict lookup instead of a pass over every
+    line (planning M mount points against N lines is O(N + M), not O(N x M)).
+
+    ``mounts`` maps a normalized mount point to the ``(position, record,
+    entry)`` of every entry that mounts a file system there, in file order:
+    mount(8) uses the last one, and more than one is a duplicate.  Swap
+    entries and entries whose second field is not an absolute path are left
+    out.  ``position`` is the record's index in ``records`` (where an edited
+    copy replaces it), ``entry`` its to_dict().
+
+    ``swaps`` maps the spec and the normalized second field of every swap
+    entry to the line numbers of those entries, in file order."""
+
+    __slots__ = ('mounts', 'swaps')
+
+    def __init__(self, records):
+        self.mounts = {}
+        self.swaps = {}
+        for position, record in enumerate(records):
+            if record.kind != 'entry':
+                continue
+            entry = record.to_dict()
+            file = normalize_mount_point(entry['file'])
+            if entry['vfstype'] == 'swap':
+                for key in (entry['spec'],) if file == entry['spec'] else (entry['spec'], file):
+                    self.swaps.setdefault(key, []).append(record.lineno)
+            elif entry['file'].startswith('/'):
+                self.mounts.setdefault(file, []).append((position, record, entry))
+
+    def mount_entries(self, mount_point):
+        """``[(position, record, entry)]`` of the entries for ``mount_point``
+        (normalized here), in file order; [] when there is none."""
+        return self.mounts.get(normalize_mount_point(mount_point), [])
+
+    def swap_lines(self, path):
+        """Line numbers of the swap entries whose spec or second field is ``path``."""
+        return self.swaps.get(path, [])
+
+
 def find_entry(entry_list, mount_point):
     """The last fstab entry for ``mount_point`` (the one mount would use last), or None."""
     wanted = normalize_mount_point(mount_point)

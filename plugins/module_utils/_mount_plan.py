@@ -32,7 +32,7 @@ import os
 
 from ansible_collections.iotune.storage.plugins.module_utils._checks import ERROR, NOT_APPLICABLE, make_check, status_of
 from ansible_collections.iotune.storage.plugins.module_utils._files import read_text
-from ansible_collections.iotune.storage.plugins.module_utils._fstab import FstabLine, normalize_mount_point, parse_fstab, render
+from ansible_collections.iotune.storage.plugins.module_utils._fstab import FstabIndex, FstabLine, normalize_mount_point, parse_fstab, render
 from ansible_collections.iotune.storage.plugins.module_utils._mountinfo import parse_mountinfo, visible_mounts
 from ansible_collections.iotune.storage.plugins.module_utils._policy import (
     ATIME_OPTIONS,
@@ -290,9 +290,14 @@ def plan_mounts_from(mounts, mountinfo_entries, fstab_records, fstab_present=Tru
     ``mounts``: [{path, present, absent}] (validated); ``mountinfo_entries``:
     parse_mountinfo() output; ``fstab_records``: parse_fstab() output;
     ``live_error``/``fstab_error``: why a source could not be read (its
-    checks become ``error``)."""
+    checks become ``error``).
+
+    Both sources are indexed once (the visible mount and the fstab entries of
+    each mount point), and an fstab edit replaces its record in place: the
+    cost grows with mounts + lines, not mounts x lines.  The file is rendered
+    once, after every edit."""
     live_by_path = visible_mounts(mountinfo_entries or [])
-    entry_records = [record for record in fstab_records if record.kind == 'entry']
+    fstab_index = FstabIndex(fstab_records)
     records_after = list(fstab_records)
     checks = []
     changes = []
@@ -302,11 +307,11 @@ def plan_mounts_from(mounts, mountinfo_entries, fstab_records, fstab_present=Tru
         present = list(request.get('present') or [])
         absent = list(request.get('absent') or [])
         live_entry = live_by_path.get(path)
-        # swap entries are not mounts: their second field is no mount point
-        matches = [record for record in entry_records if record.to_dict()['vfstype'] != 'swap'
-                   and record.to_dict()['file'].startswith('/') and normalize_mount_point(record.to_dict()['file']) == path]
-        record = matches[-1] if matches else None
-        fstab_entry = record.to_dict() if record is not None else None
+        # swap entries are not mounts: their second field is no mount point (FstabIndex leaves them out);
+        # the last entry is the one mount(8) uses
+        indexed = fstab_index.mount_entries(path)
+        matches = [match[1] for match in indexed]
+        position, record, fstab_entry = indexed[-1] if indexed else (None, None, None)
         info = {
             'path': path,
             'mounted': live_entry is not None,
@@ -341,8 +346,7 @@ def plan_mounts_from(mounts, mountinfo_entries, fstab_records, fstab_present=Tru
 
         if live_entry is None and fstab_entry is None:
             where = fstab_path if fstab_present else '%s (no such file)' % fstab_path
-            swaps = [str(other.lineno) for other in entry_records if other.to_dict()['vfstype'] == 'swap'
-                     and path in (other.to_dict()['spec'], normalize_mount_point(other.to_dict()['file']))]
+            swaps = [str(lineno) for lineno in fstab_index.swap_lines(path)]
             if swaps:
                 message = '%s is swap (%s line %s), not a mounted file system; its options were not checked' % (
                     path, fstab_path, ', '.join(swaps))
@@ -362,7 +366,7 @@ def plan_mounts_from(mounts, mountinfo_entries, fstab_records, fstab_present=Tru
             if new_options != info['fstab_options']:
                 updated = FstabLine(record.raw, record.lineno)
                 updated.set_options(new_options)
-                records_after[fstab_records.index(record)] = updated
+                records_after[position] = updated
                 changes.append({
                     'kind': 'fstab', 'target': path, 'path': fstab_path, 'line': record.lineno,
                     'before': info['fstab_options'], 'after': info['fstab_options_after'],

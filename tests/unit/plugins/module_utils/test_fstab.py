@@ -11,6 +11,7 @@ import os
 import pytest
 
 from ansible_collections.iotune.storage.plugins.module_utils._fstab import (
+    FstabIndex,
     FstabLine,
     entries,
     find_entry,
@@ -175,6 +176,60 @@ def test_find_entry(read_fixture, mount_point, expected_line):
 def test_find_entry_last_wins():
     entry_list = entries(parse_fstab('/dev/a /data ext4 defaults 0 0\n/dev/b /data xfs noatime 0 0\n'))
     assert find_entry(entry_list, '/data')['spec'] == '/dev/b'
+
+
+INDEX_TEXT = (
+    '# /data is listed three times; swap and "none" lines are no mount points\n'  # 1
+    '/dev/a /data ext4 defaults 0 0\n'  # 2
+    '\n'  # 3
+    '/dev/b /data/ xfs noatime 0 0\n'  # 4
+    '/dev/sdc2 none swap sw 0 0\n'  # 5
+    '/swapfile /swapfile swap sw 0 0\n'  # 6
+    'broken /data\n'  # 7 (invalid: not an entry)
+    '/srv/src /data//  none  bind 0 0\n'  # 8
+    'proc none proc defaults 0 0\n'  # 9
+    '/dev/sdc3 /mnt/my\\040disk ext4 defaults 0 0\n'  # 10
+    'LABEL=swap2 /swap2 swap sw 0 0\n'  # 11
+    '/dev/sdc4 / ext4 defaults 0 1\n'  # 12
+)
+
+
+@pytest.mark.parametrize('mount_point, lines', [
+    ('/data', [2, 4, 8]),
+    ('/data/', [2, 4, 8]),
+    ('/mnt/my disk', [10]),
+    ('/', [12]),
+    ('none', []),
+    ('/swapfile', []),
+    ('/swap2', []),
+    ('/dev/sdc2', []),
+    ('/srv/src', []),
+])
+def test_fstab_index_mount_entries(mount_point, lines):
+    records = parse_fstab(INDEX_TEXT)
+    found = FstabIndex(records).mount_entries(mount_point)
+    assert [record.lineno for position, record, entry in found] == lines
+    assert all(records[position] is record and entry == record.to_dict() for position, record, entry in found)
+
+
+@pytest.mark.parametrize('path, lines', [
+    ('/dev/sdc2', [5]),
+    ('none', [5]),
+    ('/swapfile', [6]),
+    ('LABEL=swap2', [11]),
+    ('/swap2', [11]),
+    ('/data', []),
+])
+def test_fstab_index_swap_lines(path, lines):
+    assert FstabIndex(parse_fstab(INDEX_TEXT)).swap_lines(path) == lines
+
+
+def test_fstab_index_last_entry_is_find_entrys():
+    """The last indexed entry is the one find_entry (mount's choice) returns."""
+    records = parse_fstab(INDEX_TEXT)
+    index = FstabIndex(records)
+    for mount_point in ('/data', '/mnt/my disk', '/'):
+        assert index.mount_entries(mount_point)[-1][2] == find_entry(entries(records), mount_point)
 
 
 @pytest.mark.parametrize('spec, link', [

@@ -7,12 +7,16 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import os
+import random
 
 import pytest
 
-from ansible_collections.iotune.storage.plugins.module_utils._checks import STATUSES
-from ansible_collections.iotune.storage.plugins.module_utils._fstab import parse_fstab
+from ansible_collections.iotune.storage.plugins.module_utils._checks import ERROR, NOT_APPLICABLE, STATUSES, make_check, status_of
+from ansible_collections.iotune.storage.plugins.module_utils._fstab import FstabLine, normalize_mount_point, parse_fstab, render
 from ansible_collections.iotune.storage.plugins.module_utils._mount_plan import (
+    CONCERN,
+    _check,
+    _message,
     edit_fstab_options,
     in_effect,
     option_state,
@@ -20,7 +24,8 @@ from ansible_collections.iotune.storage.plugins.module_utils._mount_plan import 
     plan_mounts_from,
     plan_remount,
 )
-from ansible_collections.iotune.storage.plugins.module_utils._mountinfo import parse_mountinfo
+from ansible_collections.iotune.storage.plugins.module_utils._mountinfo import escape, parse_mountinfo, visible_mounts
+from ansible_collections.iotune.storage.plugins.module_utils._policy import is_userspace_option
 
 CHECK_KEYS = ['concern', 'expected', 'id', 'live', 'message', 'persistent', 'setting', 'status', 'target']
 
@@ -490,3 +495,246 @@ def test_root_not_in_fstab(fixture_path):
         'noatime is not in effect on / (live: rw,relatime,discard,resv_strict,resuid=65534,resgid=65534); / is not in '
         "%s: a remount would apply it, and at boot the root file system gets only the kernel's rootflags="
         % fixture_path('fstab', 'debian12-unconfigured.fstab'))
+
+
+# ---------------------------------------------------------------------------
+# Issue 23 S3: the planner indexes fstab and mountinfo once; its plans must equal the
+# straightforward planner's (below, as it was) on generated hosts with duplicated entries,
+# comments, swap, bind mounts, invalid lines and over-mounts.
+
+def _reference_plan_mounts_from(mounts, mountinfo_entries, fstab_records, fstab_present=True, fstab_path='/etc/fstab',
+                                remount=True, live_error=None, fstab_error=None):
+    """plan_mounts_from before issue 23 S3 (as of commit 910321c), unchanged: straightforward scans of
+    every fstab entry for each mount point, and list.index() for each edit."""
+    live_by_path = visible_mounts(mountinfo_entries or [])
+    entry_records = [record for record in fstab_records if record.kind == 'entry']
+    records_after = list(fstab_records)
+    checks = []
+    changes = []
+    details = []
+    for request in mounts:
+        path = normalize_mount_point(request['path'])
+        present = list(request.get('present') or [])
+        absent = list(request.get('absent') or [])
+        live_entry = live_by_path.get(path)
+        # swap entries are not mounts: their second field is no mount point
+        matches = [record for record in entry_records if record.to_dict()['vfstype'] != 'swap'
+                   and record.to_dict()['file'].startswith('/') and normalize_mount_point(record.to_dict()['file']) == path]
+        record = matches[-1] if matches else None
+        fstab_entry = record.to_dict() if record is not None else None
+        info = {
+            'path': path,
+            'mounted': live_entry is not None,
+            'in_fstab': fstab_entry is not None,
+            'fstab_present': fstab_present,
+            'fstab_path': fstab_path,
+            'fstab_line': fstab_entry['line'] if fstab_entry else None,
+            'fstype': live_entry['fstype'] if live_entry else (fstab_entry['vfstype'] if fstab_entry else None),
+            'live_options': list(live_entry['options']) if live_entry else None,
+            'fstab_options': list(fstab_entry['options']) if fstab_entry else None,
+            'fstab_options_after': None,
+            'remount_options': None,
+            'live_options_after': None,
+            'unresolved': [],
+        }
+        details.append(info)
+        wanted = [(option, True) for option in present] + [(option, False) for option in absent]
+
+        problem = None
+        if live_error:
+            problem = live_error
+        elif fstab_error:
+            problem = fstab_error
+        elif len(matches) > 1:
+            problem = '%s is listed %d times in %s (lines %s): fix fstab first' % (
+                path, len(matches), fstab_path, ', '.join(str(m.lineno) for m in matches))
+        if problem:
+            for option, want in wanted:
+                checks.append(_check(path, option, want, ERROR, None, None, '%s: %s' % (option, problem)))
+            info['unresolved'].append(problem)
+            continue
+
+        if live_entry is None and fstab_entry is None:
+            where = fstab_path if fstab_present else '%s (no such file)' % fstab_path
+            swaps = [str(other.lineno) for other in entry_records if other.to_dict()['vfstype'] == 'swap'
+                     and path in (other.to_dict()['spec'], normalize_mount_point(other.to_dict()['file']))]
+            if swaps:
+                message = '%s is swap (%s line %s), not a mounted file system; its options were not checked' % (
+                    path, fstab_path, ', '.join(swaps))
+            else:
+                message = '%s is neither mounted nor listed in %s; its options were not checked' % (path, where)
+            checks.append(make_check(CONCERN, path, 'mount_point', 'mounted', None, None, NOT_APPLICABLE, message))
+            continue
+
+        live_state = option_state(info['live_options'], 'live') if live_entry else None
+        fstab_state = option_state(info['fstab_options'], 'fstab') if fstab_entry else None
+
+        # persistent side: the new fstab option list
+        fstab_unresolved = []
+        if fstab_entry is not None:
+            new_options, fstab_unresolved = edit_fstab_options(info['fstab_options'], present, absent)
+            info['fstab_options_after'] = new_options or ['defaults']
+            if new_options != info['fstab_options']:
+                updated = FstabLine(record.raw, record.lineno)
+                updated.set_options(new_options)
+                records_after[fstab_records.index(record)] = updated
+                changes.append({
+                    'kind': 'fstab', 'target': path, 'path': fstab_path, 'line': record.lineno,
+                    'before': info['fstab_options'], 'after': info['fstab_options_after'],
+                    'before_line': record.raw, 'after_line': updated.raw,
+                })
+        # live side: the remount
+        live_unresolved = []
+        if live_entry is not None:
+            kernel_present = [o for o in present if not is_userspace_option(o)]
+            kernel_absent = [o for o in absent if not is_userspace_option(o)]
+            words, after, live_unresolved = plan_remount(info['live_options'], kernel_present, kernel_absent)
+            if words:
+                info['remount_options'] = ','.join(['remount'] + words)
+                info['live_options_after'] = after
+                if remount:
+                    changes.append({
+                        'kind': 'mount', 'target': path, 'options': info['remount_options'],
+                        'before': info['live_options'], 'after': after,
+                    })
+
+        for option, want in wanted:
+            live = in_effect(option, live_state) if live_state else None
+            persistent = in_effect(option, fstab_state) if fstab_state else None
+            live_ok = None if live is None else live == want
+            if fstab_entry is None:
+                persistent_ok = False  # not in fstab: the mount does not come back at boot
+            else:
+                persistent_ok = persistent == want
+            status = status_of(live_ok, persistent_ok)
+            note = ''
+            remount_fixes = True
+            if option in fstab_unresolved and persistent_ok is False:
+                note = ('the other options in fstab keep %s %s; change them by hand'
+                        % (option, 'off' if want else 'in effect'))
+            elif option in live_unresolved and live_ok is False:
+                note = ('a remount cannot %s %s; unmount and mount %s'
+                        % ('set' if want else 'remove', option, path))
+                remount_fixes = False
+            if note:
+                info['unresolved'].append('%s: %s' % (option, note))
+            checks.append(_check(path, option, want, status, live, persistent,
+                                 _message(path, option, want, live, persistent, info, note, remount_fixes)))
+
+    fstab_before = render(fstab_records) if fstab_present else None
+    fstab_after = render(records_after) if fstab_present else None
+    return {
+        'checks': checks,
+        'changes': changes,
+        'mounts': details,
+        'fstab': {'path': fstab_path, 'before': fstab_before, 'after': fstab_after,
+                  'changed': fstab_before != fstab_after},
+    }
+
+
+GEN_POINTS = ['/', '/data', '/srv/a', '/srv/b', '/mnt/my disk', '/var/lib/x', '/swapfile', '/home', '/opt',
+              '/export/e1', '/export/e2', '/net/home', '/boot', '/tmp', '/srv/bind', '/var/log', '/media/usb',
+              '/srv/c', '/srv/d', '/backup', '/scratch', '/mnt/tab\there', '/db', '/db/wal']
+GEN_LIVE = ['rw,relatime', 'rw,noatime', 'ro,relatime', 'rw,nosuid,nodev,noexec,relatime', 'rw,relatime,sync',
+            'rw,relatime,nodiratime', 'rw', 'rw,noatime,lazytime']
+GEN_SUPER = ['rw', 'rw,errors=remount-ro', 'rw,commit=5', 'ro,logbsize=32k']
+GEN_FSTAB = ['defaults', 'noatime', 'rw,nosuid,nodev', 'defaults,sync', 'commit=5,errors=remount-ro', 'user',
+             'ro,noauto', 'nofail,x-systemd.automount', 'strictatime', 'noatime,atime']
+GEN_OPTIONS = ['noatime', 'relatime', 'nodev', 'exec', 'sync', 'nofail', 'commit=60', 'ro', 'nosuid', 'strictatime',
+               'nodiratime', 'x-systemd.automount', 'mincache', 'lazytime']
+
+
+def _generated_host(seed):
+    """(mounts, mountinfo text, fstab text) of a random but reproducible host."""
+    rng = random.Random(seed)
+
+    def spelled(point):  # as fstab may spell a mount point
+        return escape(point) + rng.choice(['', '', '', '/', '//']) if point != '/' else '/'
+
+    lines = ['# generated host %d\n' % seed]
+    for number in range(rng.randint(20, 90)):
+        point = rng.choice(GEN_POINTS)
+        kind = rng.choice(['entry'] * 6 + ['bind', 'comment', 'blank', 'invalid', 'swap-spec', 'swap-file', 'proc', 'nfs'])
+        eol = '\r\n' if rng.random() < 0.1 else '\n'
+        if kind == 'entry':
+            line = '/dev/vd%s%d\t%s  %s %s %d %d' % (
+                rng.choice('bcd'), number, spelled(point), rng.choice(['ext4', 'xfs', 'vxfs']), rng.choice(GEN_FSTAB),
+                rng.randint(0, 1), rng.randint(0, 2))
+        elif kind == 'bind':
+            line = '/srv/src%d %s none bind,%s 0 0' % (number, spelled(point), rng.choice(GEN_FSTAB))
+        elif kind == 'comment':
+            line = '# %s was here %d' % (point, number)
+        elif kind == 'blank':
+            line = rng.choice(['', '   '])
+        elif kind == 'invalid':
+            line = 'broken %s' % escape(point)
+        elif kind == 'swap-spec':
+            line = '%s none swap sw,pri=%d 0 0' % (escape(point), number)
+        elif kind == 'swap-file':
+            line = 'UUID=%04x %s swap sw 0 0' % (number, spelled(point))
+        elif kind == 'proc':
+            line = 'proc none proc defaults 0 0'
+        else:
+            line = 'filer:/export/%d %s nfs rw,_netdev 0 0' % (number, spelled(point))
+        lines.append(line + eol)
+    if rng.random() < 0.5:
+        lines[-1] = lines[-1].rstrip('\r\n')  # no newline at the end of the file
+
+    mountinfo = ['1 0 8:1 / / %s - ext4 /dev/vda1 rw' % rng.choice(GEN_LIVE)]
+    mount_id = 20
+    for point in GEN_POINTS[1:]:
+        for layer in range(rng.choice([0, 0, 1, 1, 1, 2, 3])):  # 2 and 3: over-mounted, the last is visible
+            mount_id += 1
+            mountinfo.append('%d 1 8:%d %s %s %s shared:%d - %s /dev/vd%d %s' % (
+                mount_id, mount_id, rng.choice(['/', '/sub']), escape(point), rng.choice(GEN_LIVE), mount_id,
+                rng.choice(['ext4', 'xfs', 'tmpfs']), mount_id, rng.choice(GEN_SUPER)))
+    rng.shuffle(mountinfo)  # over-mounts keep their order only by chance: the last line wins either way
+
+    mounts = []
+    for point in rng.sample(GEN_POINTS + ['/dev/vdz9', 'none'], rng.randint(5, 20)):
+        chosen = rng.sample(GEN_OPTIONS, rng.randint(1, 4))
+        split = rng.randint(0, len(chosen))
+        mounts.append({'path': point + rng.choice(['', '', '/']), 'present': chosen[:split], 'absent': chosen[split:]})
+    return mounts, '\n'.join(mountinfo) + '\n', ''.join(lines)
+
+
+@pytest.mark.parametrize('seed', range(60))
+@pytest.mark.parametrize('remount', [True, False])
+def test_plan_equals_straightforward_planner(seed, remount):
+    mounts, mountinfo, fstab = _generated_host(seed)
+    new = plan_mounts_from(mounts, parse_mountinfo(mountinfo), parse_fstab(fstab), fstab_path='/etc/fstab.gen', remount=remount)
+    old = _reference_plan_mounts_from(mounts, parse_mountinfo(mountinfo), parse_fstab(fstab), fstab_path='/etc/fstab.gen',
+                                      remount=remount)
+    assert new == old
+    assert new['fstab']['before'] == fstab
+
+
+@pytest.mark.parametrize('errors', [{'live_error': 'mountinfo: unreadable'}, {'fstab_error': 'fstab: unreadable'}])
+def test_plan_equals_straightforward_planner_on_read_errors(errors):
+    mounts, mountinfo, fstab = _generated_host(7)
+    new = plan_mounts_from(mounts, parse_mountinfo(mountinfo), parse_fstab(fstab), **errors)
+    assert new == _reference_plan_mounts_from(mounts, parse_mountinfo(mountinfo), parse_fstab(fstab), **errors)
+    assert all(check['status'] == 'error' for check in new['checks'] if check['setting'] != 'mount_point')
+
+
+def test_generated_hosts_cover_the_cases():
+    """The generated hosts reach every branch the comparison is about."""
+    seen = set()
+    for seed in range(60):
+        mounts, mountinfo, fstab = _generated_host(seed)
+        plan = plan_mounts_from(mounts, parse_mountinfo(mountinfo), parse_fstab(fstab))
+        messages = ' '.join(check['message'] for check in plan['checks'])
+        seen.update(name for name, found in [
+            ('duplicate', ' times in /etc/fstab (lines ' in messages),
+            ('swap', ' is swap (/etc/fstab line ' in messages),
+            ('neither', 'is neither mounted nor listed' in messages),
+            ('fstab edit', any(change['kind'] == 'fstab' for change in plan['changes'])),
+            ('remount', any(change['kind'] == 'mount' for change in plan['changes'])),
+            ('in fstab, not mounted', any(info['in_fstab'] and not info['mounted'] for info in plan['mounts'])),
+            ('mounted, not in fstab', any(info['mounted'] and not info['in_fstab'] for info in plan['mounts'])),
+            ('bind', any(info['fstab_options'] and 'bind' in info['fstab_options'] for info in plan['mounts'])),
+            ('over-mount', len(parse_mountinfo(mountinfo)) > len(visible_mounts(parse_mountinfo(mountinfo)))),
+            ('invalid line', any(record.kind == 'invalid' for record in parse_fstab(fstab))),
+        ] if found)
+    assert seen == set(['duplicate', 'swap', 'neither', 'fstab edit', 'remount', 'in fstab, not mounted',
+                        'mounted, not in fstab', 'bind', 'over-mount', 'invalid line'])
