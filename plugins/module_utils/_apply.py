@@ -60,19 +60,22 @@ def _set_xattrs(fd, xattrs):
         os.setxattr(fd, name, base64.b64decode(value))
 
 
-def atomic_write(path, data, mode=None, uid=None, gid=None, keep_existing=True, xattrs=None):
+def atomic_write(path, data, mode=None, uid=None, gid=None, keep_existing=True, xattrs=None, follow_links=True):
     """Write ``data`` to ``path`` through a temporary file and a rename.
 
     With ``keep_existing`` an existing file keeps its mode, owner and extended
     attributes (POSIX ACLs, SELinux label); a new one (or any, without it) gets
     ``mode`` (default 0644), ``uid``/``gid`` (default the caller) and ``xattrs``
-    ({name: base64 value}). A symlink is followed: the file it points to is
-    replaced and the link stays (issue 18, F5)."""
+    ({name: base64 value}). A symlink at a managed file is followed: the file it points to is
+    replaced and the link stays (issue 18, F5). A file the collection creates for itself
+    (``follow_links=False``: snapshots, reports) replaces whatever is at ``path``, a planted
+    link included, and never writes where a link points (issue 23, T3)."""
     data = _as_bytes(data)
-    path = os.path.realpath(path)
+    if follow_links:
+        path = os.path.realpath(path)
     try:
-        st = os.stat(path)
-        if keep_existing:
+        st = os.stat(path) if follow_links else os.lstat(path)
+        if keep_existing and stat.S_ISREG(st.st_mode):
             mode, uid, gid = stat.S_IMODE(st.st_mode), st.st_uid, st.st_gid
             xattrs = read_xattrs(path)
     except OSError as exc:
@@ -274,7 +277,7 @@ def apply_sysctl(journal, change, proc_root='/proc'):
         before[change['pair']] = int(read_value(_sysctl_path(proc_root, change['pair'])))
     if before[key] == expected:
         return False
-    journal.record('sysctl', key, before, {key: expected}, proc_root=proc_root)
+    journal.record('sysctl', key, before, {key: expected})
     write_value(_sysctl_path(proc_root, key), expected)
     now = int(read_value(_sysctl_path(proc_root, key)))
     if now != expected:
@@ -282,11 +285,10 @@ def apply_sysctl(journal, change, proc_root='/proc'):
     return True
 
 
-def restore_sysctl(record, check=False):
+def restore_sysctl(record, check=False, proc_root='/proc'):
     """Restore the values of a sysctl record.  Of a bytes/ratio pair only the
     one that was in force (non-zero) is written: that sets the other to 0,
-    as it was."""
-    proc_root = record.get('proc_root', '/proc')
+    as it was. ``proc_root`` is the rollback's own, never the record's."""
     before = record['before']
     current = dict((key, int(read_value(_sysctl_path(proc_root, key)))) for key in before)
     if current == before or check:
@@ -297,7 +299,7 @@ def restore_sysctl(record, check=False):
     return True
 
 
-def holds_after(record):
+def holds_after(record, proc_root='/proc'):
     """Whether a journal record's target holds the record's ``after`` now: True, False, or None when
     it cannot be told (a kind without a comparable ``after``, or a target that cannot be read)."""
     kind, target, after = record.get('kind'), record.get('target'), record.get('after')
@@ -305,7 +307,6 @@ def holds_after(record):
         if kind == 'sysfs':
             return sysfs_value(target) == after
         if kind == 'sysctl':
-            proc_root = record.get('proc_root', '/proc')
             return all(int(read_value(_sysctl_path(proc_root, key))) == value for key, value in after.items())
         if kind == 'file':
             content = file_content(file_state(target))
@@ -354,8 +355,7 @@ def apply_mount(journal, change, run_command, mount_bin='mount', proc_root='/pro
     if before is None:
         raise ApplyError('%s is no longer mounted' % path)
     words = change['options'].split(',')[1:]
-    journal.record('mount', path, before, change['after'], options=change['options'], mount_bin=mount_bin,
-                   proc_root=proc_root)
+    journal.record('mount', path, before, change['after'], options=change['options'])
     remount(run_command, mount_bin, path, words)
     now = live_options_of(proc_root, path) or []
     # options a remount cannot change (planned as unresolved) are not expected to be there
@@ -365,8 +365,7 @@ def apply_mount(journal, change, run_command, mount_bin='mount', proc_root='/pro
         message = ('after mount -o %s %s the live options are %s: %s not as requested'
                    % (change['options'], path, ','.join(now), ', '.join(wrong)))
         try:
-            restore_mount({'target': path, 'before': before, 'proc_root': proc_root, 'mount_bin': mount_bin},
-                          run_command)
+            restore_mount({'target': path, 'before': before}, run_command, mount_bin=mount_bin, proc_root=proc_root)
         except ApplyError as exc:
             message += '; putting the options back failed too: %s' % exc
         raise ApplyError(message)
@@ -385,9 +384,10 @@ def reverse_remount_words(current, before):
     return words
 
 
-def restore_mount(record, run_command, check=False):
+def restore_mount(record, run_command, check=False, mount_bin='mount', proc_root='/proc'):
+    """Remount with the record's ``before`` options, through the rollback's own ``mount_bin``
+    and ``proc_root`` (never the record's)."""
     path = record['target']
-    proc_root = record.get('proc_root', '/proc')
     current = live_options_of(proc_root, path)
     if current is None:
         raise ApplyError('%s is not mounted: cannot restore its options %s' % (path, ','.join(record['before'])))
@@ -400,7 +400,7 @@ def restore_mount(record, run_command, check=False):
                          % (path, ','.join(current), ','.join(record['before'])))
     if check:
         return True
-    remount(run_command, record.get('mount_bin', 'mount'), path, words)
+    remount(run_command, mount_bin, path, words)
     now = live_options_of(proc_root, path) or []
     if sorted(now) != sorted(record['before']):
         raise ApplyError('after mount -o remount,%s %s the live options are %s, not %s'
@@ -420,7 +420,7 @@ def apply_vxtunefs(journal, change, run_command, read_live):
     if values.get(name) == change['after']:
         return False
     journal.record('vxtunefs', mount_point, values.get(name), change['after'], setting=name,
-                   device=change.get('device'), vxtunefs=vxtunefs)
+                   device=change.get('device'))
     set_vxtunefs(run_command, vxtunefs, mount_point, name, change['after'])
     values, error = read_live(vxtunefs, mount_point)
     if error or values.get(name) != change['after']:
@@ -436,11 +436,14 @@ def set_vxtunefs(run_command, vxtunefs, mount_point, name, value):
         raise ApplyError('%s failed (rc=%s): %s' % (' '.join(argv), rc, (err or out).strip() or 'no output'))
 
 
-def restore_vxtunefs(record, run_command, read_live, check=False):
-    values, error = read_live(record['vxtunefs'], record['target'])
+def restore_vxtunefs(record, run_command, read_live, check=False, vxtunefs=None):
+    """Set the tunable back through the rollback's own ``vxtunefs`` (never the record's)."""
+    if not vxtunefs:
+        raise ApplyError('vxtunefs not found: name the binary with the vxtunefs option')
+    values, error = read_live(vxtunefs, record['target'])
     if error:
         raise ApplyError(error)
     if values.get(record['setting']) == record['before'] or record['before'] is None or check:
         return record['before'] is not None and values.get(record['setting']) != record['before']
-    set_vxtunefs(run_command, record['vxtunefs'], record['target'], record['setting'], record['before'])
+    set_vxtunefs(run_command, vxtunefs, record['target'], record['setting'], record['before'])
     return True

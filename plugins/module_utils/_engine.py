@@ -187,7 +187,7 @@ class CacheLimits(object):
 
     def apply(self, journal, plan):
         def daemon_reload(journal, change):
-            journal.record('unit', change['target'], None, change['action'], systemctl=self.systemctl)
+            journal.record('unit', change['target'], None, change['action'])
             try:
                 self.runner.change([self.systemctl or 'systemctl', 'daemon-reload'], check_rc=True)
             except CommandError as exc:

@@ -13,6 +13,12 @@ never happened restores a value that is already there.
 
 ``<run_id>.rolled-back.json`` marks a run that was rolled back.
 
+Runs are ordered by ``run_seq``, a number every record of a run carries: one more than the
+highest of the journals in the directory when the run wrote its first record, under the host
+lock (``<journal_dir>/lock``). The clock orders nothing: a clock step cannot make an older run
+look newer (issue 23, R2). The directory must be private (_trust.directory_problem), and every
+file in it is opened without following links (issue 23, T1/T2).
+
 Fault injection for tests: when the file named by FAILPOINT_FILE exists and
 holds ``kill-after <seq>``, the process kills itself with SIGKILL right after
 record ``<seq>`` is on disk (before its change); with ``kill-before-rename
@@ -28,12 +34,17 @@ import datetime
 import contextlib
 import errno
 import fcntl
+import hashlib
 import json
 import os
 import re
 import signal
 import stat
+import tempfile
 import time
+
+from ansible_collections.iotune.storage.plugins.module_utils._trust import (
+    UnsafeDirectory, directory_problem, open_nofollow, private_directory)
 
 KINDS = ('file', 'sysfs', 'sysctl', 'mount', 'vxtunefs', 'unit', 'dir')
 RUN_ID_RE = re.compile(r'^[A-Za-z0-9][A-Za-z0-9._:+-]{0,127}\Z')
@@ -82,11 +93,24 @@ def fsync_dir(path):
 
 def ensure_dir(journal_dir):
     """Create the journal directory (0700, whatever the umask) with its parents. An existing
-    directory keeps its mode and owner: the administrator chose them (issue 18, F6)."""
-    if not os.path.isdir(journal_dir):
-        os.makedirs(journal_dir, 0o700)
-        os.chmod(journal_dir, 0o700)
+    directory keeps its mode and owner when they are private (issue 18, F6); one that another
+    user owns or that group or other can write is refused naming journal_dir (issue 23, T1)."""
+    created = not os.path.lexists(journal_dir)
+    try:
+        private_directory(journal_dir, 'journal_dir')
+    except UnsafeDirectory as exc:
+        raise JournalError(str(exc))
+    if created:
         fsync_dir(os.path.dirname(os.path.abspath(journal_dir)))
+
+
+def check_dir(journal_dir):
+    """Raise JournalError when an existing journal directory is not private (nothing is read
+    from one that others can write: its records would say what to restore)."""
+    if os.path.lexists(journal_dir):
+        problem = directory_problem(journal_dir, 'journal_dir')
+        if problem:
+            raise JournalError(problem)
 
 
 class LockTimeout(JournalError):
@@ -98,8 +122,9 @@ LOCK_TIMEOUT = 60
 
 
 def lock_path(journal_dir):
-    """The host lock beside the journal directory: /var/lib/iotune/lock for the default one."""
-    return os.path.join(os.path.dirname(os.path.abspath(journal_dir)), LOCK_NAME)
+    """The host lock inside the journal directory, a directory of the collection's own
+    (/var/lib/iotune/journal/lock by default): ``journal_dir: /etc/x`` must not put it in /etc."""
+    return os.path.join(journal_dir, LOCK_NAME)
 
 
 def acquire_lock(journal_dir, timeout=LOCK_TIMEOUT, clock=time.monotonic, sleep=time.sleep):
@@ -107,11 +132,14 @@ def acquire_lock(journal_dir, timeout=LOCK_TIMEOUT, clock=time.monotonic, sleep=
     the process ending, releases it. Two runs that plan and change under it cannot interleave
     their reads and writes (issue 18, F3). Waits up to ``timeout`` seconds for another run, then
     raises LockTimeout naming the holder's pid."""
+    ensure_dir(journal_dir)
     path = lock_path(journal_dir)
-    directory = os.path.dirname(path)
-    if not os.path.isdir(directory):
-        os.makedirs(directory, 0o755)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        # never through a planted link, never truncated before it is ours (issue 23, T2)
+        fd = open_nofollow(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as exc:
+        raise JournalError('cannot open the lock %s: %s (a link, or a file of another user, is refused)'
+                           % (path, exc.strerror or exc))
     deadline = clock() + timeout
     while True:
         try:
@@ -176,6 +204,7 @@ def file_state(path):
     with open(path, 'rb') as handle:
         content = handle.read()
     state = {'state': 'present', 'content_b64': base64.b64encode(content).decode('ascii'),
+             'sha256': hashlib.sha256(content).hexdigest(),
              'mode': '%04o' % stat.S_IMODE(st.st_mode), 'uid': st.st_uid, 'gid': st.st_gid}
     xattrs = read_xattrs(path)
     if xattrs:
@@ -184,10 +213,19 @@ def file_state(path):
 
 
 def file_content(state):
-    """The bytes of a file_state() record (None for an absent file)."""
+    """The bytes of a file_state() record (None for an absent file). The content must be
+    strict base64 and match the record's ``sha256``: a corrupt record never restores an empty
+    or a cut file (issue 23, R4)."""
     if state.get('state') != 'present':
         return None
-    return base64.b64decode(state['content_b64'])
+    try:
+        content = base64.b64decode(state['content_b64'], validate=True)
+    except (TypeError, ValueError) as exc:
+        raise JournalError('before.content_b64 is not base64: %s' % exc)
+    if hashlib.sha256(content).hexdigest() != state.get('sha256'):
+        raise JournalError('before.content_b64 does not match before.sha256 (%s): the record is corrupt'
+                           % state.get('sha256'))
+    return content
 
 
 def _drop_torn_tail(fd):
@@ -206,11 +244,11 @@ def _drop_torn_tail(fd):
     os.ftruncate(fd, 0)
 
 
-def record_entry(seq, run_id, module, kind, target, before, after, extra):
+def record_entry(seq, run_id, module, kind, target, before, after, extra, run_seq=1):
     """A record with its small keys first and ``before`` (a whole file, for a file) last:
     a record cut short still names its kind, target and ``after`` (see torn_record)."""
-    entry = {'seq': seq, 'time': now_utc(), 'run_id': run_id, 'module': module, 'kind': kind, 'target': target,
-             'after': after}
+    entry = {'seq': seq, 'run_seq': run_seq, 'time': now_utc(), 'run_id': run_id, 'module': module, 'kind': kind,
+             'target': target, 'after': after}
     entry.update((key, extra[key]) for key in sorted(extra))
     entry['before'] = before
     return entry
@@ -230,10 +268,13 @@ class Journal(object):
         self.failpoint_file = failpoint_file
         self.written = 0
         self._seq = None
+        self._run_seq = None
 
     def _next_seq(self):
         if self._seq is None:
-            self._seq = len(read_records(self.path)[0])
+            records = read_records(self.path)[0]
+            self._seq = len(records)
+            self._run_seq = records[0].get('run_seq') if records else next_run_seq(self.journal_dir)
         self._seq += 1
         return self._seq
 
@@ -244,10 +285,16 @@ class Journal(object):
         ensure_dir(self.journal_dir)
         if os.path.exists(mark_path(self.journal_dir, self.run_id)):
             raise JournalError('run %s was rolled back; start a new run_id to change the host again' % self.run_id)
-        entry = record_entry(self._next_seq(), self.run_id, self.module, kind, target, before, after, extra)
+        seq = self._next_seq()
+        entry = record_entry(seq, self.run_id, self.module, kind, target, before, after, extra, self._run_seq)
         line = (json.dumps(entry) + '\n').encode('utf-8')
         created = not os.path.exists(self.path)
-        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            fd = open_nofollow(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+        except OSError as exc:
+            self._seq -= 1
+            raise JournalError('cannot open the journal %s: %s (a link, or a file of another user, is refused); '
+                               'its change was not made' % (self.path, exc.strerror or exc))
         try:
             _drop_torn_tail(fd)
             size = os.fstat(fd).st_size
@@ -286,16 +333,59 @@ def failpoint(name, arg, path=FAILPOINT_FILE):
         os.kill(os.getpid(), signal.SIGKILL)
 
 
-def read_records(path):
-    """(records, problems) of a journal file.  A torn last line (a run killed
-    while writing it) is dropped with a problem: its change never started."""
+def read_bytes(path):
+    """The bytes of a journal file, read without following a link; None when it is missing."""
     try:
-        with open(path, 'rb') as handle:
-            data = handle.read()
+        fd = open_nofollow(path, os.O_RDONLY)
     except (IOError, OSError) as exc:
         if exc.errno == errno.ENOENT:
-            return [], []
+            return None
+        raise JournalError('cannot read %s: %s (a link, or a file of another user, is refused)' % (path, exc.strerror or exc))
+    with os.fdopen(fd, 'rb') as handle:
+        return handle.read()
+
+
+def next_run_seq(journal_dir):
+    """One more than the highest ``run_seq`` of the journals in ``journal_dir`` (their first
+    records; a journal that cannot be read counts as nothing)."""
+    highest = 0
+    for name in _journal_names(journal_dir):
+        first = _first_record(os.path.join(journal_dir, name))
+        value = first.get('run_seq') if isinstance(first, dict) else None
+        if isinstance(value, int) and not isinstance(value, bool):
+            highest = max(highest, value)
+    return highest + 1
+
+
+def _journal_names(journal_dir):
+    try:
+        return sorted(name for name in os.listdir(journal_dir) if name.endswith(SUFFIX))
+    except OSError as exc:
+        if exc.errno == errno.ENOENT:
+            return []
         raise
+
+
+def _first_record(path):
+    try:
+        fd = open_nofollow(path, os.O_RDONLY)
+    except (IOError, OSError):
+        return None
+    with os.fdopen(fd, 'rb') as handle:
+        line = handle.readline(1 << 20)
+    try:
+        return json.loads(line.decode('utf-8'))
+    except ValueError:
+        return None
+
+
+def read_records(path, numbered=False):
+    """(records, problems) of a journal file.  A torn last line (a run killed
+    while writing it) is dropped with a problem: its change never started.
+    With ``numbered`` each record comes as (line number, record)."""
+    data = read_bytes(path)
+    if data is None:
+        return [], []
     records, problems = [], []
     lines = data.split(b'\n')
     for index, raw in enumerate(lines):
@@ -303,6 +393,8 @@ def read_records(path):
             continue
         try:
             records.append(json.loads(raw.decode('utf-8')))
+            if numbered:
+                records[-1] = (index + 1, records[-1])
         except ValueError:
             last = index == len(lines) - 1 or all(not rest.strip() for rest in lines[index + 1:])
             if not last:
@@ -312,7 +404,7 @@ def read_records(path):
     return records, problems
 
 
-_TORN_FIELDS = re.compile(r'"(seq|kind|target|module|proc_root)": ("(?:[^"\\]|\\.)*"|\d+)')
+_TORN_FIELDS = re.compile(r'"(seq|kind|target|module)": ("(?:[^"\\]|\\.)*"|\d+)')
 
 
 def torn_record(path):
@@ -321,9 +413,10 @@ def torn_record(path):
     survived. A record is cut either while it was written (its change never started) or
     after, by a file system that lost its tail (the change was made; issue 18, F7)."""
     try:
-        with open(path, 'rb') as handle:
-            data = handle.read()
-    except (IOError, OSError):
+        data = read_bytes(path)
+    except JournalError:
+        return None
+    if data is None:
         return None
     tail = data.rstrip(b'\n').rsplit(b'\n', 1)[-1].decode('utf-8', 'replace')
     if not tail.strip():
@@ -346,56 +439,73 @@ def torn_record(path):
 
 
 def list_runs(journal_dir):
-    """Runs in the journal directory, oldest first:
-    [{run_id, path, records, started, rolled_back}]."""
-    try:
-        names = os.listdir(journal_dir)
-    except OSError as exc:
-        if exc.errno == errno.ENOENT:
-            return []
-        raise
+    """Runs in the journal directory, oldest first by ``run_seq``:
+    [{run_id, path, records, run_seq, started, rolled_back, problem}]. A journal that cannot
+    be read, or whose first record has no ``run_seq``, is listed with its ``problem`` and
+    ``run_seq`` None (last): it blocks no other run."""
     runs = []
-    for name in names:
-        if not name.endswith(SUFFIX):
-            continue
+    for name in _journal_names(journal_dir):
         run_id = name[:-len(SUFFIX)]
         path = os.path.join(journal_dir, name)
-        records, dummy = read_records(path)
-        started = records[0]['time'] if records else now_utc()
-        runs.append({'run_id': run_id, 'path': path, 'records': len(records), 'started': started,
-                     'rolled_back': os.path.exists(mark_path(journal_dir, run_id))})
-    return sorted(runs, key=lambda run: (run['started'], run['run_id']))
+        run = {'run_id': run_id, 'path': path, 'records': 0, 'run_seq': None, 'started': None, 'problem': None,
+               'rolled_back': os.path.exists(mark_path(journal_dir, run_id))}
+        try:
+            records, dummy = read_records(path)
+        except (JournalError, ValueError) as exc:
+            run['problem'] = str(exc)
+            records = []
+        run['records'] = len(records)
+        if not records and run['problem']:
+            records = [_first_record(path)]
+        if records:
+            first = records[0] if isinstance(records[0], dict) else {}
+            value = first.get('run_seq')
+            if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+                run['run_seq'] = value
+            elif run['problem'] is None:
+                run['problem'] = '%s line 1: field run_seq: missing or not a positive integer' % path
+            run['started'] = first.get('time') if isinstance(first.get('time'), str) else None
+        runs.append(run)
+    return sorted(runs, key=lambda run: (run['run_seq'] is None, run['run_seq'] or 0, run['run_id']))
 
 
 def latest_open_run(journal_dir):
-    """The newest run not rolled back, or None."""
-    runs = [run for run in list_runs(journal_dir) if not run['rolled_back'] and run['records']]
+    """The newest run (highest run_seq) not rolled back, or None. A journal that cannot be read
+    could be the newest one: JournalError names it rather than an older run being picked."""
+    runs = [run for run in list_runs(journal_dir) if not run['rolled_back'] and (run['records'] or run['problem'])]
+    unordered = [run for run in runs if run['run_seq'] is None]
+    if unordered:
+        raise JournalError('; '.join(run['problem'] for run in unordered))
     return runs[-1] if runs else None
 
 
 def read_mark(journal_dir, run_id):
+    """The rolled-back mark of ``run_id`` (a dict), or None."""
     try:
-        with open(mark_path(journal_dir, run_id)) as handle:
-            return json.load(handle)
-    except (IOError, OSError, ValueError):
+        data = read_bytes(mark_path(journal_dir, run_id))
+        mark = json.loads(data.decode('utf-8')) if data is not None else None
+    except (JournalError, ValueError):
         return None
+    return mark if isinstance(mark, dict) else None
 
 
 def write_mark(journal_dir, run_id, summary):
     """Mark ``run_id`` rolled back (atomically)."""
     path = mark_path(journal_dir, run_id)
-    temp = path + '.tmp'
+    temp = None
     try:
-        with open(temp, 'w') as handle:
+        # a new name (O_EXCL, so never through a planted link), then a rename over the mark (issue 23, T2)
+        fd, temp = tempfile.mkstemp(prefix='.%s.' % os.path.basename(path), suffix='.tmp', dir=journal_dir)
+        with os.fdopen(fd, 'w') as handle:
             json.dump(dict(summary, run_id=run_id, time=now_utc()), handle, sort_keys=True)
             handle.write('\n')
             handle.flush()
+            os.fchmod(handle.fileno(), 0o600)
             os.fsync(handle.fileno())
-        os.chmod(temp, 0o600)
         os.rename(temp, path)
     except (IOError, OSError) as exc:
         # a full file system: no half-written mark left behind (issue 18, F1)
-        if os.path.exists(temp):
+        if temp is not None and os.path.lexists(temp):
             os.unlink(temp)
         raise JournalError('cannot mark run %s rolled back in %s: %s' % (run_id, journal_dir, exc.strerror or exc))
     fsync_dir(journal_dir)

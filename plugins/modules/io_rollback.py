@@ -30,6 +30,14 @@ description:
     targets and the target no longer holds what this run left there; the module fails naming the later runs (roll
     back newest first). When the last journal record was cut short after its change was made, the other records
     are restored, the module fails naming the target, and the run is not marked.
+  - Journals are input, not truth (docs/reliability.md, threat model). O(journal_dir) must belong to the user the
+    module runs as and must not be writable by group or other, or nothing is read from it. Every record is checked
+    against the schema of its kind before anything is restored; a bad record fails naming the journal, the line and
+    the field, and restores nothing. A record never names a program or a root: O(mount_bin), O(vxtunefs),
+    C(systemctl), O(sys_root) and O(proc_root) are this module's own, and a file record must name one of
+    O(managed_files). A file's previous content is restored only when it matches the digest recorded with it.
+  - When a run wrote a file several times (a failed remount puts its fstab line back), the file is restored once,
+    from the run's first record of it.
 author:
   - iotune.storage maintainers (@iotune)
 extends_documentation_fragment:
@@ -50,13 +58,38 @@ attributes:
 options:
   run_id:
     description:
-      - The run to undo. Default is the latest run (by the time of its first record) that has records and is not
-        rolled back yet.
+      - The run to undo. Default is the latest run (by its run sequence number, kept under the host lock, never by
+        the clock) that has records and is not rolled back yet.
     type: str
   journal_dir:
-    description: Directory of the run journals.
+    description: Directory of the run journals. It must belong to the user the module runs as and must not be
+      writable by group or other; the directories above it must belong to root or that user.
     type: path
     default: /var/lib/iotune/journal
+  managed_files:
+    description:
+      - The files a run may have written, as the policy names them; a file record for any other path is refused.
+        The C(io_rollback) role passes the inventory's paths (C(mount_options_fstab), C(tunefstab_path),
+        C(block_queue_rules_file), C(cache_limits_sysctl_file), the bulk slice's unit, the copy tools).
+    type: list
+    elements: path
+    default: [/etc/fstab, /etc/vx/tunefstab, /etc/udev/rules.d/60-iotune.rules, /etc/sysctl.d/60-iotune.conf,
+              /etc/systemd/system/iotune-bulk.slice, /usr/local/bin/iotune-copy, /usr/local/bin/iotune-bulk,
+              /etc/iotune/copy.conf]
+  sys_root:
+    description: Root of sysfs; a queue record must name C(<sys_root>/block/<device>/queue/<setting>).
+    type: path
+    default: /sys
+  proc_root:
+    description: Root of procfs, for C(vm.*) values and the live mount options.
+    type: path
+    default: /proc
+  mount_bin:
+    description: The C(mount) program that remounts; default is C(mount) from the PATH.
+    type: path
+  vxtunefs:
+    description: The C(vxtunefs) program; default is looked for in C(/opt/VRTS/bin), C(/sbin) and the PATH.
+    type: path
 '''
 
 EXAMPLES = r'''
@@ -115,11 +148,17 @@ from ansible_collections.iotune.storage.plugins.module_utils._apply import (
 from ansible_collections.iotune.storage.plugins.module_utils._checks import COMPLIANT, DRIFT, ERROR, make_check
 from ansible_collections.iotune.storage.plugins.module_utils._concern import check_args
 from ansible_collections.iotune.storage.plugins.module_utils._journal import (
-    JournalError, acquire_lock, file_state, journal_path, latest_open_run, list_runs, read_mark, read_records, torn_record,
-    validate_run_id, write_mark)
+    JournalError, acquire_lock, check_dir, file_content, file_state, journal_path, latest_open_run, list_runs, read_mark,
+    read_records, torn_record, validate_run_id, write_mark)
 from ansible_collections.iotune.storage.plugins.module_utils._engine import UDEV_CONTROL
+from ansible_collections.iotune.storage.plugins.module_utils._records import (
+    RecordError, Trusted, validate_record, validate_records)
 from ansible_collections.iotune.storage.plugins.module_utils._runner import CommandRunner
-from ansible_collections.iotune.storage.plugins.module_utils._tunefstab_plan import read_live
+from ansible_collections.iotune.storage.plugins.module_utils._tunefstab_plan import find_vxtunefs, read_live
+
+DEFAULT_MANAGED_FILES = ['/etc/fstab', '/etc/vx/tunefstab', '/etc/udev/rules.d/60-iotune.rules', '/etc/sysctl.d/60-iotune.conf',
+                         '/etc/systemd/system/iotune-bulk.slice', '/usr/local/bin/iotune-copy', '/usr/local/bin/iotune-bulk',
+                         '/etc/iotune/copy.conf']
 
 CONCERN = 'io_rollback'
 
@@ -127,10 +166,10 @@ CONCERN = 'io_rollback'
 def _text(state):
     if not state or state.get('state') != 'present':
         return ''
-    return base64.b64decode(state['content_b64']).decode('utf-8', 'replace')
+    return file_content(state).decode('utf-8', 'replace')
 
 
-def record_diff(record):
+def record_diff(record, trusted):
     """One diff per restored record: the file, or the value, now and as it will be."""
     if record['kind'] == 'file':
         return {'before_header': record['target'], 'after_header': '%s (restored)' % record['target'],
@@ -149,17 +188,18 @@ def record_check(record, status, message):
     kind, before = record.get('kind'), record.get('before')
     setting = kind if not record.get('setting') else '%s:%s' % (kind, record['setting'])
     if kind == 'file':
-        before = 'absent' if before.get('state') != 'present' else 'mode %s owner %s:%s, %d bytes' % (
-            before['mode'], before['uid'], before['gid'], len(base64.b64decode(before['content_b64'])))
+        before = 'absent' if before.get('state') != 'present' else 'mode %s owner %s:%s, %d bytes, sha256 %s' % (
+            before['mode'], before['uid'], before['gid'], len(base64.b64decode(before['content_b64'])), before['sha256'])
     return make_check(CONCERN, record.get('target'), '%s#%s' % (setting, record.get('seq')), before, None, None, status,
                       '%s %s %s' % (kind, record.get('target'), message))
 
 
-def later_runs_on_the_same_targets(journal_dir, run_id, records):
-    """Runs started after ``run_id``, not rolled back, that changed one of its targets which no
-    longer holds what ``run_id`` left there: rolling ``run_id`` back first would put back a state
-    from before them, losing their changes. (A later run that put the target back, as a failed
-    remount does with its fstab line, loses nothing.)"""
+def later_runs_on_the_same_targets(journal_dir, run_id, records, trusted, warn):
+    """Runs after ``run_id`` (by run sequence, not the clock), not rolled back, that changed one of
+    its targets which no longer holds what ``run_id`` left there: rolling ``run_id`` back first
+    would put back a state from before them, losing their changes. (A later run that put the
+    target back, as a failed remount does with its fstab line, loses nothing.) A journal of
+    another run that cannot be read, or a bad record in it, is warned about and blocks nothing."""
     runs = list_runs(journal_dir)
     order = [run['run_id'] for run in runs]
     if run_id not in order:
@@ -167,17 +207,29 @@ def later_runs_on_the_same_targets(journal_dir, run_id, records):
     last = dict(((record.get('kind'), record.get('target')), record) for record in records)
     found = []
     for run in runs[order.index(run_id) + 1:]:
-        if run['rolled_back']:
+        if run['rolled_back'] or run['run_id'] == run_id:
             continue
-        theirs, dummy = read_records(run['path'])
-        shared = sorted(set(target for kind, target in ((r.get('kind'), r.get('target')) for r in theirs)
-                            if (kind, target) in last and holds_after(last[(kind, target)]) is not True))
+        try:
+            theirs, dummy = read_records(run['path'], numbered=True)
+        except (JournalError, ValueError) as exc:
+            warn('journal of run %s not read (its targets are not compared): %s' % (run['run_id'], exc))
+            continue
+        targets = set()
+        for line, record in theirs:
+            try:
+                validate_record(record, run['path'], line, run['run_id'], None, trusted)
+            except RecordError as exc:
+                warn('%s (the record is not compared)' % exc)
+                continue
+            targets.add((record['kind'], record['target']))
+        shared = sorted(set(target for kind, target in targets
+                            if (kind, target) in last and holds_after(last[(kind, target)], trusted.proc_root) is not True))
         if shared:
             found.append('%s (%s)' % (run['run_id'], ', '.join(shared)))
     return found
 
 
-def torn_change_made(torn):
+def torn_change_made(torn, proc_root='/proc'):
     """Whether the change of a record cut short was made: True, False, or None when what
     survived of it cannot tell (issue 18, F7). Its change was made when the target holds
     the record's ``after`` now; a record cut while it was written never had its change."""
@@ -185,12 +237,12 @@ def torn_change_made(torn):
         return False  # cut within its first bytes: the write itself was torn
     if 'after' not in torn:
         return None
-    return holds_after(torn)
+    return holds_after(torn, proc_root)
 
 
-def torn_problem(journal, torn):
+def torn_problem(journal, torn, proc_root='/proc'):
     """An error when a torn last record's change was (or may have been) made, else None."""
-    made = torn_change_made(torn)
+    made = torn_change_made(torn, proc_root)
     if made is False:
         return None
     what = '%s %s' % (torn.get('kind', 'change'), torn.get('target'))
@@ -205,16 +257,34 @@ def main():
         argument_spec=dict(
             run_id=dict(type='str'),
             journal_dir=dict(type='path', default='/var/lib/iotune/journal'),
+            managed_files=dict(type='list', elements='path', default=DEFAULT_MANAGED_FILES),
+            sys_root=dict(type='path', default='/sys'),
+            proc_root=dict(type='path', default='/proc'),
+            mount_bin=dict(type='path'),
+            vxtunefs=dict(type='path'),
         ),
         supports_check_mode=True,
     )
-    errors = check_args(module.params)
+    params = module.params
+    errors = check_args(params, paths=('sys_root', 'proc_root', 'mount_bin', 'vxtunefs'))
+    for index, path in enumerate(params['managed_files']):
+        if not os.path.isabs(path):
+            errors.append('managed_files[%d]: must be an absolute path, got %r' % (index, path))
     if errors:
         module.fail_json(msg='; '.join(errors), errors=errors)
     runner = CommandRunner(module)
-    journal_dir = module.params['journal_dir']
-    run_id = module.params['run_id']
+    journal_dir = params['journal_dir']
+    run_id = params['run_id']
     result = dict(changed=False, run_id=run_id, records=[], checks=[], already_rolled_back=False, errors=[])
+    try:
+        # nothing is read from a directory others can write: its records would say what to restore
+        check_dir(journal_dir)
+    except JournalError as exc:
+        module.fail_json(msg=str(exc), **result)
+    vxtunefs, dummy = find_vxtunefs(params['vxtunefs'])
+    trusted = Trusted(params['managed_files'], params['sys_root'], params['proc_root'],
+                      params['mount_bin'] or module.get_bin_path('mount') or '/bin/mount', vxtunefs,
+                      module.get_bin_path('systemctl'))
     lock = None
     if not module.check_mode and os.path.isdir(journal_dir):
         # no enforcing run changes the host while its records are put back
@@ -223,13 +293,13 @@ def main():
         except JournalError as exc:
             module.fail_json(msg=str(exc), **result)
     try:
-        roll_back(module, runner, journal_dir, run_id, result)
+        roll_back(module, runner, journal_dir, run_id, result, trusted)
     finally:
         if lock is not None:
             os.close(lock)
 
 
-def roll_back(module, runner, journal_dir, run_id, result):
+def roll_back(module, runner, journal_dir, run_id, result, trusted):
     """Put back every record of the run (the latest open one when run_id is None) and exit."""
     if run_id is None:
         try:
@@ -257,7 +327,10 @@ def roll_back(module, runner, journal_dir, run_id, result):
             module.exit_json(**result)
 
     try:
-        records, problems = read_records(journal_path(journal_dir, run_id))
+        numbered, problems = read_records(journal_path(journal_dir, run_id), numbered=True)
+        records = validate_records(numbered, journal_path(journal_dir, run_id), run_id, trusted)
+    except RecordError as exc:
+        module.fail_json(msg='run %s: nothing restored: %s' % (run_id, exc), **result)
     except (JournalError, ValueError) as exc:
         module.fail_json(msg='cannot read the journal of run %s: %s' % (run_id, exc), **result)
     for problem in problems:
@@ -271,7 +344,7 @@ def roll_back(module, runner, journal_dir, run_id, result):
         module.exit_json(**result)
     check = module.check_mode
     try:
-        later = later_runs_on_the_same_targets(journal_dir, run_id, records)
+        later = later_runs_on_the_same_targets(journal_dir, run_id, records, trusted, module.warn)
     except (JournalError, ValueError) as exc:
         module.fail_json(msg='cannot read the other runs in %s: %s' % (journal_dir, exc), **result)
     if later:
@@ -279,7 +352,7 @@ def roll_back(module, runner, journal_dir, run_id, result):
                              'roll them back first, newest first' % (run_id, '; '.join(later)), **result)
     torn = torn_record(journal_path(journal_dir, run_id))
     if torn is not None:
-        problem = torn_problem(journal_path(journal_dir, run_id), torn)
+        problem = torn_problem(journal_path(journal_dir, run_id), torn, trusted.proc_root)
         if problem:
             result['errors'].append(problem)
 
@@ -289,18 +362,31 @@ def roll_back(module, runner, journal_dir, run_id, result):
     restorers = {
         'file': lambda record: restore_file(record['target'], record['before'], check),
         'sysfs': lambda record: restore_sysfs(record, check),
-        'sysctl': lambda record: restore_sysctl(record, check),
-        'mount': lambda record: restore_mount(record, runner if check else runner.change, check),
-        'vxtunefs': lambda record: restore_vxtunefs(record, runner if check else runner.change, vxtunefs_values, check),
+        'sysctl': lambda record: restore_sysctl(record, check, trusted.proc_root),
+        'mount': lambda record: restore_mount(record, runner if check else runner.change, check, trusted.mount_bin,
+                                              trusted.proc_root),
+        'vxtunefs': lambda record: restore_vxtunefs(record, runner if check else runner.change, vxtunefs_values, check,
+                                                    trusted.vxtunefs),
         'unit': lambda record: False,  # daemon-reload once, after the unit files are back
         'dir': lambda record: restore_directory(record, check),
     }
+    # a file the run wrote several times comes back once, as its first record has it
+    first_of_file = {}
+    for record in records:
+        if record['kind'] == 'file':
+            first_of_file.setdefault(record['target'], record['seq'])
     diffs = []
     for record in reversed(records):
         entry = dict((key, record.get(key)) for key in ('seq', 'module', 'kind', 'target'))
+        if record['kind'] == 'file' and first_of_file[record['target']] != record['seq']:
+            entry['restored'] = False
+            result['checks'].append(record_check(record, COMPLIANT, 'restored from the run\'s first record of it (seq %s)'
+                                                 % first_of_file[record['target']]))
+            result['records'].append(entry)
+            continue
         try:
             if module._diff and record['kind'] in ('file', 'sysfs', 'sysctl', 'vxtunefs'):
-                diff = record_diff(record)
+                diff = record_diff(record, trusted)
             entry['restored'] = restorers[record['kind']](record)
         except (ApplyError, JournalError, KeyError, IOError, OSError) as exc:
             entry['restored'] = False
@@ -321,8 +407,7 @@ def roll_back(module, runner, journal_dir, run_id, result):
     restored = [entry for entry in result['records'] if entry['restored']]
     units = [record for record in records if record['kind'] == 'unit']
     if units and restored and not check:
-        systemctl = units[-1].get('systemctl') or module.get_bin_path('systemctl') or 'systemctl'
-        rc, out, err = runner.change([systemctl, 'daemon-reload'])
+        rc, out, err = runner.change([trusted.systemctl or 'systemctl', 'daemon-reload'])
         if rc != 0:
             result['errors'].append('systemctl daemon-reload failed (rc=%s): %s' % (rc, (err or out).strip()))
     # udevd must read a restored (or removed) rule file for devices that appear later; the values are back live

@@ -110,3 +110,12 @@ def read_fixture_fixture():
 def build_tree_fixture():
     """build_tree(dest, *manifests) -> dest, with the manifests built into it."""
     return build_tree
+
+
+def journal_files(journal_dir):
+    """The files of a journal directory but its host lock (an enforcing run takes the lock in the
+    journal directory before it knows whether it changes anything): [] when it does not exist."""
+    journal_dir = str(journal_dir)
+    if not os.path.exists(journal_dir):
+        return []
+    return sorted(name for name in os.listdir(journal_dir) if name != 'lock')

@@ -90,7 +90,7 @@ def test_before_reports_the_risks_and_takes_the_snapshot(host, upgrade):
 def test_the_upgrade_is_two_changed_defaults_and_nothing_else(upgrade, phase):
     rc, output, reports = upgrade[phase]
     assert rc != 0 and recap(output)["failed"] == 1, output[-3000:]
-    assert ("2 difference(s) of the classes changed_default, lost_setting: changed_default %s; changed_default %s"
+    assert ("2 difference(s) of the classes different_host, changed_default, lost_setting: changed_default %s; changed_default %s"
             % (VX_KEY, WB_KEY)) in output, output[-3000:]
     found = sorted((check["setting"], check["expected"], check["live"], (check["difference"]["package"] or "").split(" ")[0],
                     check["message"])

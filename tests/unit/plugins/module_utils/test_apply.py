@@ -393,11 +393,12 @@ def test_apply_and_restore_sysctl(proc_root, journal):
     assert _vm(proc_root, 'swappiness') == 10
     assert apply_sysctl(journal, change, proc_root) is False
     record, = records_of(journal)
-    assert (record['target'], record['before'], record['after'], record['proc_root']) == (
-        'vm.swappiness', {'vm.swappiness': 60}, {'vm.swappiness': 10}, proc_root)
-    assert restore_sysctl(record, check=True) is True and _vm(proc_root, 'swappiness') == 10
-    assert restore_sysctl(record) is True and _vm(proc_root, 'swappiness') == 60
-    assert restore_sysctl(record) is False
+    # a record names no root: the rollback's own proc_root is used (issue 23, T1)
+    assert (record['target'], record['before'], record['after'], 'proc_root' in record) == (
+        'vm.swappiness', {'vm.swappiness': 60}, {'vm.swappiness': 10}, False)
+    assert restore_sysctl(record, True, proc_root) is True and _vm(proc_root, 'swappiness') == 10
+    assert restore_sysctl(record, False, proc_root) is True and _vm(proc_root, 'swappiness') == 60
+    assert restore_sysctl(record, False, proc_root) is False
 
 
 def test_sysctl_pair_restores_the_value_that_was_in_force(proc_root, journal, monkeypatch):
@@ -413,7 +414,7 @@ def test_sysctl_pair_restores_the_value_that_was_in_force(proc_root, journal, mo
     real_write = _apply.write_value
     monkeypatch.setattr(_apply, 'write_value', lambda path, value: writes.append((os.path.basename(path), value))
                         or real_write(path, value))
-    assert restore_sysctl(record) is True
+    assert restore_sysctl(record, False, proc_root) is True
     # writing dirty_ratio makes the kernel zero dirty_bytes: writing 0 to dirty_bytes would zero dirty_ratio
     assert writes == [('dirty_ratio', 20)]
     assert _vm(proc_root, 'dirty_ratio') == 20
@@ -427,7 +428,7 @@ def test_sysctl_pair_with_the_bytes_value_in_force(proc_root, journal, monkeypat
     record, = records_of(journal)
     writes = []
     monkeypatch.setattr(_apply, 'write_value', lambda path, value: writes.append((os.path.basename(path), value)))
-    restore_sysctl(record)
+    restore_sysctl(record, False, proc_root)
     assert writes == [('dirty_bytes', 536870912)]
 
 
@@ -436,7 +437,7 @@ def test_restore_sysctl_of_a_zero_value(proc_root, journal):
         handle.write('0\n')
     apply_sysctl(journal, {'target': 'vm.swappiness', 'after': 10}, proc_root)
     record, = records_of(journal)
-    assert restore_sysctl(record) is True
+    assert restore_sysctl(record, False, proc_root) is True
     assert _vm(proc_root, 'swappiness') == 0
 
 
@@ -580,17 +581,17 @@ def test_apply_and_restore_mount(mount_proc, journal):
     record, = records_of(journal)
     assert (record['kind'], record['target'], record['before'], record['after']) == (
         'mount', '/data', ['rw', 'relatime'], ['rw', 'noatime'])
-    assert (record['options'], record['mount_bin'], record['proc_root']) == ('remount,noatime', '/bin/mount', mount_proc)
+    assert (record['options'], 'mount_bin' in record, 'proc_root' in record) == ('remount,noatime', False, False)
 
-    assert restore_mount(record, mount, check=True) is True
+    assert restore_mount(record, mount, True, '/bin/mount', mount_proc) is True
     assert len(mount.calls) == 1
-    assert restore_mount(record, mount) is True
+    assert restore_mount(record, mount, False, '/bin/mount', mount_proc) is True
     # "relatime" alone would leave noatime in place
     assert mount.calls[1] == ['/bin/mount', '--options-source=disable', '-o', 'remount,atime,relatime', '/data']
     assert live_options_of(mount_proc, '/data') == ['rw', 'relatime']
     with open(os.path.join(mount_proc, 'self', 'mountinfo')) as handle:
         assert handle.read() == MOUNTINFO
-    assert restore_mount(record, mount) is False
+    assert restore_mount(record, mount, False, '/bin/mount', mount_proc) is False
     assert len(mount.calls) == 2
 
 
@@ -641,18 +642,18 @@ def test_apply_mount_verify_failure_and_remount_back_fails(mount_proc, journal):
 
 
 def test_restore_mount_not_mounted(mount_proc):
-    record = {'target': '/gone', 'before': ['rw', 'relatime'], 'proc_root': mount_proc}
+    record = {'target': '/gone', 'before': ['rw', 'relatime']}
     with pytest.raises(ApplyError, match='^/gone is not mounted: cannot restore its options rw,relatime$'):
-        restore_mount(record, FakeMount(mount_proc))
+        restore_mount(record, FakeMount(mount_proc), proc_root=mount_proc)
 
 
 def test_restore_mount_that_a_remount_cannot_restore(mount_proc):
     # /db has commit=5 live; a record saying it had none cannot be restored by a remount
     mount = FakeMount(mount_proc)
-    record = {'target': '/db', 'before': ['rw', 'noatime'], 'proc_root': mount_proc}
+    record = {'target': '/db', 'before': ['rw', 'noatime']}
     with pytest.raises(ApplyError, match='^/db has the live options rw,noatime,commit=5, not rw,noatime, and a '
                                          'remount cannot put them back'):
-        restore_mount(record, mount)
+        restore_mount(record, mount, proc_root=mount_proc)
     assert mount.calls == []
 
 
@@ -690,17 +691,19 @@ def test_apply_and_restore_vxtunefs(sim, journal):
     assert apply_vxtunefs(journal, _vx_change('read_pref_io', 262144), sim, _live(sim)) is False
     record, = records_of(journal)
     assert (record['kind'], record['target'], record['setting'], record['before'], record['after'], record['device'],
-            record['vxtunefs']) == ('vxtunefs', '/data', 'read_pref_io', 65536, 262144, VOL01, SIM)
-    assert restore_vxtunefs(record, sim, _live(sim), check=True) is True
+            'vxtunefs' in record) == ('vxtunefs', '/data', 'read_pref_io', 65536, 262144, VOL01, False)
+    assert restore_vxtunefs(record, sim, _live(sim), True, SIM) is True
     assert read_live(SIM, '/data', sim)[0]['read_pref_io'] == 262144
-    assert restore_vxtunefs(record, sim, _live(sim)) is True
+    assert restore_vxtunefs(record, sim, _live(sim), False, SIM) is True
     assert read_live(SIM, '/data', sim)[0]['read_pref_io'] == 65536
-    assert restore_vxtunefs(record, sim, _live(sim)) is False
+    assert restore_vxtunefs(record, sim, _live(sim), False, SIM) is False
+    with pytest.raises(ApplyError, match='vxtunefs not found'):
+        restore_vxtunefs(record, sim, _live(sim))
 
 
 def test_restore_vxtunefs_of_an_unknown_before(sim):
-    record = {'target': '/data', 'setting': 'read_pref_io', 'before': None, 'vxtunefs': SIM}
-    assert restore_vxtunefs(record, sim, _live(sim)) is False
+    record = {'target': '/data', 'setting': 'read_pref_io', 'before': None}
+    assert restore_vxtunefs(record, sim, _live(sim), vxtunefs=SIM) is False
     assert all(call[1] == '-p' for call in sim.calls)
 
 
@@ -715,7 +718,7 @@ def test_apply_vxtunefs_refused_value(sim, journal):
         apply_vxtunefs(journal, _vx_change('read_ahead', 3), sim, _live(sim))
     record, = records_of(journal)
     assert record['before'] == 1
-    assert restore_vxtunefs(record, sim, _live(sim)) is False
+    assert restore_vxtunefs(record, sim, _live(sim), vxtunefs=SIM) is False
 
 
 def test_apply_vxtunefs_read_back_differs(sim, journal):

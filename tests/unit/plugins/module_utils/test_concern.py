@@ -18,6 +18,7 @@ from ansible_collections.iotune.storage.plugins.module_utils import _concern
 from ansible_collections.iotune.storage.plugins.module_utils._concern import file_diffs, live_diff, space_needs, space_problems, summary_message
 from ansible_collections.iotune.storage.plugins.module_utils._engine import exit_concern
 from ansible_collections.iotune.storage.plugins.module_utils._journal import read_records, validate_run_id, write_mark
+from ansible_collections.iotune.storage.tests.unit.conftest import journal_files
 
 
 class Done(Exception):
@@ -116,7 +117,7 @@ def test_check_mode_reports_and_writes_nothing(journal_dir, changes, changed):
     assert 'run_id' not in result and 'journal' not in result and 'checks_before' not in result
     assert module.warnings == ['careful']
     assert apply.calls == 0
-    assert not os.path.exists(journal_dir)
+    assert journal_files(journal_dir) == []
 
 
 def test_no_diff_without_diff_mode(journal_dir):
@@ -128,7 +129,7 @@ def test_nothing_planned_applies_nothing(journal_dir):
     apply = Recorder()
     kind, result = _finish(FakeModule(journal_dir), _plan(statuses=('compliant',), changes=[]), apply=apply)
     assert (kind, result['changed'], apply.calls) == ('exit', False, 0)
-    assert not os.path.exists(journal_dir)
+    assert journal_files(journal_dir) == []
 
 
 def test_apply_journals_and_reports_the_checks_after(journal_dir):
@@ -157,7 +158,7 @@ def test_apply_without_run_id_makes_one_up(journal_dir):
     kind, result = _finish(FakeModule(journal_dir, run_id=None), _plan(), apply=Recorder(),
                            replan=lambda: _plan(statuses=('compliant', 'compliant'), changes=[]))
     assert validate_run_id(result['run_id']) is None
-    assert os.listdir(journal_dir) == [result['run_id'] + '.jsonl']
+    assert journal_files(journal_dir) == [result['run_id'] + '.jsonl']
 
 
 def test_apply_that_had_nothing_left_to_do(journal_dir):
@@ -186,7 +187,7 @@ def test_an_error_check_stops_before_anything_is_written(journal_dir):
     assert result['msg'] == 'nothing changed: s1 is error; s2 is error'
     assert result['checks'] == plan['checks']
     assert apply.calls == 0
-    assert not os.path.exists(journal_dir)
+    assert journal_files(journal_dir) == []
 
 
 def test_an_error_check_fails_an_enforcing_module_in_check_mode_too(journal_dir):

@@ -13,6 +13,7 @@ import pytest
 from ansible_collections.iotune.storage.plugins.module_utils._concern import check_args, normalize_path, unwritable
 from ansible_collections.iotune.storage.plugins.modules import io_policy, mount_options
 from ansible_collections.iotune.storage.tests.unit.module_harness import run_main
+from ansible_collections.iotune.storage.tests.unit.conftest import journal_files
 
 
 @pytest.mark.parametrize('path, normal', [
@@ -74,7 +75,7 @@ def test_io_policy_refuses_before_reading_or_writing(monkeypatch, tmp_path, extr
     assert kind == 'fail' and message in result['msg'], result
     assert result['msg'].startswith('invalid arguments, nothing read or changed: ')
     assert (tmp_path / 'fstab').read_text() == '/dev/vdb /data ext4 defaults 0 2\n'
-    assert not (tmp_path / 'journal').exists()
+    assert journal_files(tmp_path / 'journal') == []
 
 
 def test_io_policy_changes_nothing_when_a_file_cannot_be_written(monkeypatch, tmp_path):
@@ -92,7 +93,7 @@ def test_io_policy_changes_nothing_when_a_file_cannot_be_written(monkeypatch, tm
     assert result['msg'] == 'nothing changed: cannot write %s/no-such-dir/60-iotune.conf: directory %s/no-such-dir ' \
         'does not exist' % (tmp_path, tmp_path), result['msg']
     assert (tmp_path / 'fstab').read_text() == '/dev/vdb /data ext4 defaults 0 2\n'
-    assert not (tmp_path / 'journal').exists()
+    assert journal_files(tmp_path / 'journal') == []
 
 
 def test_mount_options_refuses_a_directory_as_fstab(monkeypatch, tmp_path):

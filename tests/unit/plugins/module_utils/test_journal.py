@@ -76,7 +76,7 @@ def test_records_are_numbered_fsynced_lines(tmp_path):
     assert lines[-1] == b'' and len(lines) == 3
     records = [json.loads(line) for line in lines[:2]]
     assert records == [first, second]
-    assert sorted(records[0]) == ['after', 'before', 'kind', 'line', 'module', 'run_id', 'seq', 'target', 'time']
+    assert sorted(records[0]) == ['after', 'before', 'kind', 'line', 'module', 'run_id', 'run_seq', 'seq', 'target', 'time']
     assert (records[0]['module'], records[0]['run_id'], records[0]['line']) == ('mount_options', 'run-1', 3)
     assert records[0]['time'].endswith('Z') and records[0]['time'] <= records[1]['time']
 
@@ -223,26 +223,38 @@ def test_non_utf8_line_is_not_a_record(tmp_path):
 
 # ---------------------------------------------------------------- runs and marks
 
-def _write_run(journal_dir, run_id, times):
+def _write_run(journal_dir, run_id, times, run_seq):
     os.makedirs(journal_dir, exist_ok=True)
     with open(journal_path(journal_dir, run_id), 'w') as handle:
         for seq, time in enumerate(times, 1):
-            handle.write(json.dumps({'seq': seq, 'time': time, 'kind': 'sysfs'}) + '\n')
+            handle.write(json.dumps({'seq': seq, 'run_seq': run_seq, 'time': time, 'kind': 'sysfs'}) + '\n')
 
 
-def test_list_runs_oldest_first(tmp_path):
+def test_list_runs_oldest_first_by_run_sequence_not_by_the_clock(tmp_path):
     journal_dir = str(tmp_path)
-    _write_run(journal_dir, 'b-late', ['2020-01-22T10:00:00.000000Z', '2020-01-22T10:00:01.000000Z'])
-    _write_run(journal_dir, 'z-early', ['2020-01-21T09:00:00.000000Z'])
-    _write_run(journal_dir, 'a-late', ['2020-01-22T10:00:00.000000Z'])
-    _write_run(journal_dir, 'empty', [])
+    # b-late ran last, after a clock step back to 2019 (issue 23, R2): its sequence still says so
+    _write_run(journal_dir, 'b-late', ['2019-01-22T10:00:00.000000Z', '2019-01-22T10:00:01.000000Z'], 3)
+    _write_run(journal_dir, 'z-early', ['2020-01-21T09:00:00.000000Z'], 1)
+    _write_run(journal_dir, 'a-late', ['2099-01-22T10:00:00.000000Z'], 2)
+    _write_run(journal_dir, 'empty', [], None)
     write_mark(journal_dir, 'z-early', {'records': 1})
     (tmp_path / 'notes.txt').write_text('not a journal\n')
     runs = list_runs(journal_dir)
-    assert [(r['run_id'], r['records'], r['rolled_back']) for r in runs] == [
-        ('z-early', 1, True), ('a-late', 1, False), ('b-late', 2, False), ('empty', 0, False)]
+    assert [(r['run_id'], r['records'], r['rolled_back'], r['run_seq']) for r in runs] == [
+        ('z-early', 1, True, 1), ('a-late', 1, False, 2), ('b-late', 2, False, 3), ('empty', 0, False, None)]
     assert runs[0]['path'] == journal_path(journal_dir, 'z-early')
-    assert runs[2]['started'] == '2020-01-22T10:00:00.000000Z'
+    assert runs[2]['started'] == '2019-01-22T10:00:00.000000Z'
+
+
+def test_a_run_sequence_is_one_more_than_the_highest_in_the_directory(tmp_path):
+    journal_dir = str(tmp_path / 'journal')
+    _write_run(journal_dir, 'forged-2099', ['2099-01-01T00:00:00.000000Z'], 7)
+    _write_run(journal_dir, 'older', ['2020-01-01T00:00:00.000000Z'], 3)
+    journal = Journal(journal_dir, 'new', 'block_queue')
+    assert journal.record('sysfs', '/sys/block/sdb/queue/read_ahead_kb', 128, 4096)['run_seq'] == 8
+    # the same run keeps its number in every record, and in a second module of the run
+    assert Journal(journal_dir, 'new', 'cache_limits').record('sysfs', '/sys/block/sdb/queue/nr_requests', 64, 32)['run_seq'] == 8
+    assert latest_open_run(journal_dir)['run_id'] == 'new'
 
 
 def test_list_runs_of_a_missing_directory(tmp_path):
@@ -252,16 +264,33 @@ def test_list_runs_of_a_missing_directory(tmp_path):
 
 def test_latest_open_run_skips_rolled_back_and_empty_runs(tmp_path):
     journal_dir = str(tmp_path)
-    _write_run(journal_dir, 'old', ['2020-01-20T00:00:00.000000Z'])
-    _write_run(journal_dir, 'newer', ['2020-01-21T00:00:00.000000Z'])
-    _write_run(journal_dir, 'newest', ['2020-01-22T00:00:00.000000Z'])
+    _write_run(journal_dir, 'old', ['2020-01-20T00:00:00.000000Z'], 1)
+    _write_run(journal_dir, 'newer', ['2020-01-21T00:00:00.000000Z'], 2)
+    _write_run(journal_dir, 'newest', ['2020-01-19T00:00:00.000000Z'], 3)
     assert latest_open_run(journal_dir)['run_id'] == 'newest'
     write_mark(journal_dir, 'newest', {})
-    _write_run(journal_dir, 'started-nothing', [])
+    _write_run(journal_dir, 'started-nothing', [], None)
     assert latest_open_run(journal_dir)['run_id'] == 'newer'
     write_mark(journal_dir, 'newer', {})
     write_mark(journal_dir, 'old', {})
     assert latest_open_run(journal_dir) is None
+
+
+def test_a_run_that_cannot_be_ordered_stops_the_choice_of_the_latest(tmp_path):
+    journal_dir = str(tmp_path)
+    _write_run(journal_dir, 'good', ['2020-01-20T00:00:00.000000Z'], 1)
+    (tmp_path / 'unordered.jsonl').write_text('{"seq": 1, "kind": "sysfs"}\n')
+    with pytest.raises(JournalError, match=r'unordered.jsonl line 1: field run_seq: missing'):
+        latest_open_run(journal_dir)
+    # a broken journal of an older run blocks nothing
+    (tmp_path / 'unordered.jsonl').write_text('{"seq": 1, "run_seq": 0}\nnot json\n{"seq": 3}\n')
+    os.unlink(str(tmp_path / 'unordered.jsonl'))
+    (tmp_path / 'broken-old.jsonl').write_text('{"seq": 1, "run_seq": 0}\n')
+    _write_run(journal_dir, 'good2', ['2020-01-21T00:00:00.000000Z'], 2)
+    with pytest.raises(JournalError, match='broken-old'):
+        latest_open_run(journal_dir)
+    (tmp_path / 'broken-old.jsonl').write_text('{"seq": 1, "run_seq": 1}\nnot json\n{"seq": 3}\n')
+    assert latest_open_run(journal_dir)['run_id'] == 'good2'
 
 
 def test_mark_round_trip(tmp_path):
@@ -429,4 +458,4 @@ def test_the_host_lock_makes_a_second_run_wait_then_fail_naming_the_holder(tmp_p
         assert 0.3 < waited < 5
     finally:
         holder.wait(timeout=10)
-    assert lock_path(journal_dir) == str(tmp_path / 'iotune' / 'lock')
+    assert lock_path(journal_dir) == str(tmp_path / 'iotune' / 'journal' / 'lock')

@@ -14,6 +14,7 @@ from ansible_collections.iotune.storage.plugins.module_utils._apply import sysfs
 from ansible_collections.iotune.storage.plugins.module_utils._journal import read_records
 from ansible_collections.iotune.storage.plugins.modules import block_queue, io_rollback
 from ansible_collections.iotune.storage.tests.unit.module_harness import run_main
+from ansible_collections.iotune.storage.tests.unit.conftest import journal_files
 
 DIRS = ('etc/udev/rules.d', 'run/udev/rules.d', 'usr/local/lib/udev/rules.d', 'usr/lib/udev/rules.d', 'lib/udev/rules.d')
 
@@ -83,7 +84,7 @@ def test_check_mode_writes_nothing(run, args, build_tree, tmp_path):
     assert [c['kind'] for c in result['changes']] == ['sysfs', 'file']
     assert _read(os.path.join(args['sys_root'], 'block/loop2/queue/nr_requests')) == b'128\n'
     assert _read(args['rules_file']) == rules
-    assert not os.path.exists(args['journal_dir'])
+    assert journal_files(args['journal_dir']) == []
 
 
 def _read(path):
@@ -121,7 +122,8 @@ def test_apply_then_rollback(run, args, build_tree, tmp_path, monkeypatch):
     assert (kind, result['changed']) == ('exit', False)
     assert not os.path.exists(os.path.join(journal_dir, 'bq-2.jsonl'))
 
-    kind, result = run_main(monkeypatch, io_rollback, {'journal_dir': journal_dir})
+    kind, result = run_main(monkeypatch, io_rollback, {'journal_dir': journal_dir, 'sys_root': sys_root,
+                                                       'managed_files': [args['rules_file']]})
     assert (kind, result['run_id'], result['changed']) == ('exit', 'bq-1', True)
     assert _read(args['rules_file']) == rules
     assert dict((name, sysfs_value(os.path.join(queue, name))) for name in live) == live
@@ -139,7 +141,7 @@ def test_error_check_fails_before_anything(run, args, build_tree, tmp_path):
     assert result['msg'].startswith('nothing changed: ')
     assert _read(os.path.join(args['sys_root'], 'block/loop2/queue/nr_requests')) == b'128\n'
     assert _read(args['rules_file']) == rules
-    assert not os.path.exists(str(tmp_path / 'journal'))
+    assert journal_files(str(tmp_path / 'journal')) == []
 
 
 @pytest.mark.parametrize('extra, message', [

@@ -86,7 +86,8 @@ def test_missing_parents_are_created_and_rolled_back(monkeypatch, tmp_path):
     kind, result = run_main(monkeypatch, copy_tools, dict(args, run_id='deep'))
     assert kind == 'exit' and result['changed'], result
     assert (tmp_path / 'a' / 'b' / 'iotune-copy').read_text() == TOOL
-    kind, result = run_main(monkeypatch, io_rollback, {'run_id': 'deep', 'journal_dir': args['journal_dir']})
+    kind, result = run_main(monkeypatch, io_rollback, {'run_id': 'deep', 'journal_dir': args['journal_dir'],
+                                                       'managed_files': [item['path'] for item in args['files']]})
     assert kind == 'exit' and [r['kind'] for r in result['records']] == ['file', 'dir', 'dir'], result
     assert not (tmp_path / 'a').exists()
 
@@ -109,7 +110,8 @@ def test_four_runs_then_rollback_restores_everything(monkeypatch, tmp_path):
     assert installed['etc/iotune/copy.conf'] == (0o644, CONF.encode())
     assert installed['etc/iotune'][0] == 0o755
 
-    kind, result = run_main(monkeypatch, io_rollback, {'run_id': 'r1', 'journal_dir': args['journal_dir']})
+    kind, result = run_main(monkeypatch, io_rollback, {'run_id': 'r1', 'journal_dir': args['journal_dir'],
+                                                       'managed_files': [item['path'] for item in args['files']]})
     assert kind == 'exit' and result['changed'], result
     assert [r['kind'] for r in result['records']] == ['file', 'file', 'file', 'dir']
     assert snapshot(tmp_path) == start
@@ -127,7 +129,8 @@ def test_state_absent_removes_and_rollback_reinstalls(monkeypatch, tmp_path):
     assert kind == 'exit' and result['changed']
     assert [c['status'] for c in result['checks']] == ['compliant'] * 3
     assert not os.path.exists(args['files'][0]['path']) and not os.path.exists(args['files'][2]['path'])
-    kind, result = run_main(monkeypatch, io_rollback, {'run_id': 'remove', 'journal_dir': args['journal_dir']})
+    kind, result = run_main(monkeypatch, io_rollback, {'run_id': 'remove', 'journal_dir': args['journal_dir'],
+                                                       'managed_files': [item['path'] for item in args['files']]})
     assert kind == 'exit' and result['changed']
     assert snapshot(tmp_path) == installed
 
@@ -136,7 +139,8 @@ def test_rollback_keeps_a_created_directory_that_is_no_longer_empty(monkeypatch,
     args = tree(tmp_path)
     run_main(monkeypatch, copy_tools, dict(args, run_id='r2'))
     (tmp_path / 'etc' / 'iotune' / 'local.conf').write_text('mine\n')
-    kind, result = run_main(monkeypatch, io_rollback, {'run_id': 'r2', 'journal_dir': args['journal_dir']})
+    kind, result = run_main(monkeypatch, io_rollback, {'run_id': 'r2', 'journal_dir': args['journal_dir'],
+                                                       'managed_files': [item['path'] for item in args['files']]})
     assert kind == 'fail' and 'now holds local.conf: left in place' in result['msg']
     assert (tmp_path / 'etc' / 'iotune' / 'local.conf').read_text() == 'mine\n'
     assert not os.path.exists(args['files'][0]['path']), 'the other records were still restored'

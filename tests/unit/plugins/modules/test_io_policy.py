@@ -19,6 +19,7 @@ from ansible.module_utils import basic
 from ansible_collections.iotune.storage.plugins.module_utils._journal import read_records
 from ansible_collections.iotune.storage.plugins.modules import io_policy, io_rollback
 from ansible_collections.iotune.storage.tests.unit.module_harness import run_main
+from ansible_collections.iotune.storage.tests.unit.conftest import journal_files
 
 TOOL = '#!/usr/bin/python3 -IS\n' + '# a tool\n' * 1000
 
@@ -73,7 +74,7 @@ def test_audit_reports_every_concern_and_changes_nothing_but_the_report(monkeypa
     assert result['summary']['drift'] == 2
     assert _read(tmp_path / 'fstab') == before
     assert not (tmp_path / 'bin' / 'iotune-copy').exists()
-    assert not (tmp_path / 'journal').exists()
+    assert journal_files(tmp_path / 'journal') == []
     written = json.loads((report_dir / 'audit-r1.json').read_text())
     assert written == result['report']
     assert (written['host'], written['run_id'], written['mode']) == ('h1', 'r1', 'audit')
@@ -84,7 +85,7 @@ def test_enforce_four_runs_one_journal_and_rollback(monkeypatch, host, tmp_path)
     before = _read(tmp_path / 'fstab')
     kind, check = run(monkeypatch, host, mode='enforce', _ansible_check_mode=True, _ansible_diff=True)
     assert kind == 'exit' and check['changed'] is True, check
-    assert _read(tmp_path / 'fstab') == before and not (tmp_path / 'journal').exists()
+    assert _read(tmp_path / 'fstab') == before and journal_files(tmp_path / 'journal') == []
     # the tool's content is never echoed: a digest and a size
     assert all(TOOL not in json.dumps(part) for part in (check['diff'], check['concerns']))
     assert [c['changed'] for c in check['checks']] == [False] * 3
@@ -106,7 +107,9 @@ def test_enforce_four_runs_one_journal_and_rollback(monkeypatch, host, tmp_path)
     assert (kind, recheck['changed']) == ('exit', False), recheck
     assert not os.path.exists(str(tmp_path / 'journal' / 'run-2.jsonl'))
 
-    kind, rolled = run_main(monkeypatch, io_rollback, {'journal_dir': host['journal_dir'], 'run_id': 'run-1'})
+    kind, rolled = run_main(monkeypatch, io_rollback, {
+        'journal_dir': host['journal_dir'], 'run_id': 'run-1',
+        'managed_files': [host['fstab']] + [item['path'] for item in host['copy_tools_files']]})
     assert (kind, rolled['changed']) == ('exit', True), rolled
     assert _read(tmp_path / 'fstab') == before
     assert not (tmp_path / 'bin' / 'iotune-copy').exists()
@@ -121,7 +124,7 @@ def test_an_error_check_blocks_every_change(monkeypatch, host, tmp_path):
     assert result['msg'].startswith('nothing changed: '), result['msg']
     assert _read(tmp_path / 'fstab') == before
     assert not (tmp_path / 'bin' / 'iotune-copy').exists()
-    assert not (tmp_path / 'journal').exists()
+    assert journal_files(tmp_path / 'journal') == []
 
 
 def test_concerns_limits_the_run(monkeypatch, host, tmp_path):
@@ -142,4 +145,4 @@ def test_an_error_check_fails_an_enforcing_run_with_nothing_to_change(monkeypatc
         assert kind == 'fail', result
         assert result['msg'].startswith('nothing changed: ') and '/dup' in result['msg'], result['msg']
         assert result['changed'] is False
-    assert _read(tmp_path / 'fstab') == before and not (tmp_path / 'journal').exists()
+    assert _read(tmp_path / 'fstab') == before and journal_files(tmp_path / 'journal') == []

@@ -39,12 +39,17 @@ def host_fixture(tmp_path):
         journal_dir = str(tmp_path / 'journal')
         fstab = tmp_path / 'fstab'
         rules = tmp_path / 'rules.d' / '60-iotune.rules'
-        attr = tmp_path / 'sys' / 'queue' / 'read_ahead_kb'
+        sys_root = str(tmp_path / 'sys')
+        attr = tmp_path / 'sys' / 'block' / 'vda' / 'queue' / 'read_ahead_kb'
         proc_root = str(tmp_path / 'proc')
         swappiness = tmp_path / 'proc' / 'sys' / 'vm' / 'swappiness'
 
         def journal(self, run_id):
-            return Journal(self.journal_dir, run_id, 'test', failpoint_file=str(tmp_path / 'failpoint'))
+            return Journal(self.journal_dir, run_id, 'block_queue', failpoint_file=str(tmp_path / 'failpoint'))
+
+        def trusted_args(self):
+            return {'journal_dir': self.journal_dir, 'managed_files': [str(self.fstab), str(self.rules)],
+                    'sys_root': self.sys_root, 'proc_root': self.proc_root}
 
         def state(self):
             return (_read(self.fstab), self.rules.exists() and _read(self.rules), self.attr.read_text().strip(),
@@ -72,7 +77,7 @@ def _run(host, journal):
 @pytest.fixture(name='rollback')
 def rollback_fixture(monkeypatch, host):
     def rollback(**args):
-        return run_main(monkeypatch, io_rollback, dict({'journal_dir': host.journal_dir}, **args))
+        return run_main(monkeypatch, io_rollback, dict(host.trusted_args(), **args))
     return rollback
 
 
@@ -277,9 +282,10 @@ def test_a_corrupt_journal_fails(host, rollback):
     # without run_id the latest run cannot be told: no older run is picked instead
     kind, result = rollback()
     assert kind == 'fail'
-    assert result['msg'].startswith('cannot tell which run is the latest: %s line 2 is not a journal record' % path)
+    # its first record still orders it (run_seq): it is the latest, and it is named, not an older run
+    assert result['msg'] == 'cannot read the journal of run run-1: %s line 2 is not a journal record' % path
     kind, result = rollback(run_id='run-9')
-    assert kind == 'exit' and 'cannot list them' in result['warnings'][0]
+    assert kind == 'exit' and 'runs in %s: run-1' % host.journal_dir in result['warnings'][0]
 
 
 def test_unit_records_reload_systemd_once(host, rollback, monkeypatch, tmp_path):
@@ -287,11 +293,13 @@ def test_unit_records_reload_systemd_once(host, rollback, monkeypatch, tmp_path)
     unit.write_text('[Slice]\n')
     journal = host.journal('run-1')
     apply_file(journal, str(unit), '[Slice]\nMemoryHigh=25%\n')
-    journal.record('unit', 'iotune-bulk.slice', None, 'daemon-reload', systemctl='/usr/bin/systemctl')
+    # a record that names a program: the rollback runs its own systemctl, never the record's (issue 23, T1)
+    journal.record('unit', 'iotune-bulk.slice', None, 'daemon-reload', systemctl='/tmp/evil')
     calls = []
     monkeypatch.setattr(basic.AnsibleModule, 'run_command',
                         lambda self, argv, **kwargs: calls.append(list(argv)) or (0, '', ''))
-    kind, result = rollback(run_id='run-1')
+    monkeypatch.setattr(basic.AnsibleModule, 'get_bin_path', lambda self, name, *a, **k: '/usr/bin/' + name)
+    kind, result = rollback(run_id='run-1', managed_files=[str(unit)])
     assert (kind, result['changed']) == ('exit', True)
     assert unit.read_text() == '[Slice]\n'
     assert calls == [['/usr/bin/systemctl', 'daemon-reload']]
@@ -319,7 +327,7 @@ def test_rollback_after_a_run_killed_half_way(host, rollback, tmp_path):
     # record 2 is on disk, its change is not
     assert [_read(path) for path in paths] == [b'changed\n', b'original\n', b'original\n']
     assert len(read_records(journal_path(host.journal_dir, 'killed'))[0]) == 2
-    kind, result = rollback()
+    kind, result = rollback(managed_files=[str(path) for path in paths])
     assert (kind, result['run_id'], result['changed']) == ('exit', 'killed', True)
     assert [(r['seq'], r['restored']) for r in result['records']] == [(2, False), (1, True)]
     assert [_read(path) for path in paths] == [b'original\n'] * 3
@@ -361,7 +369,8 @@ def test_mount_options_apply_and_rollback(monkeypatch, tmp_path, fixture_path):
     assert (kind, result['changed']) == ('exit', False)
     assert not os.path.exists(journal_path(journal_dir, 'harden-2'))
 
-    kind, result = run_main(monkeypatch, io_rollback, {'journal_dir': journal_dir})
+    kind, result = run_main(monkeypatch, io_rollback, {'journal_dir': journal_dir, 'managed_files': [str(fstab)],
+                                                       'proc_root': str(proc_root)})
     assert (kind, result['run_id'], result['changed']) == ('exit', 'harden-1', True), result
     assert [call[3:] for call in mount.calls[2:]] == [['remount,strictatime', '/strict'], ['remount,atime,relatime', '/data']]
     assert (_read(fstab), _read(proc_root / 'self' / 'mountinfo')) == original
@@ -385,7 +394,8 @@ def test_mount_options_failed_remount_puts_the_fstab_line_back(monkeypatch, tmp_
     assert result['msg'].startswith('mount -o remount,noatime /strict failed (rc=32): mount: /strict: permission denied.; '
                                     'line 12 of %s was put back (3 change(s) made before the failure' % fstab)
     assert (_read(fstab), _read(proc_root / 'self' / 'mountinfo')) == original
-    kind, result = run_main(monkeypatch, io_rollback, {'journal_dir': journal_dir, 'run_id': 'harden-1'})
+    kind, result = run_main(monkeypatch, io_rollback, {'journal_dir': journal_dir, 'run_id': 'harden-1',
+                                                       'managed_files': [str(fstab)], 'proc_root': str(proc_root)})
     assert kind == 'exit', result
     assert (_read(fstab), _read(proc_root / 'self' / 'mountinfo')) == original
 
@@ -406,7 +416,7 @@ def test_mount_options_without_remount_changes_only_fstab(monkeypatch, tmp_path,
     assert result['checks'][0]['status'] == 'drift'       # live is left as it is
     kind, result = run_main(monkeypatch, mount_options, args)
     assert (kind, result['changed']) == ('exit', False)
-    kind, result = run_main(monkeypatch, io_rollback, {'journal_dir': str(tmp_path / 'journal')})
+    kind, result = run_main(monkeypatch, io_rollback, {'journal_dir': str(tmp_path / 'journal'), 'managed_files': [str(fstab)]})
     assert (kind, result['changed']) == ('exit', True)
     assert _read(fstab) == original
 
@@ -451,7 +461,8 @@ def test_cache_limits_apply_and_rollback(monkeypatch, tmp_path, fixture_path):
     kind, result = run_main(monkeypatch, cache_limits, dict(args, run_id='cache-2'))
     assert (kind, result['changed']) == ('exit', False), result
 
-    kind, result = run_main(monkeypatch, io_rollback, {'journal_dir': journal_dir, 'run_id': 'cache-1'})
+    kind, result = run_main(monkeypatch, io_rollback, {'journal_dir': journal_dir, 'run_id': 'cache-1',
+                                                       'managed_files': [str(sysctl_file)], 'proc_root': str(proc_root)})
     assert (kind, result['changed']) == ('exit', True), result
     assert (_read(sysctl_file), values()) == original
     assert oct(os.stat(str(sysctl_file)).st_mode & 0o777) == '0o600'

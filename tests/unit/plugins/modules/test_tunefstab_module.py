@@ -17,6 +17,7 @@ import pytest
 from ansible_collections.iotune.storage.plugins.module_utils._journal import read_records
 from ansible_collections.iotune.storage.plugins.modules import io_rollback, tunefstab
 from ansible_collections.iotune.storage.tests.unit.module_harness import run_main
+from ansible_collections.iotune.storage.tests.unit.conftest import journal_files
 
 SIM = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))),
                    'vxfs-sim', 'vxtunefs')
@@ -142,7 +143,7 @@ def test_named_vxtunefs_missing_fails_an_enforcing_run_and_changes_nothing(run, 
     assert result['changed'] is False
     assert [check['status'] for check in result['checks']] == ['error', 'error', 'drift']
     assert (_read(tunefstab_file), simulator('-p', '/data'), simulator('-p', '/u08')) == original
-    assert not journal_dir.exists() or os.listdir(str(journal_dir)) == []
+    assert journal_files(journal_dir) == []
 
 
 def test_no_vxtunefs_on_the_host(run, args, monkeypatch):
@@ -197,7 +198,8 @@ def test_apply_then_rollback(run, simulator, args, tmp_path, monkeypatch):
     assert (kind, result['changed']) == ('exit', False), result
     assert not os.path.exists(os.path.join(journal_dir, 'vx-2.jsonl'))
 
-    kind, result = run_main(monkeypatch, io_rollback, {'journal_dir': journal_dir, 'run_id': 'vx-1'})
+    kind, result = run_main(monkeypatch, io_rollback, {'journal_dir': journal_dir, 'run_id': 'vx-1', 'vxtunefs': SIM,
+                                                       'managed_files': [str(tunefstab_file)]})
     assert (kind, result['changed']) == ('exit', True), result
     assert [r['restored'] for r in result['records']] == [True] * 4
     assert (_read(tunefstab_file), simulator('-p', '/u08'), simulator('-p', '/data')) == original
@@ -257,7 +259,7 @@ def test_bad_device_is_refused_before_anything_is_read_or_written(run, simulator
         "whitespace, '#', ',' or '=' (such as /dev/vx/dsk/datadg/vol01), or system-default"
         % (device, 'not an absolute path' if not device.startswith('/') else 'contains %r' % [c for c in device if c in '#,='][0]))
     assert (_read(tunefstab_file), simulator('-p', '/data')) == original
-    assert not journal_dir.exists()
+    assert journal_files(journal_dir) == []
     assert 'checks' not in result
 
 
@@ -275,3 +277,44 @@ def test_bad_input_fails_before_anything(run, args, extra, message):
     kind, result = run(args)
     assert kind == 'fail'
     assert message in result['msg']
+
+
+def test_system_default_line_against_the_policy_fails_an_enforcing_run(run, simulator, args, fixture_path, tmp_path):
+    """Issue 23, P4: a system-default line that contradicts the policy for a device is not enforceable by editing
+    the device's line (it takes precedence); harden said drift, edited that line to no effect and warned."""
+    tunefstab_file = tmp_path / 'tunefstab'
+    shutil.copyfile(fixture_path('tunefstab', 'constructed-hpux.tunefstab'), str(tunefstab_file))
+    original = _read(tunefstab_file)
+    journal_dir = tmp_path / 'journal'
+    args.update(path=str(tunefstab_file), apply=True, journal_dir=str(journal_dir), run_id='p4', _ansible_check_mode=False,
+                entries=[{'device': '/dev/vg01/lvol1', 'tunables': {'read_pref_io': '128k', 'read_ahead': 1}}])
+    kind, result = run(args)
+    assert kind == 'fail', result
+    assert [(check['setting'], check['status']) for check in result['checks']] == [('read_pref_io', 'drift'),
+                                                                                   ('read_ahead', 'error')]
+    message = result['checks'][1]['message']
+    assert message.endswith('%s line 3 is a system-default line that sets read_ahead to 2 for every VxFS file system and '
+                            'takes precedence over the lines of /dev/vg01/lvol1 (tunefstab(4)): enforcing cannot make 1 '
+                            'persist for /dev/vg01/lvol1 without changing that line for every device; name system-default '
+                            'with read_ahead in the policy, or take read_ahead off line 3' % tunefstab_file), message
+    assert result['msg'] == 'nothing changed: ' + message
+    assert result['changed'] is False
+    # nothing written, not even the drifting read_pref_io of the device's own line
+    assert _read(tunefstab_file) == original
+    assert not journal_dir.exists() or [name for name in os.listdir(str(journal_dir)) if name.endswith('.jsonl')] == []
+
+
+def test_system_default_named_by_the_policy_is_enforced(run, simulator, args, fixture_path, tmp_path):
+    """Issue 23, P4: when the policy names system-default, its line is what changes (for every device)."""
+    tunefstab_file = tmp_path / 'tunefstab'
+    shutil.copyfile(fixture_path('tunefstab', 'constructed-hpux.tunefstab'), str(tunefstab_file))
+    original = _read(tunefstab_file)
+    args.update(path=str(tunefstab_file), apply=True, journal_dir=str(tmp_path / 'journal'), run_id='p4b',
+                _ansible_check_mode=False, entries=[{'device': 'system-default', 'tunables': {'read_ahead': 1}},
+                                                    {'device': '/dev/vg01/lvol1', 'tunables': {'read_ahead': 1}}])
+    kind, result = run(args)
+    assert kind == 'exit', result
+    assert [check['status'] for check in result['checks_before']] == ['drift', 'drift']
+    assert [check['status'] for check in result['checks']] == ['compliant', 'compliant']
+    assert _read(tunefstab_file) == original.replace(b'system-default max_diskq=2097152,read_ahead=2\n',
+                                                     b'system-default max_diskq=2097152,read_ahead=1\n')
