@@ -31,6 +31,9 @@ class ActionModule(ActionBase):
             raise AnsibleActionFail('dir: must be an absolute path on the controller, got %r' % (directory,))
         if not isinstance(reports, list) or not all(isinstance(r, dict) and r.get('host') for r in reports):
             raise AnsibleActionFail('reports: must be a list of host reports (each a dict with a host)')
-        written = write_reports(directory, reports)
+        try:
+            written = write_reports(directory, reports)
+        except ValueError as exc:
+            raise AnsibleActionFail(str(exc))
         result.update(changed=False, files=written)
         return result

@@ -60,5 +60,9 @@ class ActionModule(ActionBase):
                                'counts': summarize_differences(differences),
                                'before': before.get('name'), 'after': after.get('name')}
             reports.append(upgrade_host_report(host, differences, fail_on, run_id, now))
-        result.update(changed=False, hosts=explained, files=write_reports(directory, reports, now) if args.get('write', True) else [])
+        try:
+            files = write_reports(directory, reports, now) if args.get('write', True) else []
+        except ValueError as exc:
+            raise AnsibleActionFail(str(exc))
+        result.update(changed=False, hosts=explained, files=files)
         return result

@@ -11,6 +11,7 @@ import json
 import os
 
 from ansible_collections.iotune.storage.plugins.module_utils._apply import atomic_write
+from ansible_collections.iotune.storage.plugins.module_utils._trust import check_existing, open_nofollow, private_directory
 
 
 def report_paths(directory, names):
@@ -37,7 +38,7 @@ def render_report(report):
 
 def _holds(path, data):
     try:
-        with open(path, 'rb') as handle:
+        with os.fdopen(open_nofollow(path, os.O_RDONLY), 'rb') as handle:
             return handle.read() == data
     except (IOError, OSError):
         return False
@@ -46,15 +47,16 @@ def _holds(path, data):
 def write_report(directory, names, report, mode=0o640, dir_mode=0o750, check=False):
     """Write ``report`` to each of ``names`` in ``directory`` (created with ``dir_mode``),
     atomically, skipping files that already hold it. Returns (paths, written).
+    The directory must belong to the running user and not be writable by group or other, and a
+    link planted at a report's name is replaced, never written through (issue 23, T3).
     ValueError names a bad field; IOError/OSError come from the file system."""
     paths = report_paths(directory, names)
+    check_existing(directory, 'dir')
     data = render_report(report)
     written = [path for path in paths if not _holds(path, data)]
     if check or not written:
         return paths, written
-    if not os.path.isdir(directory):
-        os.makedirs(directory, 0o755)
-        os.chmod(directory, dir_mode)
+    private_directory(directory, 'dir', dir_mode)
     for path in written:
-        atomic_write(path, data, mode=mode)
+        atomic_write(path, data, mode=mode, follow_links=False)
     return paths, written

@@ -33,6 +33,7 @@ import socket
 
 from ansible_collections.iotune.storage.plugins.module_utils import _sysctl, _tunefstab, _udev
 from ansible_collections.iotune.storage.plugins.module_utils._apply import atomic_write
+from ansible_collections.iotune.storage.plugins.module_utils._trust import check_existing, open_nofollow, private_directory
 from ansible_collections.iotune.storage.plugins.module_utils._cache_plan import DEFAULT_UNIT_DIR
 from ansible_collections.iotune.storage.plugins.module_utils._iofacts import SUBSETS, VXTUNEFS_DIRS, find_executable, gather_io_facts
 from ansible_collections.iotune.storage.plugins.module_utils._policy import DEFAULT_SLICE
@@ -98,10 +99,9 @@ def write_snapshot(directory, name, snapshot):
     path = snapshot_path(directory, name)
     if os.path.lexists(directory) and not os.path.isdir(directory):
         raise ValueError('snapshot_dir: %s exists and is not a directory' % directory)
-    if not os.path.isdir(directory):
-        os.makedirs(directory, 0o700)
-        os.chmod(directory, 0o700)
-    atomic_write(path, render_snapshot(snapshot), mode=0o600, keep_existing=False)
+    # a private directory, and a link planted at the snapshot's name replaced, never followed (issue 23, T3)
+    private_directory(directory, 'snapshot_dir', 0o700)
+    atomic_write(path, render_snapshot(snapshot), mode=0o600, keep_existing=False, follow_links=False)
     return path
 
 
@@ -112,8 +112,10 @@ def read_snapshot(directory, name, field='read'):
         path = snapshot_path(directory, name)
     except ValueError as exc:
         raise ValueError('%s: %s' % (field, exc))
+    # a snapshot others could have written is not compared (issue 23, T1)
+    check_existing(directory, 'snapshot_dir')
     try:
-        with open(path, 'rb') as handle:
+        with os.fdopen(open_nofollow(path, os.O_RDONLY), 'rb') as handle:
             snapshot = json.loads(handle.read().decode('utf-8'))
     except (IOError, OSError) as exc:
         known = sorted(entry[:-len('.json')] for entry in (os.listdir(directory) if os.path.isdir(directory) else [])

@@ -23,8 +23,9 @@ import re
 import stat
 
 
-class UnsafeDirectory(Exception):
-    """A directory the collection would write in or read back from is not private."""
+class UnsafeDirectory(ValueError):
+    """A directory the collection would write in or read back from is not private (a bad input:
+    the callers' ValueError handling names the option)."""
 
 
 def _who(uid):
@@ -79,6 +80,14 @@ def ancestors_problem(directory, option, path, euid, stat_fn=os.stat):
         if parent == directory:
             return None
         directory = parent
+
+
+def check_existing(path, option, euid=None):
+    """Raise UnsafeDirectory when ``path`` exists and is not safe (a missing one is created later)."""
+    if os.path.lexists(path):
+        problem = directory_problem(path, option, euid)
+        if problem:
+            raise UnsafeDirectory(problem)
 
 
 def private_directory(path, option, mode=0o700, euid=None):

@@ -23,6 +23,7 @@ from xml.sax.saxutils import escape as _xml_escape
 
 from ansible_collections.iotune.storage.plugins.module_utils._checks import STATUSES, summarize
 from ansible_collections.iotune.storage.plugins.module_utils._fio import change_lines
+from ansible_collections.iotune.storage.plugins.module_utils._trust import path_safe_name, private_directory
 from ansible_collections.iotune.storage.plugins.plugin_utils._bench_chart import fleet_view, host_charts
 from ansible_collections.iotune.storage.plugins.plugin_utils._benchmark import benchmark_summary
 
@@ -546,11 +547,15 @@ def host_json(report):
 def write_reports(directory, reports, now=None):
     """Write hosts/<host>.json for each report and the fleet files (summary.json, junit.xml,
     report.html) into ``directory`` on the controller, each through a temporary file and a
-    rename; returns the paths written."""
+    rename; returns the paths written. The directory (and its hosts/) must belong to the
+    controller's user and not be writable by group or other (UnsafeDirectory, a ValueError, names
+    it); a host name becomes a file name that stays in hosts/ (``web/../x`` is ``web%2F..%2Fx``;
+    issue 23, T4), and a link planted at a report's name is replaced, never written through."""
     written = []
-    os.makedirs(os.path.join(directory, 'hosts'), exist_ok=True)
+    private_directory(directory, 'iotune_report_dir', 0o755)
+    private_directory(os.path.join(directory, 'hosts'), 'iotune_report_dir', 0o755)
     for report in reports:
-        path = os.path.join(directory, 'hosts', '%s.json' % report['host'])
+        path = os.path.join(directory, 'hosts', '%s.json' % path_safe_name(report['host']))
         _write_atomic(path, host_json(report))
         written.append(path)
     run_id = (reports[0].get('run_id') if reports else '') or ''
