@@ -95,7 +95,8 @@ SCHEMA = {
             'tunables': {
                 'description': 'Tunable name to value; sizes accept C(256k), C(10m), C(10485760).',
                 'type': 'dict', 'required': True,
-                'accepted': 'VxFS tunables (`ansible-doc iotune.storage.tunefstab`); byte-valued ones take sizes',
+                'accepted': 'VxFS tunables (`ansible-doc iotune.storage.tunefstab`); byte-valued ones take sizes; not a value '
+                            'the `system-default` entry sets otherwise (its line takes precedence)',
             },
         },
     },
@@ -751,6 +752,7 @@ def _dict_entries(value, name, keys, errors):
 
 def _validate_tunefstab(value, errors):
     seen = {}
+    normalized = []
     for index, where, entry in _dict_entries(value, 'iotune_tunefstab', TUNEFSTAB_KEYS, errors):
         device = entry.get('device')
         if device is None:
@@ -767,8 +769,26 @@ def _validate_tunefstab(value, errors):
         tunables = _expect_dict(entry.get('tunables'), where + '.tunables', errors)
         if tunables is None:
             continue
+        values = {}
         for name, tvalue in tunables.items():
-            validate_tunable(name, tvalue, '%s.tunables.%s' % (where, name), errors)
+            values[name] = validate_tunable(name, tvalue, '%s.tunables.%s' % (where, name), errors)
+        if isinstance(device, str):
+            normalized.append((index, device, values))
+    # A system-default line takes precedence over a device's lines (tunefstab(4) on HP-UX): a device value
+    # that the policy's own system-default entry sets otherwise could never be in effect (issue 23, P4).
+    for default_index, default_device, default_values in normalized:
+        if default_device != 'system-default':
+            continue
+        for index, device, values in normalized:
+            if device == 'system-default':
+                continue
+            for name in sorted(values):
+                if values[name] is not None and default_values.get(name) is not None and values[name] != default_values[name]:
+                    errors.append("iotune_tunefstab[%d].tunables.%s: %d for %s contradicts %d for system-default "
+                                  "(iotune_tunefstab[%d]): a system-default line takes precedence over a device's lines "
+                                  "(tunefstab(4)), so %s would get %d; give both the same value or drop one"
+                                  % (index, name, values[name], device, default_values[name], default_index, device,
+                                     default_values[name]))
 
 
 def validate_match(match, where, errors, dev_paths=False):

@@ -115,7 +115,8 @@ def device_problem(device):
 
 def validate_entries(entries, labels):
     """validate_entry for each: (normalized entries, errors), each device once (two entries for
-    one device would leave the later to win in the file and the earlier to be reported)."""
+    one device would leave the later to win in the file and the earlier to be reported), and no
+    device value that the entry for system-default contradicts (contradictions())."""
     normalized, errors, seen = [], [], {}
     for entry, label in zip(entries, labels):
         done, entry_errors = validate_entry(entry, label)
@@ -125,7 +126,36 @@ def validate_entries(entries, labels):
         if not entry_errors and device in seen:
             errors.append('%sdevice: %s is listed twice (also %s)' % ('%s.' % label if label else '', device, seen[device] or 'device'))
         seen.setdefault(device, label)
+    for index, other, name in contradictions([entry['device'] for entry in normalized],
+                                             [entry['tunables'] for entry in normalized]):
+        errors.append(contradiction_message(normalized[index]['device'], name, normalized[index]['tunables'][name],
+                                            normalized[other]['tunables'][name], labels[index], labels[other]))
     return normalized, errors
+
+
+def contradictions(devices, tunables):
+    """(index, system-default index, tunable) for each device value that the policy's own system-default
+    entry sets otherwise: a system-default line takes precedence over a device's lines (tunefstab(4) on
+    HP-UX), so the device would never get its value (issue 23, P4). ``tunables`` hold ints."""
+    defaults = [index for index, device in enumerate(devices) if device == _tunefstab.SYSTEM_DEFAULT]
+    found = []
+    for index, device in enumerate(devices):
+        if device == _tunefstab.SYSTEM_DEFAULT:
+            continue
+        for name in sorted(tunables[index]):
+            for other in defaults:
+                if name in tunables[other] and tunables[other][name] != tunables[index][name]:
+                    found.append((index, other, name))
+    return found
+
+
+def contradiction_message(device, name, value, default_value, label='', default_label=''):
+    """Why a device value the policy's system-default entry contradicts is refused; ``label``/``default_label``
+    name the two entries (``entries[1]``, ``iotune_tunefstab[0]``; '' for the module's device/tunables)."""
+    return ('%stunables.%s: %s for %s contradicts %s for %s (%s): a system-default line takes precedence over a '
+            "device's lines (tunefstab(4)), so %s would get %s; give both the same value or drop one"
+            % ('%s.' % label if label else '', name, value, device, default_value, _tunefstab.SYSTEM_DEFAULT,
+               default_label or 'the same policy', device, default_value))
 
 
 def validate_entry(entry, where=''):
@@ -271,10 +301,12 @@ def read_live(vxtunefs, mount_point, run_command):
 
 # ---------------------------------------------------------------- checks
 
-def _file_clause(path, present, setting):
+def _file_clause(path, present, setting, by_default=False):
     if setting is None:
         return '%s does not set it' % path if present else 'there is no %s' % path
     value, line = setting
+    if by_default:
+        return '%s line %d, a %s line, sets %s' % (path, line, _tunefstab.SYSTEM_DEFAULT, value)
     return '%s line %d sets %s' % (path, line, value)
 
 
@@ -289,6 +321,25 @@ def _message(name, device, live_state, expected, live_ok, persistent_ok, file_cl
             return '%s on %s is %s live (%s); %s' % (name, device, live, where, file_clause)
         return '%s on %s is %s live (%s) but %s: lost at the next mount' % (name, device, live, where, file_clause)
     return '%s on %s is %s live (%s), expected %s; %s' % (name, device, live, where, expected, file_clause)
+
+
+def _default_wins(name, device, live_state, expected, path, file_default, policy_default):
+    """The message of a device value that a system-default value other than the policy's decides."""
+    live, where, why = live_state
+    if live is not None:
+        first = '%s on %s is %s live (%s)%s' % (name, device, live, where, '' if live == expected else ', expected %s' % expected)
+    else:
+        first = '%s on %s: %s' % (name, device, why)
+    if policy_default is not None:
+        return ('%s; the policy sets %s to %s for %s, and a system-default line takes precedence over a device\'s lines '
+                '(tunefstab(4)): %s would get %s, never %s; give both the same value or drop one'
+                % (first, name, policy_default, _tunefstab.SYSTEM_DEFAULT, device, policy_default, expected))
+    value, line = file_default
+    return ('%s; %s line %d is a %s line that sets %s to %s for every VxFS file system and takes precedence over '
+            'the lines of %s (tunefstab(4)): enforcing cannot make %s persist for %s without changing that line for '
+            'every device; name %s with %s in the policy, or take %s off line %d'
+            % (first, path, line, _tunefstab.SYSTEM_DEFAULT, name, value, device, expected, device,
+               _tunefstab.SYSTEM_DEFAULT, name, name, line))
 
 
 def is_executable(path):
@@ -324,8 +375,13 @@ def plan_tunefstab(entries, path=_tunefstab.DEFAULT_PATH, vxtunefs=None, run_com
       most one ``{kind: file, target: path, before, after}`` with the whole
       old (None: absent) and new tunefstab text.
     * ``devices``: ``{device, mount_point, fstype, live_error}`` per device.
-    * ``warnings``: sentences (e.g. a system-default line that overrides the
-      device's line).
+    * ``warnings``: sentences (e.g. lines of the file that cannot be read).
+
+    A ``system-default`` line takes precedence over a device's lines: where it
+    sets a device's tunable to another value than the policy, the check is
+    ``error`` (editing the device's line would change nothing) and nothing is
+    planned for it, unless the policy's own ``system-default`` entry sets the
+    same value: that entry's line change is then what makes it persist.
     """
     errors = []
     old_text = read_text(path, errors, missing_ok=True, decode_errors='surrogateescape', newline='')
@@ -340,6 +396,13 @@ def plan_tunefstab(entries, path=_tunefstab.DEFAULT_PATH, vxtunefs=None, run_com
     warnings = []
     new_text = old_text
     live_cache = {}
+    # what the file's system-default lines set ({name: (value, line)}), and what the policy's own
+    # system-default entry asks for: a system-default line takes precedence over a device's lines
+    file_defaults = effective_for(file_entries, _tunefstab.SYSTEM_DEFAULT)
+    policy_defaults = {}
+    for entry in entries:
+        if entry['device'] == _tunefstab.SYSTEM_DEFAULT:
+            policy_defaults.update(entry['tunables'])
     for entry in entries:
         device = entry['device']
         mount_point, fstype = find_mount(mount_entries, device)
@@ -376,18 +439,33 @@ def plan_tunefstab(entries, path=_tunefstab.DEFAULT_PATH, vxtunefs=None, run_com
             else:
                 persistent_ok = None if vxtunefs is None else False
             status = status_of(live_ok, persistent_ok)
+            # the value a system-default line gives this device once the plan is applied, if one does
+            by_default = device != _tunefstab.SYSTEM_DEFAULT and (name in policy_defaults or name in file_defaults)
+            deciding = policy_defaults[name] if name in policy_defaults else file_defaults.get(name, (None,))[0]
+            if by_default and deciding != expected:
+                # the system-default value decides for this device, and it is not the policy's: editing the
+                # device's line would change nothing (issue 23, P4)
+                message = _default_wins(name, device, (live, where, reason), expected, path, file_defaults.get(name),
+                                        policy_defaults.get(name))
+                checks.append(make_check(CONCERN, device, name, expected, live, persistent, ERROR, message))
+                continue
             if unreadable and live_ok is None:
                 status = ERROR
                 message = '%s on %s: %s; %s cannot be read' % (name, device, reason, path)
             elif status == NOT_APPLICABLE:
                 message = 'no vxtunefs on this host and no %s: VxFS is not in use here' % path
             else:
-                clause = '%s cannot be read' % path if unreadable else _file_clause(path, present, setting)
+                clause = '%s cannot be read' % path if unreadable else _file_clause(
+                    path, present, setting, device != _tunefstab.SYSTEM_DEFAULT and setting == file_defaults.get(name))
+                if by_default and name in policy_defaults and persistent_ok is False:
+                    clause += ('; the policy\'s %s entry writes %s=%s on a %s line, which decides for every device'
+                               % ((_tunefstab.SYSTEM_DEFAULT, name, expected, _tunefstab.SYSTEM_DEFAULT)))
                 message = _message(name, device, (live, where, reason), expected, live_ok, persistent_ok, clause)
             checks.append(make_check(CONCERN, device, name, expected, live, persistent, status, message))
             if status not in (DRIFT, NOT_PERSISTENT):
                 continue
-            if persistent_ok is False:
+            if persistent_ok is False and not by_default:
+                # (by_default: the policy's system-default entry sets this value, and its line is what changes)
                 to_persist[name] = expected
             if apply and live_ok is False:
                 changes.append({'kind': 'vxtunefs', 'target': mount_point, 'device': device, 'setting': name,
@@ -395,12 +473,6 @@ def plan_tunefstab(entries, path=_tunefstab.DEFAULT_PATH, vxtunefs=None, run_com
                                 'argv': [vxtunefs, '-o', '%s=%d' % (name, expected), mount_point]})
         if to_persist:
             new_text = merge_tunefstab_text(new_text, device, to_persist)
-            after = effective_for(_tunefstab.parse_tunefstab(new_text), device)
-            for name, expected in sorted(to_persist.items()):
-                if after.get(name, (None, 0))[0] != expected:
-                    warnings.append('after the change, %s line %d would still set %s to %s for %s (a system-default '
-                                    'line takes precedence over the device\'s lines)'
-                                    % (path, after[name][1], name, after[name][0], device))
     if new_text != old_text:
         changes.append({'kind': 'file', 'target': path, 'before': old_text, 'after': new_text})
     warnings.extend(errors)

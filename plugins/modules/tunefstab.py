@@ -96,10 +96,13 @@ notes:
     check is V(not_applicable). A device mounted as C(vxfs) whose live values cannot be read (no C(vxtunefs) on the
     host, or O(vxtunefs) not executable) is V(error), never V(compliant) from the file alone.
   - Several lines for one device apply in order. A C(system-default) line applies to every device and takes
-    precedence over the device's own lines (tunefstab(4) on HP-UX); the plan warns when it would override a
-    planned value.
+    precedence over the device's own lines (tunefstab(4) on HP-UX). Where it sets a tunable of a device to another
+    value than the policy, editing the device's line would change nothing, so the check is V(error), naming the file
+    and line, and an enforcing run fails changing nothing. Name V(system-default) with that tunable in O(entries)
+    to change the C(system-default) line (for every device); a device value that this entry contradicts is refused.
   - The plan changes a tunable in the last line of the device that sets it, adds new ones to the device's last
-    line, or adds a line for a device that has none.
+    line, or adds a line for a device that has none. A C(#) word after the device starts a trailing comment (as
+    in fstab); an edited line keeps it.
 seealso:
   - name: vxtunefs(1M)
     description: HP-UX 11i manual page of vxtunefs.

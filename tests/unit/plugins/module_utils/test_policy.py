@@ -390,6 +390,28 @@ def test_bulk_slice_accepts_own_slices(name):
     assert validate_policy({'iotune_cache': {'bulk_slice': {'memory_high': '25%', 'name': name}}}) == []
 
 
+# issue 23, P4: a device value that the policy's own system-default entry sets otherwise could never be in effect
+@pytest.mark.parametrize('entries, expected', [
+    ([{'device': 'system-default', 'tunables': {'read_ahead': 2}}, {'device': '/dev/vg01/lvol1', 'tunables': {'read_ahead': 0}}],
+     ["iotune_tunefstab[1].tunables.read_ahead: 0 for /dev/vg01/lvol1 contradicts 2 for system-default (iotune_tunefstab[0]): "
+      "a system-default line takes precedence over a device's lines (tunefstab(4)), so /dev/vg01/lvol1 would get 2; give "
+      "both the same value or drop one"]),
+    # compared as sizes
+    ([{'device': '/dev/vg01/lvol1', 'tunables': {'max_diskq': '1m'}}, {'device': 'system-default', 'tunables': {'max_diskq': '2m'}}],
+     ["iotune_tunefstab[0].tunables.max_diskq: 1048576 for /dev/vg01/lvol1 contradicts 2097152 for system-default "
+      "(iotune_tunefstab[1])"]),
+    ([{'device': 'system-default', 'tunables': {'max_diskq': '1m'}}, {'device': '/dev/vg01/lvol1', 'tunables': {'max_diskq': 1048576}}],
+     []),
+    ([{'device': 'system-default', 'tunables': {'read_ahead': 2}}, {'device': '/dev/vg01/lvol1', 'tunables': {'read_nstream': 4}}],
+     []),
+])
+def test_tunefstab_device_contradicting_system_default(entries, expected):
+    errors = validate_policy({'iotune_tunefstab': entries})
+    assert len(errors) == len(expected), errors
+    for error, start in zip(errors, expected):
+        assert error.startswith(start), error
+
+
 def test_all_problems_reported_at_once():
     errors = validate_policy({
         'iotune_mounts': [{'path': '/data', 'presnt': ['noatime'], 'present': ['noatime'], 'absent': ['noatime']}],

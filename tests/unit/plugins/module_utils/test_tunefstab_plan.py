@@ -386,17 +386,91 @@ def test_plan_compliant_has_no_changes(plan):
     assert result['changes'] == []
 
 
-def test_plan_warns_about_system_default(fixture_path, read_fixture):
-    entry, dummy = tp.validate_entry({'device': '/dev/vg01/lvol1', 'tunables': {'read_ahead': 1}})
-    result = tp.plan_tunefstab([entry], path=fixture_path('tunefstab', 'constructed-hpux.tunefstab'), vxtunefs=None,
-                               proc_root=fixture_path('vxfs', 'proc'))
-    assert result['checks'][0]['status'] == 'drift'
-    assert result['checks'][0]['persistent'] == 2
-    assert len(result['warnings']) == 2
-    assert 'tunefstab line 5: not name=value: read_pref_io' in result['warnings'][1]
-    assert result['warnings'][0].endswith(
-        'line 3 would still set read_ahead to 2 for /dev/vg01/lvol1 (a system-default line takes precedence '
-        'over the device\'s lines)')
+# issue 23, P4: a system-default line takes precedence over a device's lines (tunefstab(4) on HP-UX). Where it
+# contradicts the policy for a device, the device's line was edited anyway (no effect) and the device stayed drift
+# with a warning; now the check is an error naming the line, and nothing is planned for it. Unless the policy
+# names system-default itself: then its line is what changes. HP-UX sample: line 3 system-default
+# max_diskq=2097152,read_ahead=2; line 4 lvol1 read_pref_io=65536,...; line 5 lvol2 read_ahead=0 (none mounted).
+LVOL1 = '/dev/vg01/lvol1'
+LVOL2 = '/dev/vg01/lvol2'
+HPUX = ('tunefstab', 'constructed-hpux.tunefstab')
+DEFAULT_WINS = ("{name} on {device}: {device} is not mounted: live value not checked; /etc/vx/tunefstab line 3 is a "
+                "system-default line that sets {name} to 2 for every VxFS file system and takes precedence over the lines "
+                "of {device} (tunefstab(4)): enforcing cannot make {expected} persist for {device} without changing that "
+                "line for every device; name system-default with {name} in the policy, or take {name} off line 3")
+
+
+@pytest.mark.parametrize('entries, statuses, message, changed_lines', [
+    # the system-default line wins over the policy: error, the device's line is left alone
+    ([{'device': LVOL1, 'tunables': {'read_ahead': 1}}], [(LVOL1, 'read_ahead', 'error')],
+     DEFAULT_WINS.format(name='read_ahead', device=LVOL1, expected=1), {}),
+    # lvol2's own line sets 0 as the policy asks, but the system-default line wins
+    ([{'device': LVOL2, 'tunables': {'read_ahead': 0}}], [(LVOL2, 'read_ahead', 'error')],
+     DEFAULT_WINS.format(name='read_ahead', device=LVOL2, expected=0), {}),
+    # the system-default value is the policy's: compliant, and the message says which line decides
+    ([{'device': LVOL1, 'tunables': {'read_ahead': 2, 'max_diskq': '2m'}}],
+     [(LVOL1, 'max_diskq', 'compliant'), (LVOL1, 'read_ahead', 'compliant')],
+     'read_ahead on /dev/vg01/lvol1: /dev/vg01/lvol1 is not mounted: live value not checked; /etc/vx/tunefstab line 3, '
+     'a system-default line, sets 2', {}),
+    # a tunable no system-default line sets: the device's line is edited, as before
+    ([{'device': LVOL1, 'tunables': {'read_pref_io': '128k'}}], [(LVOL1, 'read_pref_io', 'drift')], None,
+     {4: '/dev/vg01/lvol1 read_pref_io=131072,read_nstream=4,max_buf_data_size=64K,qio_cache_enable=1'}),
+    # the policy names system-default: its line is what changes, for every device, and lvol1 follows it
+    ([{'device': 'system-default', 'tunables': {'read_ahead': 1}}, {'device': LVOL1, 'tunables': {'read_ahead': 1}}],
+     [('system-default', 'read_ahead', 'drift'), (LVOL1, 'read_ahead', 'drift')],
+     'read_ahead on /dev/vg01/lvol1: /dev/vg01/lvol1 is not mounted: live value not checked; /etc/vx/tunefstab line 3, a '
+     'system-default line, sets 2; the policy\'s system-default entry writes read_ahead=1 on a system-default line, which '
+     'decides for every device', {3: 'system-default max_diskq=2097152,read_ahead=1'}),
+    # ... and a device value it contradicts could never be in effect (validate_entries refuses it too)
+    ([{'device': 'system-default', 'tunables': {'read_ahead': 1}}, {'device': LVOL1, 'tunables': {'read_ahead': 0}}],
+     [('system-default', 'read_ahead', 'drift'), (LVOL1, 'read_ahead', 'error')],
+     'read_ahead on /dev/vg01/lvol1: /dev/vg01/lvol1 is not mounted: live value not checked; the policy sets read_ahead to '
+     '1 for system-default, and a system-default line takes precedence over a device\'s lines (tunefstab(4)): '
+     '/dev/vg01/lvol1 would get 1, never 0; give both the same value or drop one',
+     {3: 'system-default max_diskq=2097152,read_ahead=1'}),
+])
+def test_plan_with_a_system_default_line(fixture_path, read_fixture, entries, statuses, message, changed_lines):
+    normalized = [tp.validate_entry(entry)[0] for entry in entries]
+    result = tp.plan_tunefstab(normalized, path=fixture_path(*HPUX), vxtunefs=None, proc_root=fixture_path('vxfs', 'proc'))
+    for check in result['checks']:
+        check['message'] = check['message'].replace(fixture_path(*HPUX), '/etc/vx/tunefstab')
+    assert [(check['target'], check['setting'], check['status']) for check in result['checks']] == statuses
+    if message:
+        last = result['checks'][-1]
+        assert last['message'] == message
+    assert not any('would still set' in warning for warning in result['warnings'])
+    text = read_fixture(*HPUX)
+    if not changed_lines:
+        assert result['changes'] == []
+        return
+    assert [change['kind'] for change in result['changes']] == ['file']
+    old, new = text.splitlines(True), result['changes'][0]['after'].splitlines(True)
+    assert len(old) == len(new)
+    for number, (old_line, new_line) in enumerate(zip(old, new), 1):
+        assert new_line == (changed_lines[number] + '\n' if number in changed_lines else old_line)
+
+
+def test_plan_does_not_set_live_what_a_system_default_line_undoes(plan, tmp_path, read_fixture):
+    # vol01 mounted, live read_ahead 1; a system-default line sets 2: vxtunefs -o would last until the next mount
+    path = tmp_path / 'tunefstab'
+    path.write_text('system-default read_ahead=2\n' + read_fixture(*SOLARIS))
+    result = plan([{'device': VOL01, 'tunables': {'read_ahead': 0}}], path=str(path), apply=True)
+    check = one(result, VOL01, 'read_ahead')
+    assert (check['status'], check['live'], check['persistent']) == ('error', 1, 2)
+    assert check['message'].startswith('read_ahead on %s is 1 live (vxtunefs -p /data), expected 0; %s line 1 is a '
+                                       'system-default line that sets read_ahead to 2' % (VOL01, path))
+    assert result['changes'] == []
+
+
+def test_validate_entries_refuses_a_contradicted_device_value():
+    entries, errors = tp.validate_entries(
+        [{'device': 'system-default', 'tunables': {'read_ahead': 1, 'max_diskq': '1m'}},
+         {'device': LVOL1, 'tunables': {'read_ahead': 0, 'max_diskq': 1048576, 'read_pref_io': '64k'}}],
+        ['entries[0]', 'entries[1]'])
+    assert errors == [
+        "entries[1].tunables.read_ahead: 0 for /dev/vg01/lvol1 contradicts 1 for system-default (entries[0]): a "
+        "system-default line takes precedence over a device's lines (tunefstab(4)), so /dev/vg01/lvol1 would get 1; "
+        "give both the same value or drop one"]
 
 
 def test_find_vxtunefs(tmp_path):

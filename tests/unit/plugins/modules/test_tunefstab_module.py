@@ -318,3 +318,44 @@ def test_system_default_named_by_the_policy_is_enforced(run, simulator, args, fi
     assert [check['status'] for check in result['checks']] == ['compliant', 'compliant']
     assert _read(tunefstab_file) == original.replace(b'system-default max_diskq=2097152,read_ahead=2\n',
                                                      b'system-default max_diskq=2097152,read_ahead=1\n')
+
+
+def test_system_default_line_against_the_policy_fails_an_enforcing_run(run, simulator, args, fixture_path, tmp_path):
+    """Issue 23, P4: a system-default line that contradicts the policy for a device is not enforceable by editing
+    the device's line (it takes precedence); harden said drift, edited that line to no effect and warned."""
+    tunefstab_file = tmp_path / 'tunefstab'
+    shutil.copyfile(fixture_path('tunefstab', 'constructed-hpux.tunefstab'), str(tunefstab_file))
+    original = _read(tunefstab_file)
+    journal_dir = tmp_path / 'journal'
+    args.update(path=str(tunefstab_file), apply=True, journal_dir=str(journal_dir), run_id='p4', _ansible_check_mode=False,
+                entries=[{'device': '/dev/vg01/lvol1', 'tunables': {'read_pref_io': '128k', 'read_ahead': 1}}])
+    kind, result = run(args)
+    assert kind == 'fail', result
+    assert [(check['setting'], check['status']) for check in result['checks']] == [('read_pref_io', 'drift'),
+                                                                                   ('read_ahead', 'error')]
+    message = result['checks'][1]['message']
+    assert message.endswith('%s line 3 is a system-default line that sets read_ahead to 2 for every VxFS file system and '
+                            'takes precedence over the lines of /dev/vg01/lvol1 (tunefstab(4)): enforcing cannot make 1 '
+                            'persist for /dev/vg01/lvol1 without changing that line for every device; name system-default '
+                            'with read_ahead in the policy, or take read_ahead off line 3' % tunefstab_file), message
+    assert result['msg'] == 'nothing changed: ' + message
+    assert result['changed'] is False
+    # nothing written, not even the drifting read_pref_io of the device's own line
+    assert _read(tunefstab_file) == original
+    assert not journal_dir.exists() or [name for name in os.listdir(str(journal_dir)) if name.endswith('.jsonl')] == []
+
+
+def test_system_default_named_by_the_policy_is_enforced(run, simulator, args, fixture_path, tmp_path):
+    """Issue 23, P4: when the policy names system-default, its line is what changes (for every device)."""
+    tunefstab_file = tmp_path / 'tunefstab'
+    shutil.copyfile(fixture_path('tunefstab', 'constructed-hpux.tunefstab'), str(tunefstab_file))
+    original = _read(tunefstab_file)
+    args.update(path=str(tunefstab_file), apply=True, journal_dir=str(tmp_path / 'journal'), run_id='p4b',
+                _ansible_check_mode=False, entries=[{'device': 'system-default', 'tunables': {'read_ahead': 1}},
+                                                    {'device': '/dev/vg01/lvol1', 'tunables': {'read_ahead': 1}}])
+    kind, result = run(args)
+    assert kind == 'exit', result
+    assert [check['status'] for check in result['checks_before']] == ['drift', 'drift']
+    assert [check['status'] for check in result['checks']] == ['compliant', 'compliant']
+    assert _read(tunefstab_file) == original.replace(b'system-default max_diskq=2097152,read_ahead=2\n',
+                                                     b'system-default max_diskq=2097152,read_ahead=1\n')
