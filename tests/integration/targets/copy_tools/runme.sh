@@ -90,9 +90,11 @@ set -e
 if ls -A "$work/xfs" "$work/ext4" | grep -q 'iotune-copy-'; then echo "FAIL: a temporary file was left"; exit 1; fi
 echo "ok   iotune-copy: missing source fails like cp, no temporary file left"
 
-# rollback uninstalls exactly what the role installed (and the directory it created)
+# rollback uninstalls exactly what the role installed (and the directory it created); it is told
+# where the tools are, as an inventory tells every playbook: it restores no file it was not told of
 ansible-playbook -i "$work/inventory" iotune.storage.rollback_io -e iotune_run_id=copy-tools-$$ \
-  -e iotune_journal_dir="$work/journal" >"$work/rollback.log" 2>&1 || { tail -30 "$work/rollback.log"; echo "FAIL: rollback"; exit 1; }
+  -e iotune_journal_dir="$work/journal" -e copy_tools_bin_dir="$work/bin" \
+  -e copy_tools_config="$work/etc/iotune/copy.conf" >"$work/rollback.log" 2>&1 || { tail -30 "$work/rollback.log"; echo "FAIL: rollback"; exit 1; }
 [ "$(tree)" = "$start" ] || { diff <(echo "$start") <(tree); echo "FAIL: rollback did not restore the tree"; exit 1; }
 echo "ok   rollback_io.yml: the tools, copy.conf and etc/iotune are gone again"
 

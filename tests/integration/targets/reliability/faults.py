@@ -83,7 +83,8 @@ class Host(object):
             'udev_rules_dirs': [self.rules_dir]})
 
     def rollback(self, run_id, check=False):
-        return self.module('io_rollback', {'run_id': run_id, 'journal_dir': self.journal_dir}, check)
+        return self.module('io_rollback', {'run_id': run_id, 'journal_dir': self.journal_dir, 'managed_files': [
+            self.fstab, self.sysctl_link, os.path.join(self.rules_dir, '60-iotune.rules')]}, check)
 
     def first_record_time(self, run_id):
         with open(os.path.join(self.journal_dir, run_id + '.jsonl')) as handle:
