@@ -367,8 +367,9 @@ def run_concerns_unlocked(concerns, runner, check_mode=False, diff=False, run_id
             written += journal.written
             result['changed'] = written > 0
             prefix = '%s: ' % concern.name if len(concerns) > 1 else ''
-            raise EngineError('%s%s (%d change(s) made before the failure are in %s; io_rollback run_id=%s '
-                              'undoes them)' % (prefix, exc, written, result['journal'], run_id), result)
+            # records, not changes: each is written before its change, which may have failed or been put back
+            raise EngineError('%s%s (%d journal record(s) written before the failure are in %s; io_rollback run_id=%s '
+                              'undoes whatever of them was made)' % (prefix, exc, written, result['journal'], run_id), result)
         written += journal.written
         reloads.extend(argv for argv in concern.reloads(plan) if argv not in reloads)
 

@@ -207,7 +207,7 @@ def test_a_failure_mid_apply(journal_dir, error):
     assert result['changed'] is True
     path = os.path.join(journal_dir, 'run-1.jsonl')
     assert result['journal'] == path and result['run_id'] == 'run-1'
-    assert result['msg'] == ('%s (2 change(s) made before the failure are in %s; io_rollback run_id=run-1 undoes them)'
+    assert result['msg'] == ('%s (2 journal record(s) written before the failure are in %s; io_rollback run_id=run-1 undoes whatever of them was made)'
                              % (error, path))
     assert len(read_records(path)[0]) == 2
     assert replans == []
@@ -216,7 +216,7 @@ def test_a_failure_mid_apply(journal_dir, error):
 def test_a_failure_before_the_first_change(journal_dir):
     kind, result = _finish(FakeModule(journal_dir), _plan(), apply=Recorder(count=0, error=ApplyError('/data is no longer mounted')))
     assert (kind, result['changed']) == ('fail', False)
-    assert result['msg'].startswith('/data is no longer mounted (0 change(s) made before the failure')
+    assert result['msg'].startswith('/data is no longer mounted (0 journal record(s) written before the failure')
 
 
 def test_a_bad_run_id_fails_before_anything(journal_dir):

@@ -392,7 +392,7 @@ def test_mount_options_failed_remount_puts_the_fstab_line_back(monkeypatch, tmp_
     assert kind == 'fail'
     assert result['changed'] is True
     assert result['msg'].startswith('mount -o remount,noatime /strict failed (rc=32): mount: /strict: permission denied.; '
-                                    'line 12 of %s was put back (3 change(s) made before the failure' % fstab)
+                                    'line 12 of %s was put back (3 journal record(s) written before the failure' % fstab)
     assert (_read(fstab), _read(proc_root / 'self' / 'mountinfo')) == original
     kind, result = run_main(monkeypatch, io_rollback, {'journal_dir': journal_dir, 'run_id': 'harden-1',
                                                        'managed_files': [str(fstab)], 'proc_root': str(proc_root)})

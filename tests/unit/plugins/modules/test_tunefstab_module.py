@@ -236,8 +236,8 @@ def test_refused_value_fails_with_the_journal(run, simulator, args, tmp_path):
     assert kind == 'fail', result
     assert result['changed'] is True
     assert result['msg'].startswith('%s -o max_buf_data_size=65536 /u08 failed (rc=1): UX:vxfs vxtunefs: ERROR: busy '
-                                    '(2 change(s) made before the failure are in ' % refuse)
-    assert result['msg'].endswith('io_rollback run_id=vx-1 undoes them)')
+                                    '(2 journal record(s) written before the failure are in ' % refuse)
+    assert result['msg'].endswith('io_rollback run_id=vx-1 undoes whatever of them was made)')
     assert _read(tunefstab_file) == original
     assert 'read_nstream = 4' in simulator('-p', '/data').splitlines()
 
