@@ -33,7 +33,7 @@ description:
   - Journals are input, not truth (docs/reliability.md, threat model). O(journal_dir) must belong to the user the
     module runs as and must not be writable by group or other, or nothing is read from it. Every record is checked
     against the schema of its kind before anything is restored; a bad record fails naming the journal, the line and
-    the field, and restores nothing. A record never names a program or a root: O(mount_bin), O(vxtunefs),
+    the field, and restores nothing. A record never names a program or a root; O(mount_bin), O(vxtunefs),
     C(systemctl), O(sys_root) and O(proc_root) are this module's own, and a file record must name one of
     O(managed_files). A file's previous content is restored only when it matches the digest recorded with it.
   - When a run wrote a file several times (a failed remount puts its fstab line back), the file is restored once,

@@ -58,8 +58,17 @@ def module_args(name, policy, run_id):
     return args
 
 
+# the files the runs write: the module's defaults and the policy's bulk slice unit, as the
+# io_rollback role passes them (a journal record naming another file is refused)
+MANAGED_FILES = ["/etc/fstab", "/etc/vx/tunefstab", "/etc/udev/rules.d/60-iotune.rules", "/etc/sysctl.d/60-iotune.conf",
+                 "/usr/local/bin/iotune-copy", "/usr/local/bin/iotune-bulk", "/etc/iotune/copy.conf"]
+
+
 def rollback_module(host, run_id):
-    return host.ansible("iotune.storage.io_rollback", "run_id=%s" % run_id, check=False)
+    policy = host.ansible.get_variables()
+    slice_name = policy["iotune_cache"]["bulk_slice"].get("name", "iotune-bulk.slice")
+    args = {"run_id": run_id, "managed_files": MANAGED_FILES + ["/etc/systemd/system/" + slice_name]}
+    return host.ansible("iotune.storage.io_rollback", json.dumps(args), check=False)
 
 
 @pytest.mark.parametrize("name", MODULES)
