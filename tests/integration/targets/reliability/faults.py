@@ -386,8 +386,125 @@ def case_scheduler_resets(host):
     return case
 
 
+# ---------------------------------------------------------------- hostile (issue 23): real processes, real mounts
+
+NOBODY = 65534
+
+
+def _records(path):
+    with open(path) as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def _write_records(path, records):
+    with open(path, 'w') as handle:
+        handle.write(''.join(json.dumps(record) + '\n' for record in records))
+
+
+def case_unsafe_journal_dir(host):
+    case = Case('H1 journal directory others can write', "0777 directory of uid 65534, its lock a link to the fstab")
+    start = host.digest()
+    shared = os.path.join(host.work, 'jfs', 'shared')
+    os.mkdir(shared)
+    os.chmod(shared, 0o777)
+    os.chown(shared, NOBODY, NOBODY)
+    lock = os.path.join(shared, 'lock')
+    os.symlink(host.fstab, lock)  # what the other user plants
+    os.lchown(lock, NOBODY, NOBODY)
+    try:
+        for owner, needle in ((NOBODY, 'belongs to'), (0, 'mode 0777')):
+            os.chown(shared, owner, owner)
+            result = host.mount_options([(host.mounts[0], ['noatime'])], 'h1-unsafe', journal_dir=shared)
+            case.check(result.get('failed') and 'journal_dir' in result.get('msg', '') and needle in result.get('msg', ''),
+                       'enforcing run refused naming journal_dir (%s): %s' % (needle, result.get('msg')))
+            result = host.module('io_rollback', {'journal_dir': shared})
+            case.check(result.get('failed') and needle in result.get('msg', ''), 'rollback refused: %s' % result.get('msg'))
+        case.check(sorted(os.listdir(shared)) == ['lock'], 'nothing written there: %s' % os.listdir(shared))
+        case.same(start, host.digest(), 'the link\'s target and the host')
+    finally:
+        os.unlink(lock)
+        os.rmdir(shared)
+    return case
+
+
+def case_forged_program(host):
+    case = Case('H2 record names a program and a root', 'mount record rewritten: mount_bin a script, proc_root elsewhere')
+    start = host.digest()
+    marker = os.path.join(host.work, 'pwned')
+    script = os.path.join(host.work, 'evil-mount')
+    with open(script, 'w') as handle:
+        handle.write('#!/bin/sh\ntouch %s\n' % marker)
+    os.chmod(script, 0o755)
+    result = host.mount_options([(host.mounts[0], ['noatime'])], 'h2-forged')
+    case.check(result.get('changed') and not result.get('failed'), 'applied: %s' % result.get('msg'))
+    case.changes += 1
+    path = os.path.join(host.journal_dir, 'h2-forged.jsonl')
+    records = _records(path)
+    for record in records:
+        if record['kind'] == 'mount':
+            record.update(mount_bin=script, proc_root=os.path.join(host.work, 'nowhere'))
+    _write_records(path, records)
+    result = host.rollback('h2-forged')
+    case.check(not result.get('failed'), 'rolled back with its own mount: %s' % result.get('msg'))
+    case.check(not os.path.exists(marker), 'the record\'s program never ran')
+    case.restores += case.same(start, host.digest(), 'after rollback')
+    os.unlink(script)
+    return case
+
+
+def case_corrupt_before(host):
+    case = Case('H3 file record corrupt', "before.content_b64 replaced by base64 of nothing, digest kept (R4)")
+    start = host.digest()
+    result = host.mount_options([(host.mounts[1], ['noatime'])], 'h3-corrupt')
+    case.check(result.get('changed') and not result.get('failed'), 'applied: %s' % result.get('msg'))
+    case.changes += 1
+    applied = host.digest()
+    path = os.path.join(host.journal_dir, 'h3-corrupt.jsonl')
+    with open(path) as handle:
+        original = handle.read()
+    records = _records(path)
+    records[0]['before']['content_b64'] = ''
+    _write_records(path, records)
+    result = host.rollback('h3-corrupt')
+    case.check(result.get('failed') and 'line 1: field before.sha256' in result.get('msg', ''),
+               'refused naming line and field: %s' % result.get('msg'))
+    case.same(applied, host.digest(), 'nothing restored (no empty fstab)')
+    with open(path, 'w') as handle:
+        handle.write(original)
+    result = host.rollback('h3-corrupt')
+    case.check(not result.get('failed'), 'rollback of the intact journal: %s' % result.get('msg'))
+    case.restores += case.same(start, host.digest(), 'after rollback')
+    return case
+
+
+def case_clock_step(host):
+    case = Case('H4 clock stepped back between two runs', 'the newer run\'s records dated 2001 (R2)')
+    start = host.digest()
+    for run_id, mount in (('h4-older', host.mounts[0]), ('h4-newer', host.mounts[0])):
+        options = ['noatime'] if run_id == 'h4-older' else ['nodev']
+        result = host.mount_options([(mount, options)], run_id)
+        case.check(result.get('changed') and not result.get('failed'), '%s applied: %s' % (run_id, result.get('msg')))
+        case.changes += 1
+    path = os.path.join(host.journal_dir, 'h4-newer.jsonl')
+    records = _records(path)
+    for record in records:
+        record['time'] = '2001-01-01T00:00:00.000000Z'
+    _write_records(path, records)
+    result = host.rollback('h4-older')
+    case.check(result.get('failed') and 'h4-newer' in result.get('msg', ''), 'older run refused under the newer: %s'
+               % result.get('msg'))
+    result = host.module('io_rollback', {'journal_dir': host.journal_dir, 'managed_files': [host.fstab]})
+    case.check(result.get('run_id') == 'h4-newer' and not result.get('failed'), 'the latest run is the newer one: %s'
+               % result.get('msg'))
+    result = host.rollback('h4-older')
+    case.check(not result.get('failed'), 'then the older: %s' % result.get('msg'))
+    case.restores += case.same(start, host.digest(), 'after both rollbacks')
+    return case
+
+
 CASES = (case_full_journal_fs, case_acl, case_concurrent_runs, case_kill_before_rename, case_kill_after_record,
-         case_symlinked_sysctl, case_cut_journal, case_scheduler_resets)
+         case_symlinked_sysctl, case_cut_journal, case_scheduler_resets, case_unsafe_journal_dir, case_forged_program,
+         case_corrupt_before, case_clock_step)
 
 
 def main():
