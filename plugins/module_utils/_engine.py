@@ -27,7 +27,7 @@ from ansible_collections.iotune.storage.plugins.module_utils._copy_tools_plan im
 from ansible_collections.iotune.storage.plugins.module_utils._fstab import normalize_mount_point
 from ansible_collections.iotune.storage.plugins.module_utils._iofacts import read_memory_bytes
 from ansible_collections.iotune.storage.plugins.module_utils._journal import (
-    LOCK_TIMEOUT, Journal, JournalError, LockTimeout, host_lock, journal_path, new_run_id)
+    LOCK_TIMEOUT, Journal, JournalError, acquire_lock, journal_path, new_run_id)
 from ansible_collections.iotune.storage.plugins.module_utils._mount_plan import plan_mounts
 from ansible_collections.iotune.storage.plugins.module_utils._policy import is_userspace_option
 from ansible_collections.iotune.storage.plugins.module_utils._runner import CommandError
@@ -302,11 +302,16 @@ def run_concerns(concerns, runner, check_mode=False, diff=False, run_id=None, jo
     if check_mode or not apply or journal_dir is None:
         return run_concerns_unlocked(*args)
     try:
-        with host_lock(journal_dir, lock_timeout):
-            return run_concerns_unlocked(*args)
-    except LockTimeout as exc:
+        lock = acquire_lock(journal_dir, lock_timeout)
+    except JournalError as exc:
+        # another run holds it, or journal_dir is not private, or a link is planted at the lock
+        # (issue 23, T1/T2): a failure naming it, nothing changed, not a traceback
         raise EngineError(str(exc), dict(changed=False, checks=[], summary=summarize([]),
                                          concerns=dict((concern.name, {}) for concern in concerns)))
+    try:
+        return run_concerns_unlocked(*args)
+    finally:
+        os.close(lock)
 
 
 def run_concerns_unlocked(concerns, runner, check_mode=False, diff=False, run_id=None, journal_dir=None, warn=None,

@@ -476,6 +476,11 @@ def latest_open_run(journal_dir):
     unordered = [run for run in runs if run['run_seq'] is None]
     if unordered:
         raise JournalError('; '.join(run['problem'] for run in unordered))
+    tied = [run['run_id'] for run in runs if runs[-1]['run_seq'] == run['run_seq']]
+    if len(tied) > 1:
+        # a run_seq is given once, under the lock: a run named to sort last must not win a tie (issue 23)
+        raise JournalError('runs %s have the same run_seq %d, which one run only is given: one of them was not written '
+                           'by a run of the collection' % (', '.join(tied), runs[-1]['run_seq']))
     return runs[-1] if runs else None
 
 

@@ -136,5 +136,6 @@ def path_safe_name(name):
     text = name if isinstance(name, str) else str(name)
     safe = _SAFE_NAME.sub(lambda match: ''.join('%%%02X' % byte for byte in match.group(0).encode('utf-8')), text)
     if not safe or safe.startswith('.'):
-        safe = '%2E' + safe[1:] if safe else '%00'
+        # '' is '%' alone, which no escaped name gives ('\x00' is '%00')
+        safe = '%2E' + safe[1:] if safe else '%'
     return safe
