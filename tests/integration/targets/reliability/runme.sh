@@ -4,7 +4,8 @@
 # journal record, a symlinked sysctl file, a journal cut after its change, a scheduler switch that
 # resets nr_requests; and the hostile cases of issue 23 (a journal directory another user owns or
 # can write, a record naming its own program, a corrupt file record, a clock step). faults.py runs
-# the modules as Ansible runs them on a host (a Python process with an arguments file) against two ext4 loop mounts, an alternate fstab and a 16 MiB tmpfs for
+# the modules as Ansible runs them on a host (a Python process with an arguments file) against
+# two ext4 loop mounts, an alternate fstab and a 16 MiB tmpfs for
 # the journal, checks every outcome and prints the table docs/reliability.md shows.
 set -eu
 cd "$(dirname "$0")"
