@@ -90,6 +90,26 @@ def check_existing(path, option, euid=None):
             raise UnsafeDirectory(problem)
 
 
+def scratch_directory_problem(path, option, euid=None):
+    """None when the collection may create a file in ``path`` that a program then opens by name
+    (fio's scratch file), else why not: like a directory above a private one, ``path`` and every
+    directory above it must belong to root or ``euid`` and be writable by nobody else unless
+    sticky. Otherwise its owner or group could swap the file for a link while it is used."""
+    euid = os.geteuid() if euid is None else euid
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        return '%s: cannot read %s: %s' % (option, path, exc.strerror or exc)
+    if st.st_uid not in (0, euid):
+        return ('%s: %s belongs to %s, who could replace the scratch file with a link while it is written; use a '
+                'directory of root on that file system' % (option, path, _who(st.st_uid)))
+    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not st.st_mode & stat.S_ISVTX:
+        return ('%s: %s has mode %04o: others can write it and it is not sticky, so they could replace the scratch file '
+                'with a link while it is written (chmod go-w, or a subdirectory of root)'
+                % (option, path, stat.S_IMODE(st.st_mode)))
+    return ancestors_problem(os.path.dirname(os.path.abspath(path)), option, path, euid)
+
+
 def private_directory(path, option, mode=0o700, euid=None):
     """Create ``path`` (``mode``, whatever the umask, with missing parents as 0755) when it is
     missing, then check it with directory_problem; raises UnsafeDirectory naming ``option``.

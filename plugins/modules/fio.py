@@ -301,6 +301,8 @@ from ansible_collections.iotune.storage.plugins.module_utils._fio import (
 from ansible_collections.iotune.storage.plugins.module_utils._iofacts import read_memory_bytes
 from ansible_collections.iotune.storage.plugins.module_utils._concern import check_args
 from ansible_collections.iotune.storage.plugins.module_utils._runner import CommandRunner
+from ansible_collections.iotune.storage.plugins.module_utils._apply import atomic_write
+from ansible_collections.iotune.storage.plugins.module_utils._trust import private_directory, scratch_directory_problem
 from ansible_collections.iotune.storage.plugins.module_utils._units import format_bytes, to_bytes
 SCRATCH_PREFIX = '.iotune-fio-'
 
@@ -373,6 +375,10 @@ def create_scratch(directory, size, min_free):
         raise MeasureError('directory {0} does not exist or is not a directory'.format(directory))
     if not os.access(directory, os.W_OK | os.X_OK):
         raise MeasureError('directory {0} is not writable'.format(directory))
+    # another user could swap the scratch file for a link to any file while fio writes it (issue 23)
+    problem = scratch_directory_problem(directory, 'directory')
+    if problem:
+        raise MeasureError(problem)
     fs = os.statvfs(directory)
     free = fs.f_bavail * fs.f_frsize
     if free < size + min_free:
@@ -407,11 +413,9 @@ def run_fio(runner, argv):
 
 
 def write_raw(output_dir, name, text):
+    """A new name and a rename: a link planted at the name is replaced, never written through."""
     path = os.path.join(output_dir, name)
-    tmp = path + '.tmp'
-    with open(tmp, 'w') as handle:
-        handle.write(text)
-    os.rename(tmp, path)
+    atomic_write(path, text.encode('utf-8'), mode=0o644, keep_existing=False, follow_links=False)
     return path
 
 
@@ -508,8 +512,10 @@ def main():
             target = scratch = create_scratch(params['directory'], size, min_free)
             argvs = plan(target)
         if params['output_dir']:
-            if not os.path.isdir(params['output_dir']):
-                os.makedirs(params['output_dir'], 0o755)
+            try:
+                private_directory(params['output_dir'], 'output_dir', 0o755)
+            except ValueError as exc:
+                raise MeasureError(str(exc))
             result['raw_files'] = []
         runs = []
         for number in range(1, params['repeat'] + 1):

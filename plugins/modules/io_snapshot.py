@@ -246,6 +246,7 @@ from ansible_collections.iotune.storage.plugins.module_utils._snapshot import (
     DEFAULT_DIR, read_snapshot, snapshot_path, take_snapshot, write_snapshot)
 from ansible_collections.iotune.storage.plugins.module_utils._sysctl import CONF_DIRS, SYSCTL_CONF
 from ansible_collections.iotune.storage.plugins.module_utils._udev import DB_DIR, RULES_DIRS
+from ansible_collections.iotune.storage.plugins.module_utils._trust import check_existing
 
 
 # the options take_snapshot reads its sources from, as they are named there
@@ -282,6 +283,8 @@ def main():
     try:
         if os.path.lexists(params['snapshot_dir']) and not os.path.isdir(params['snapshot_dir']):
             raise ValueError('snapshot_dir: %s exists and is not a directory' % params['snapshot_dir'])
+        # refused before anything is read, in check mode too: the real run would refuse it (issue 23)
+        check_existing(params['snapshot_dir'], 'snapshot_dir')
         for index, name in enumerate(params['read']):
             result['snapshots'][name] = read_snapshot(params['snapshot_dir'], name, 'read[%d]' % index)
     except ValueError as exc:

@@ -61,7 +61,7 @@ from ansible_collections.iotune.storage.plugins.module_utils._journal import Jou
 from ansible_collections.iotune.storage.plugins.module_utils._runner import CommandRunner
 from ansible_collections.iotune.storage.plugins.module_utils._snapshot import render_snapshot
 from ansible_collections.iotune.storage.plugins.module_utils._tunefstab_plan import read_live
-from ansible_collections.iotune.storage.plugins.modules import cache_limits, copy_tools, io_report, io_rollback, io_snapshot
+from ansible_collections.iotune.storage.plugins.modules import cache_limits, copy_tools, fio, io_report, io_rollback, io_snapshot
 from ansible_collections.iotune.storage.plugins.plugin_utils._fleet_report import write_reports
 from ansible_collections.iotune.storage.tests.unit.conftest import fixture_path
 from ansible_collections.iotune.storage.tests.unit.module_harness import run_main
@@ -981,6 +981,12 @@ def _snapshot_write(host, monkeypatch, directory):
     return run_main(monkeypatch, io_snapshot, _snapshot_args(host, name='post-upgrade', snapshot_dir=directory))
 
 
+def _snapshot_check(host, monkeypatch, directory):
+    # check mode writes nothing, but refuses what the real run would refuse
+    return run_main(monkeypatch, io_snapshot, _snapshot_args(host, name='post-upgrade', snapshot_dir=directory,
+                                                             _ansible_check_mode=True))
+
+
 def _snapshot_read(host, monkeypatch, directory):
     return run_main(monkeypatch, io_snapshot, _snapshot_args(host, name=None, read=['pre-upgrade'], snapshot_dir=directory))
 
@@ -1010,6 +1016,7 @@ DIR_TARGETS = {
     'cache_limits-enforce': DirTarget('journal_dir', _prepare_journal, _enforce),
     'io_snapshot-write': DirTarget('snapshot_dir', _prepare_snapshots, _snapshot_write),
     'io_snapshot-read': DirTarget('snapshot_dir', _prepare_snapshots, _snapshot_read),
+    'io_snapshot-check-mode': DirTarget('snapshot_dir', _prepare_snapshots, _snapshot_check),
     'io_report': DirTarget('dir', _prepare_reports, _report_write),
     'controller-write_reports': DirTarget('iotune_report_dir', _prepare_controller, _controller_write),
 }
@@ -1037,6 +1044,53 @@ def test_a_directory_others_can_write_is_refused(host, monkeypatch, target, prob
         assert needle in result['msg'], (needle, result['msg'])
     assert digest(host.tmp) == before, _diff(before, digest(host.tmp))
     host.commands.assert_nothing_changed()
+
+
+# ---------------------------------------------------------------------------------------- fio's scratch file
+
+SCRATCH = group('unsafe_dirs', [pytest.param(problem, id='fio-scratch-%s' % problem) for problem in (
+    'dir-0777', 'dir-0770', 'dir-owner-65534', 'parent-0777', 'parent-owner-65534', 'dir-sticky-1777', 'parent-sticky-1777')])
+
+
+@pytest.mark.parametrize('problem', SCRATCH)
+def test_a_scratch_directory_others_can_write_is_refused(host, problem):
+    """fio opens its scratch file by name: whoever can rename in the directory could swap it for a link to any
+    file while fio writes; a sticky directory (/tmp) keeps root's file root's."""
+    parent = os.path.join(host.tmp, 'parent')
+    directory = os.path.join(parent, 'data')
+    os.makedirs(directory, 0o755)
+    os.chmod(parent, 0o755)
+    where, change = problem.split('-', 1)
+    path = directory if where == 'dir' else parent
+    if change.startswith('owner'):
+        os.chown(path, 65534, 65534)
+    else:
+        os.chmod(path, int(change.split('-')[-1], 8) | (0o1000 if change.startswith('sticky') else 0))
+    before = digest(host.tmp)
+    try:
+        scratch = fio.create_scratch(directory, 4096, 0)
+    except fio.MeasureError as exc:
+        assert not change.startswith('sticky'), exc
+        assert str(exc).startswith('directory: ') and ('65534' in str(exc) or '0777' in str(exc) or '0770' in str(exc)), exc
+        assert digest(host.tmp) == before
+        return
+    assert change.startswith('sticky'), 'created %s in an unsafe directory' % scratch
+    os.unlink(scratch)
+
+
+def test_fio_raw_output_replaces_a_planted_link(host):
+    directory = host.path('fio-raw')
+    os.makedirs(directory, 0o700)
+    victim = host.path('victim')
+    _write(victim, 'keep me\n', 0o600)
+    for name in ('run-1.json', 'run-1.json.tmp'):
+        os.symlink(victim, os.path.join(directory, name))
+    path = fio.write_raw(directory, 'run-1.json', '{"fio version": "fio-3.33"}')
+    assert _read(victim) == b'keep me\n'
+    assert not os.path.islink(path) and json.loads(_read(path).decode('utf-8')) == {'fio version': 'fio-3.33'}
+
+
+CASES_PER_GROUP['planted_links'] += 1
 
 
 # ---------------------------------------------------------------------------------------- hostile host names
