@@ -47,6 +47,9 @@ options:
     description:
       - Existing directory on the file system to measure. The scratch file C(.iotune-fio-<pid>-<random>) is created there
         and removed when the module ends.
+      - It and every directory above it must belong to root (or the user the module runs as) and be writable by nobody
+        else unless sticky (as C(/tmp)); otherwise whoever can rename in it could replace the scratch file with a link
+        while fio writes.
       - Exactly one of O(directory) and O(filename) is required.
     type: path
   filename:
