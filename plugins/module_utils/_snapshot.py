@@ -39,7 +39,9 @@ from ansible_collections.iotune.storage.plugins.module_utils._iofacts import SUB
 from ansible_collections.iotune.storage.plugins.module_utils._policy import DEFAULT_SLICE
 from ansible_collections.iotune.storage.plugins.module_utils._tunefstab_plan import read_live
 
-FORMAT = 1
+# the format written; read_snapshot reads these (format 1: no sysctl, conffiles, kernels; docs/snapshot.md)
+FORMAT = 2
+READABLE_FORMATS = (1, 2)
 DEFAULT_DIR = '/var/lib/iotune/snapshots'
 MACHINE_ID_PATH = '/etc/machine-id'
 # the udev links that name a block device by what it is (by-id) and where it is (by-path)
@@ -124,8 +126,8 @@ def read_snapshot(directory, name, field='read'):
                          % (field, name, path, exc.strerror or exc, directory, ', '.join(known) or 'none'))
     except ValueError as exc:
         raise ValueError('%s: %s is not a snapshot: %s' % (field, path, exc))
-    if not isinstance(snapshot, dict) or snapshot.get('format') != FORMAT:
-        raise ValueError('%s: %s is not a snapshot of format %s' % (field, path, FORMAT))
+    if not isinstance(snapshot, dict) or snapshot.get('format') not in READABLE_FORMATS or isinstance(snapshot.get('format'), bool):
+        raise ValueError('%s: %s is not a snapshot of format %s' % (field, path, ' or '.join(str(f) for f in READABLE_FORMATS)))
     return snapshot
 
 
@@ -223,6 +225,41 @@ def gather_sources(fstab_path, tunefstab_path, sysctl_files, udev_files, udev_ru
     for path in unit_files:
         add(path, 'unit')
     return sources
+
+
+# ---------------------------------------------------------------- sysctl (format 2)
+
+# the sysctl directory read whole: every file of /proc/sys/vm
+SYSCTL_TREES = ('vm',)
+
+
+def sysctl_keys(sources):
+    """The dotted keys (patterns as written) that the sysctl files of ``sources`` set, in boot order, once each."""
+    keys = []
+    for source in sources.values():
+        if source['kind'] != 'sysctl':
+            continue
+        for assignment in _sysctl.parse_sysctl_conf(source['text']):
+            if assignment['key'] not in keys:
+                keys.append(assignment['key'])
+    return keys
+
+
+def sysctl_values(proc_root, sources, trees=SYSCTL_TREES):
+    """{dotted key: live text}: every readable file of ``<proc_root>/sys/vm``, and every key a sysctl
+    file of ``sources`` sets (a pattern such as ``net.ipv4.conf.*.rp_filter`` as the keys it matches),
+    read from ``<proc_root>/sys/<key with dots as slashes>``.  The text has its whitespace runs
+    collapsed to one space and is stripped; a key that cannot be read is left out.  Sorted by key."""
+    values = {}
+    for tree in trees:
+        values.update(_sysctl.read_tree_texts(proc_root, tree))
+    for key in sysctl_keys(sources):
+        for concrete in _sysctl.expand_key(proc_root, key):
+            if concrete not in values:
+                value = _sysctl.read_key_text(proc_root, concrete)
+                if value is not None:
+                    values[concrete] = value
+    return dict(sorted(values.items()))
 
 
 # ---------------------------------------------------------------- packages
@@ -670,6 +707,7 @@ def take_snapshot(name, policy_checks=None, run_command=None, find_bin=None, now
         'facts': facts,
         'device_ids': device_ids(facts['block_devices'], dev_root),
         'sources': sources,
+        'sysctl': sysctl_values(proc_root, sources),
         'vxtunefs': live_vxfs,
         'settings': settings,
         'policy_checks': checks,

@@ -17,6 +17,7 @@ __metaclass__ = type
 
 import fnmatch
 import os
+import stat
 
 from ansible_collections.iotune.storage.plugins.module_utils._units import parse_int
 from ansible_collections.iotune.storage.plugins.module_utils._files import read_text
@@ -166,3 +167,87 @@ def read_vm(proc_root='/proc', conf_dirs=CONF_DIRS, sysctl_conf=SYSCTL_CONF, key
             'effective_file': last['file'] if last else None,
         }
     return result
+
+
+# ---------------------------------------------------------------- any key, as text (snapshot format 2)
+
+_GLOB_CHARS = '*?['
+
+
+def key_parts(key):
+    """The path components under ``<proc_root>/sys`` of the dotted ``key`` (a literal dot, written
+    ``/`` in the dotted form, is a dot in the file name): ``net.ipv4.conf.eth0/100.forwarding`` ->
+    ``[net, ipv4, conf, eth0.100, forwarding]``.  None for a key that would leave the tree (an empty,
+    ``.`` or ``..`` component)."""
+    parts = [part.replace('/', '.') for part in normalize_key(key).split('.')]
+    if any(part in ('', '.', '..') for part in parts):
+        return None
+    return parts
+
+
+def dotted_key(parts):
+    """The dotted key of path components (a dot in a file name becomes ``/``)."""
+    return '.'.join(part.replace('.', '/') for part in parts)
+
+
+def read_text_value(path):
+    """The text of one sysctl file with whitespace runs collapsed to one space and stripped, or None
+    when it is not a regular file or cannot be read (write-only files such as ``vm/drop_caches``
+    for a user other than root, or ``vm/compact_memory``)."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+        with open(path, 'rb') as handle:
+            data = handle.read()
+    except (IOError, OSError, ValueError):
+        return None
+    return ' '.join(data.decode('utf-8', 'replace').split())
+
+
+def expand_key(proc_root, key):
+    """The concrete dotted keys under ``<proc_root>/sys`` that ``key`` names: itself, or for a
+    pattern (``net.ipv4.conf.*.rp_filter``, as systemd-sysctl expands it) every existing key it
+    matches, sorted.  [] for a key that would leave the tree."""
+    parts = key_parts(key)
+    if parts is None:
+        return []
+    if not any(char in part for part in parts for char in _GLOB_CHARS):
+        return [dotted_key(parts)]
+    found = [[]]
+    for part in parts:
+        following = []
+        for prefix in found:
+            if not any(char in part for char in _GLOB_CHARS):
+                following.append(prefix + [part])
+                continue
+            try:
+                names = sorted(os.listdir(os.path.join(proc_root, 'sys', *prefix)))
+            except (IOError, OSError):
+                continue
+            following.extend(prefix + [name] for name in names if fnmatch.fnmatchcase(name, part))
+        found = following
+    return [dotted_key(parts_found) for parts_found in found]
+
+
+def read_key_text(proc_root, key):
+    """The live value of the concrete dotted ``key`` as text (read_text_value), or None."""
+    parts = key_parts(key)
+    if parts is None:
+        return None
+    return read_text_value(os.path.join(proc_root, 'sys', *parts))
+
+
+def read_tree_texts(proc_root, prefix):
+    """{dotted key: text} of every readable file directly under ``<proc_root>/sys/<prefix>``
+    (``vm``: all of ``/proc/sys/vm``); unreadable and write-only files are left out silently."""
+    directory = os.path.join(proc_root, 'sys', *key_parts(prefix) or [])
+    try:
+        names = sorted(os.listdir(directory))
+    except (IOError, OSError):
+        return {}
+    values = {}
+    for name in names:
+        value = read_text_value(os.path.join(directory, name))
+        if value is not None:
+            values['%s.%s' % (prefix, name.replace('.', '/'))] = value
+    return values

@@ -262,8 +262,8 @@ def test_top_level(host):
                                   'setting': 'vm.dirty_ratio', 'expected': 40, 'live': 40, 'persistent': 40,
                                   'status': 'compliant', 'message': 'm'}])
     assert list(result) == ['format', 'name', 'taken', 'host', 'package_manager', 'packages', 'facts', 'device_ids',
-                            'sources', 'vxtunefs', 'settings', 'policy_checks', 'errors']
-    assert (result['format'], result['name'], result['taken']) == (1, 'pre-upgrade', '2026-11-25T10:00:00Z')
+                            'sources', 'sysctl', 'vxtunefs', 'settings', 'policy_checks', 'errors']
+    assert (result['format'], result['name'], result['taken']) == (2, 'pre-upgrade', '2026-11-25T10:00:00Z')
     assert result['host'] == {'hostname': 'db01', 'kernel_release': '6.1.0-27-amd64', 'machine_id': MACHINE_ID}
     assert result['package_manager'] == 'dpkg'
     assert result['packages'] == {'coreutils': '9.1-1', 'linux-image-6.1.0-27-amd64': '6.1.115-1', 'procps': '2:4.0.2-3',
@@ -528,3 +528,132 @@ def test_snapshot_records_the_identities(host):
     result = host(machine_id_path=os.path.join(host.root, 'etc/no-machine-id'))
     assert result['host']['machine_id'] is None
     assert not [e for e in result['errors'] if 'machine-id' in e]
+
+
+# ---------------------------------------------------------------- issue 24: format 2
+
+RECORDED = ('snapshot', 'debian12-to-13')
+# the kernel and fs keys the recorded sysctl files set: ground-truth.sh read /proc/sys/vm only, these values
+# are Debian's defaults (constructed); the net.ipv4.conf directories of a host with one interface
+CONSTRUCTED_KEYS = {'kernel/pid_max': '4194304\n', 'kernel/core_pattern': 'core\n', 'kernel/sysrq': '438\n',
+                    'kernel/core_uses_pid': '1\n', 'fs/protected_fifos': '1\n', 'fs/protected_hardlinks': '1\n',
+                    'fs/protected_regular': '2\n', 'fs/protected_symlinks': '1\n',
+                    'net/ipv4/conf/all/rp_filter': '2\n', 'net/ipv4/conf/default/rp_filter': '2\n',
+                    'net/ipv4/conf/lo/rp_filter': '2\n', 'net/ipv4/conf/enp0s1/rp_filter': '2\n',
+                    'net/ipv4/conf/all/accept_source_route': '0\n', 'net/ipv4/conf/default/accept_source_route': '0\n',
+                    'net/ipv4/conf/lo/accept_source_route': '0\n', 'net/ipv4/conf/enp0s1/accept_source_route': '0\n',
+                    'net/ipv4/conf/all/promote_secondaries': '1\n', 'net/ipv4/conf/default/promote_secondaries': '1\n',
+                    'net/ipv4/conf/lo/promote_secondaries': '1\n', 'net/ipv4/conf/enp0s1/promote_secondaries': '1\n',
+                    'net/ipv4/ping_group_range': '0\t2147483647\n', 'net/core/default_qdisc': 'fq_codel\n'}
+
+
+def ground_truth_vm(read_fixture, side):
+    """{name: raw value} of the '## sysctl vm' section of ground-truth-<side>.txt (sysctl -a as the VM printed it)."""
+    values = {}
+    section = None
+    for line in read_fixture(*RECORDED + ('ground-truth-%s.txt' % side,)).splitlines():
+        if line.startswith('## '):
+            section = line[3:]
+        elif section == 'sysctl vm' and ' = ' in line:
+            key, value = line.split(' = ', 1)
+            values[key[len('vm.'):]] = value
+    return values
+
+
+def recorded_proc(tmp_path, read_fixture, side):
+    """A proc root whose sys/vm is what the VM's sysctl -a printed, plus CONSTRUCTED_KEYS."""
+    proc = str(tmp_path / side / 'proc')
+    for name, value in ground_truth_vm(read_fixture, side).items():
+        _write(os.path.join(proc, 'sys', 'vm', name), value + '\n')
+    for rel, value in CONSTRUCTED_KEYS.items():
+        _write(os.path.join(proc, 'sys', rel), value)
+    return proc
+
+
+def recorded(read_fixture, side):
+    return json.loads(read_fixture(*RECORDED + ('%s-upgrade.json' % side,)))
+
+
+@pytest.mark.parametrize('side, key, value', [
+    ('pre', 'vm.max_map_count', '65530'),
+    ('post', 'vm.max_map_count', '1048576'),
+    ('pre', 'vm.user_reserve_kbytes', '30122'),
+    ('post', 'vm.user_reserve_kbytes', '30124'),
+    ('pre', 'vm.dirty_ratio', '40'),
+    ('pre', 'vm.lowmem_reserve_ratio', '256 256 32 0 0'),      # tabs collapsed
+    ('pre', 'vm.numa_zonelist_order', 'Node'),
+    ('pre', 'vm.page-cluster', '3'),
+    ('pre', 'kernel.pid_max', '4194304'),                      # /usr/lib/sysctl.d/50-pid-max.conf
+    ('post', 'kernel.pid_max', '4194304'),
+    ('post', 'kernel.core_pattern', 'core'),                   # 10-coredump-debian.conf, new in 13
+    ('post', 'net.ipv4.conf.enp0s1.rp_filter', '2'),           # net.ipv4.conf.*.rp_filter of 50-default.conf
+    ('post', 'net.ipv4.conf.all.rp_filter', '2'),
+    ('post', 'net.ipv4.ping_group_range', '0 2147483647'),     # -net.ipv4.ping_group_range = ...
+    ('post', 'fs.protected_regular', '2'),
+])
+def test_sysctl_values_of_the_recorded_upgrade(tmp_path, read_fixture, side, key, value):
+    """All of /proc/sys/vm as the VM printed it before and after, and the keys the recorded sysctl files set."""
+    proc = recorded_proc(tmp_path, read_fixture, {'pre': 'before', 'post': 'after'}[side])
+    values = snap.sysctl_values(proc, recorded(read_fixture, side)['sources'])
+    assert values[key] == value
+
+
+@pytest.mark.parametrize('side, absent', [
+    # the files of 12 set no kernel.core_pattern, sysrq or rp_filter (13's 10-coredump-debian.conf and 50-default.conf do)
+    ('pre', ['kernel.core_pattern', 'kernel.sysrq', 'net.ipv4.conf.all.rp_filter']),
+    ('post', []),
+])
+def test_sysctl_keys_come_from_the_files_of_the_snapshot(tmp_path, read_fixture, side, absent):
+    proc = recorded_proc(tmp_path, read_fixture, 'before')
+    snapshot = recorded(read_fixture, side)
+    values = snap.sysctl_values(proc, snapshot['sources'])
+    vm = ground_truth_vm(read_fixture, 'before')
+    assert sorted(k for k in values if k.startswith('vm.')) == sorted('vm.' + name for name in vm)
+    assert len(vm) == 45
+    assert [key for key in absent if key in values] == []
+    assert list(values) == sorted(values)
+    assert all(isinstance(v, str) for v in values.values())
+
+
+def test_sysctl_values_skip_what_cannot_be_read(tmp_path, monkeypatch):
+    """Write-only (drop_caches, compact_memory: EACCES for root too on a real /proc), a directory, a dangling
+    link: left out silently; a key a file sets that the kernel does not have is left out; a key with .. stays inside."""
+    from ansible_collections.iotune.storage.plugins.module_utils import _sysctl
+    proc = str(tmp_path / 'proc')
+    _write(os.path.join(proc, 'sys/vm/dirty_ratio'), '20\n')
+    _write(os.path.join(proc, 'sys/vm/drop_caches'), '0\n')
+    _write(os.path.join(proc, 'sys/vm/compact_memory'), '')
+    os.makedirs(os.path.join(proc, 'sys/vm/subdir'))
+    os.symlink('missing', os.path.join(proc, 'sys/vm/dangling'))
+    _write(os.path.join(proc, 'sys/kernel/pid_max'), '  4194304 \n')
+    _write(os.path.join(proc, 'sys/net/ipv4/conf/eth0.100/forwarding'), '1\n')
+    _write(str(tmp_path / 'secret'), 'no\n')
+    real_open = open
+
+    def write_only(path, *args, **kwargs):
+        if os.path.basename(path) in ('drop_caches', 'compact_memory'):
+            raise PermissionError(13, 'Permission denied', path)
+        return real_open(path, *args, **kwargs)
+    monkeypatch.setattr(_sysctl, 'open', write_only, raising=False)
+    text = ('kernel.pid_max = 4194304\nvm.no_such_key = 1\n-kernel.absent = 2\nnet/ipv4/conf/eth0.100/forwarding = 1\n'
+            '../secret = 1\nnet.*.conf.eth*.forwarding = 1\n')
+    sources = {'/etc/sysctl.d/x.conf': {'kind': 'sysctl', 'text': text},
+               '/etc/fstab': {'kind': 'fstab', 'text': 'kernel.hostname = x\n'}}
+    assert snap.sysctl_values(proc, sources) == {'kernel.pid_max': '4194304', 'net.ipv4.conf.eth0/100.forwarding': '1',
+                                                 'vm.dirty_ratio': '20'}
+    assert snap.sysctl_values(str(tmp_path / 'no-proc'), sources) == {}
+
+
+@pytest.mark.parametrize('key, parts', [
+    ('vm.dirty_ratio', ['vm', 'dirty_ratio']),
+    ('vm/dirty_ratio', ['vm', 'dirty_ratio']),
+    ('net.ipv4.conf.eth0/100.forwarding', ['net', 'ipv4', 'conf', 'eth0.100', 'forwarding']),
+    ('net/ipv4/conf/eth0.100/forwarding', ['net', 'ipv4', 'conf', 'eth0.100', 'forwarding']),
+    ('../etc', None),
+    ('vm..x', None),
+])
+def test_sysctl_key_parts(key, parts):
+    from ansible_collections.iotune.storage.plugins.module_utils import _sysctl
+    assert _sysctl.key_parts(key) == parts
+    if parts:
+        assert _sysctl.dotted_key(parts) == _sysctl.normalize_key(key)

@@ -85,7 +85,7 @@ def test_writes_0600_in_a_new_0700_directory(run, args):
     with open(path) as handle:
         written = json.load(handle)
     assert written == result['snapshot']
-    assert written['name'] == 'pre-upgrade' and written['format'] == 1
+    assert written['name'] == 'pre-upgrade' and written['format'] == 2
     assert os.listdir(args['snapshot_dir']) == ['pre-upgrade.json']
 
 
