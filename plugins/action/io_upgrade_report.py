@@ -17,7 +17,8 @@ from ansible.plugins.action import ActionBase
 
 from ansible_collections.iotune.storage.plugins.plugin_utils._fleet_report import write_reports
 from ansible_collections.iotune.storage.plugins.plugin_utils._snapshot_diff import (
-    DEFAULT_FAIL_ON, diff_snapshots, failing, summarize_differences, upgrade_host_report, validate_fail_on)
+    DEFAULT_FAIL_ON, DEFAULT_IO_SYSCTLS, IO_SYSCTLS_FIELD, diff_snapshots, failing, policy_status, summarize_differences,
+    upgrade_host_report, validate_fail_on)
 
 
 def host_pairs(hosts):
@@ -37,7 +38,7 @@ def host_pairs(hosts):
 
 class ActionModule(ActionBase):
     TRANSFERS_FILES = False
-    _VALID_ARGS = frozenset(('dir', 'hosts', 'fail_on', 'run_id', 'write'))
+    _VALID_ARGS = frozenset(('dir', 'hosts', 'fail_on', 'run_id', 'write', 'io_sysctls'))
     _requires_connection = False
 
     def run(self, tmp=None, task_vars=None):
@@ -54,10 +55,14 @@ class ActionModule(ActionBase):
         now = time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())
         run_id = args.get('run_id') or 'upgrade-' + time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())
         explained, reports = {}, []
+        io_sysctls = args.get('io_sysctls', list(DEFAULT_IO_SYSCTLS))
+        if not isinstance(io_sysctls, list) or not all(isinstance(item, str) and item for item in io_sysctls):
+            raise AnsibleActionFail('io_sysctls (%s): must be a list of sysctl keys or patterns such as vm.dirty_*, got %r'
+                                    % (IO_SYSCTLS_FIELD, io_sysctls))
         for host, before, after in host_pairs(args.get('hosts')):
-            differences = diff_snapshots(before, after)
+            differences = diff_snapshots(before, after, io_sysctls)
             explained[host] = {'differences': differences, 'failing': failing(differences, fail_on),
-                               'counts': summarize_differences(differences),
+                               'counts': summarize_differences(differences), 'policy': policy_status(before, after),
                                'before': before.get('name'), 'after': after.get('name')}
             reports.append(upgrade_host_report(host, differences, fail_on, run_id, now))
         try:

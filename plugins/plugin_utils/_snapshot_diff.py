@@ -39,13 +39,31 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import difflib
+import fnmatch
+import os
 import re
 
 from ansible_collections.iotune.storage.plugins.module_utils._checks import COMPLIANT, DRIFT, make_check, summarize
+from ansible_collections.iotune.storage.plugins.module_utils._sysctl import parse_sysctl_conf
 
-CLASSES = ('different_host', 'host_unverified', 'changed_default', 'lost_setting', 'changed_setting', 'device_renamed',
-           'device_added', 'device_removed', 'mount_added', 'mount_removed', 'package_changed')
+CLASSES = ('different_host', 'host_unverified', 'snapshot_format', 'kernel_pending', 'kernel_changed', 'changed_default',
+           'lost_setting', 'changed_setting', 'sysctl_changed', 'schedulers_changed', 'resolved', 'device_renamed',
+           'device_added', 'device_removed', 'mount_added', 'mount_removed', 'summarized', 'package_changed')
 DEFAULT_FAIL_ON = ('different_host', 'changed_default', 'lost_setting')
+# sysctl keys outside the collection's settings whose change is changed_default (else sysctl_changed, which does
+# not fail by default): the I/O ones, and those the policy sets (iotune_upgrade_io_sysctls overrides the list)
+DEFAULT_IO_SYSCTLS = ('vm.dirty_*', 'vm.vfs_cache_pressure', 'vm.swappiness', 'vm.min_free_kbytes')
+IO_SYSCTLS_FIELD = 'iotune_upgrade_io_sysctls'
+# pseudo file systems below these directories are summarised, not listed one by one (systemd's
+# /run/credentials/<unit> ramfs mounts differ between versions and boots); /tmp as a tmpfs stays a mount_added
+NOISE_ROOTS = ('/run/', '/dev/', '/sys/', '/proc/')
+PSEUDO_FSTYPES = ('ramfs', 'tmpfs', 'proc', 'sysfs', 'devtmpfs', 'devpts', 'cgroup', 'cgroup2', 'securityfs', 'pstore', 'bpf',
+                  'debugfs', 'tracefs', 'configfs', 'fusectl', 'mqueue', 'hugetlbfs', 'binfmt_misc', 'autofs', 'efivarfs',
+                  'rpc_pipefs', 'nsfs')
+# the directories sysctl.d files are read from, first wins for one file name (sysctl.d(5)); /etc/sysctl.conf last
+SYSCTL_DIRS = ('/etc/sysctl.d', '/run/sysctl.d', '/usr/local/lib/sysctl.d', '/usr/lib/sysctl.d', '/lib/sysctl.d')
+SCHEDULER_MODULES = {'mq-deadline': 'mq-deadline', 'kyber': 'kyber-iosched', 'bfq': 'bfq'}
+MAX_CONFIG_LINES = 8
 FAIL_ON_FIELD = 'iotune_upgrade_fail_on'
 CONCERN = 'upgrade'
 
@@ -362,9 +380,37 @@ class _Context(object):
         old, new = _dict(_dict(before.get('facts')).get('block_devices')), _dict(_dict(after.get('facts')).get('block_devices'))
         self.devices_added = sorted(set(new) - set(self.pairs.values()))
         self.devices_removed = sorted(set(old) - set(self.pairs))
+        empty_old = set(name for name in self.devices_removed if _dict(old.get(name)).get('size_bytes') == 0)
+        empty_new = set(name for name in self.devices_added if _dict(new.get(name)).get('size_bytes') == 0)
+        self.empty_devices = {'gone': sorted(empty_old), 'appeared': sorted(empty_new)}
+        self.all_added, self.all_removed = set(self.devices_added), set(self.devices_removed)
+        self.devices_added = [name for name in self.devices_added if name not in empty_new]
+        self.devices_removed = [name for name in self.devices_removed if name not in empty_old]
         old, new = _dict(_dict(before.get('facts')).get('mounts')), _dict(_dict(after.get('facts')).get('mounts'))
-        self.mounts_added = sorted(set(new) - set(old))
-        self.mounts_removed = sorted(set(old) - set(new))
+        self.mounts_added = sorted(path for path in set(new) - set(old) if not is_noise_mount(path, new[path]))
+        self.mounts_removed = sorted(path for path in set(old) - set(new) if not is_noise_mount(path, old[path]))
+        self.noise_mounts = {'mounted': sorted(path for path in set(new) - set(old) if is_noise_mount(path, new[path])),
+                             'unmounted': sorted(path for path in set(old) - set(new) if is_noise_mount(path, old[path]))}
+        self.names = (before.get('name') or 'before', after.get('name') or 'after')
+        # a snapshot of format 1 records no file owners, no sysctl values beyond the settings, no kernels
+        self.format1 = [name for name, snapshot in zip(self.names, (before, after)) if snapshot.get('format', 1) < 2]
+        self.policy_covered = set()     # policy check ids a rule has reported (resolved or lost)
+        self.unowned = []               # changed administrator's sources whose owner is not recorded
+
+    def owner(self, path):
+        """(package, conffile) of a source: the package that owns it (dpkg -S, rpm -qf) and the one whose
+        conffile it is ({package, obsolete}), each None when not recorded or not owned."""
+        package, conffile = None, None
+        for snapshot in (self.after, self.before):
+            record = _dict(_dict(snapshot.get('sources')).get(path))
+            package = package or record.get('package')
+            conffile = conffile or _dict(record.get('conffile')) or _dict(_dict(snapshot.get('conffiles')).get(path))
+        return package or conffile.get('package'), conffile or None
+
+    def owners_recorded(self, path):
+        """Whether the snapshot that has the source records owners (format 2)."""
+        record = _dict(_dict(self.after.get('sources')).get(path)) or _dict(_dict(self.before.get('sources')).get(path))
+        return 'conffile' in record
 
     def source(self, path):
         return _source(self.before, self.after, path)
@@ -405,15 +451,26 @@ def changed_setting_differences(ctx):
         old_text = _dict(old_sources.get(path)).get('text')
         new_text = _dict(new_sources.get(path)).get('text')
         added, removed = line_changes(old_text, new_text)
-        package = source.get('package') if source.get('package') in ctx.packages else None
+        owner, conffile = ctx.owner(path)
+        package = owner if owner in ctx.packages else None
         if how == 'appeared':
             message = '%s appeared: %s' % (path, lines_summary('', new_text))
         elif how == 'gone':
             message = '%s is gone: %s; what it set now comes from elsewhere or the defaults' % (path, lines_summary(old_text, ''))
         else:
             message = '%s changed: %s' % (path, lines_summary(old_text, new_text))
-        if package:
-            message += '; rewritten with %s: check the upgrade kept your values' % ctx.package_version_text(package)
+        if package and how == 'gone':
+            message += '; removed with %s%s' % (ctx.package_version_text(package), ' (an obsolete conffile of it)'
+                                                if conffile and conffile.get('obsolete') else ' (a conffile it no longer ships)'
+                                                if conffile else '')
+        elif package:
+            message += '; %s with %s: check the upgrade kept your values' % (
+                'installed' if how == 'appeared' else 'rewritten', ctx.package_version_text(package))
+        elif owner:
+            message += '; %s did not change: an administrator\'s edit' % ctx.package_version_text(owner)
+        elif not ctx.owners_recorded(path):
+            ctx.unowned.append(path)
+            message += '; which package owns it is not recorded (%s of format 1)' % ' and '.join(ctx.format1 or ['a snapshot'])
         differences.append(_difference('changed_setting', path, path, source.get('kind'),
                                        None if how == 'appeared' else removed, None if how == 'gone' else added,
                                        package, message))
@@ -520,7 +577,7 @@ def _covered_elsewhere(ctx, key, b, a):
     concern, subject, dummy = key_parts(key)
     if concern == 'block_queue':
         # (the keys of a device that went or came are not compared: setting_differences leaves them out)
-        return subject in ctx.devices_added
+        return subject in ctx.all_added
     if concern in ('mount_options', 'tunefstab') and subject in ctx.mounts_added + ctx.mounts_removed:
         return True
     return concern == 'tunefstab' and any(_dict(_dict(side.get('vxtunefs')).get(subject)).get('error') for side in missing)
@@ -782,7 +839,70 @@ def policy_lost(ctx, key, b, a):
         for policy_key, holds in policy_keys(check, ctx.before):
             if ctx.translate(policy_key) == key and holds(_dict(b).get('live')) and not holds(_dict(a).get('live')):
                 lost.append(check)
+    ctx.policy_covered.update(check.get('id') for check in lost)
     return lost
+
+
+def policy_resolved_checks(ctx, key, b, a):
+    """The policy checks of ``before`` about ``key`` that did not hold then (drift, not_persistent, error)
+    and hold now: what the policy wanted has come."""
+    found = []
+    for check in _list(ctx.before.get('policy_checks')):
+        check = _dict(check)
+        if check.get('status') == 'compliant':
+            continue
+        for policy_key, holds in policy_keys(check, ctx.before):
+            if ctx.translate(policy_key) == key and not holds(_dict(b).get('live')) and holds(_dict(a).get('live')):
+                found.append(check)
+    return found
+
+
+def _check_option(check):
+    """The option of a mount_options check (``absent:commit=1`` -> ``commit=1``), else None."""
+    if check.get('concern') != 'mount_options':
+        return None
+    return (check.get('setting') or '').partition(':')[2] or None
+
+
+def policy_wants(ctx, mount_point, option):
+    """'present', 'absent' or None: what the policy checks of either snapshot want of ``option`` on ``mount_point``."""
+    for snapshot in (ctx.after, ctx.before):
+        for check in _list(snapshot.get('policy_checks')):
+            check = _dict(check)
+            if check.get('concern') == 'mount_options' and check.get('target') == mount_point and _check_option(check) == option:
+                return (check.get('setting') or '').partition(':')[0]
+    return None
+
+
+def policy_status_differences(ctx):
+    """Each policy check of ``before`` against the same check of ``after`` (when ``after`` audited the
+    policy): one that held and no longer does is lost_setting, one that did not and does now is resolved,
+    unless a settings rule reported it already."""
+    after = dict((_dict(check).get('id'), _dict(check)) for check in _list(ctx.after.get('policy_checks')))
+    differences = []
+    for check in _list(ctx.before.get('policy_checks')):
+        check = _dict(check)
+        now = after.get(check.get('id'))
+        if now is None or check.get('id') in ctx.policy_covered:
+            continue
+        was, status = check.get('status'), now.get('status')
+        if was in HAD_STATUSES and status not in HAD_STATUSES and status != 'not_applicable':
+            klass, what = 'lost_setting', 'the setting is lost: run harden_io.yml to set it again'
+        elif was not in HAD_STATUSES and status in HAD_STATUSES:
+            klass, what = 'resolved', 'as the policy wants'
+        else:
+            continue
+        differences.append(_difference(klass, 'policy:%s' % check.get('id'), check.get('target'), check.get('setting'), was,
+                                       status, None, 'policy check %s was %s before and is %s now: %s (%s)'
+                                       % (check.get('id'), was, status, now.get('message') or '', what)))
+    return differences
+
+
+def policy_status(before, after):
+    """[{id, before, after}] of the policy checks of both snapshots (after: None when it did not audit)."""
+    now = dict((_dict(check).get('id'), _dict(check).get('status')) for check in _list(_dict(after).get('policy_checks')))
+    return [{'id': _dict(check).get('id'), 'before': _dict(check).get('status'), 'after': now.get(_dict(check).get('id'))}
+            for check in _list(_dict(before).get('policy_checks'))]
 
 
 def policy_lost_difference(ctx, key, b, a, old, new, pending, checks):
@@ -823,17 +943,31 @@ def mount_options_difference(ctx, key, b, a, old, new):
         # an option fstab sets comes back with a remount; one only the policy wanted needs enforcing
         message += '; %s' % (_reapply_advice(key, None, None) if lost else 'run harden_io.yml to set it again and make it persistent')
         return _lost(key, b, a, old, new, package, message)
-    follows_fstab = bool(_assignments(a, True)) and not [o for o in gone if o in admin] and all(o in admin for o in came)
+    # explain before blaming: the unchanged fstab entry and the policy come before any package
+    follows_fstab = bool(_assignments(a, True)) and all(o not in admin for o in gone) and all(o in admin for o in came)
+    resolved = policy_resolved_checks(ctx, key, b, a)
+    unexplained = [o for o in gone + came if not (follows_fstab and (o in gone or o in admin)) and not any(
+        _check_option(check) == o for check in resolved)]
+    if not unexplained:
+        ctx.policy_covered.update(check.get('id') for check in resolved)
+        parts = []
+        if follows_fstab:
+            entry = _assignments(a, True)[-1]
+            parts.append('the live options now follow the /etc/fstab entry (%s)%s' % (
+                fmt(entry.get('value')), ', which does not set %s: it was set live only' % ','.join(gone) if gone else ''))
+        if resolved:
+            parts.append('as the policy wants (%s, %s before)' % (', '.join(sorted(c.get('id') for c in resolved)),
+                                                                  '/'.join(sorted(set(c.get('status') for c in resolved)))))
+        message = '%s changed: %s; %s' % (key, summary, '; '.join(parts))
+        return _difference('resolved', key, subject, _dict(a or b).get('setting') or 'options', old, new, None, message)
     if why:
         message = '%s changed: %s with %s; %s' % (key, summary, why['text'], _nobody(key))
-    elif follows_fstab:
-        # a remount (or a reboot) applied the unchanged fstab entry: what went was set live only
-        message = ('%s changed: %s; the live options now follow the /etc/fstab entry, which does not set %s: it was '
-                   'set live only' % (key, summary, ','.join(gone) or 'the old options'))
     else:
         message = '%s changed: %s; %s and no package change explains it (remounted live?)' % (key, summary, _nobody(key))
-    if gone:
-        message += '; add %s to the /etc/fstab entry of %s if the old behaviour was right' % (','.join(gone), subject)
+    # advice never contradicts the policy: an option it wants absent is not suggested back
+    keep = [o for o in gone if policy_wants(ctx, subject, o) != 'absent']
+    if keep:
+        message += '; add %s to the /etc/fstab entry of %s if the old behaviour was right' % (','.join(keep), subject)
     return _difference('changed_default', key, subject, _dict(a or b).get('setting') or 'options', old, new, package, message)
 
 
@@ -863,11 +997,11 @@ def setting_differences(ctx):
     old, new = {}, {}
     for key, entry in _settings(ctx.before).items():
         concern, subject, dummy = key_parts(key)
-        if not (concern == 'block_queue' and subject in ctx.devices_removed):
+        if not (concern == 'block_queue' and subject in ctx.all_removed):
             old[ctx.translate(key)] = entry
     for key, entry in _settings(ctx.after).items():
         concern, subject, dummy = key_parts(key)
-        if not (concern == 'block_queue' and subject in ctx.devices_added):
+        if not (concern == 'block_queue' and subject in ctx.all_added):
             new[key] = entry
     differences = []
     for key in sorted(set(old) | set(new)):
@@ -880,22 +1014,285 @@ def setting_differences(ctx):
     return differences
 
 
+# ---------------------------------------------------------------------------- rule: other sysctl keys
+
+def sysctl_files(snapshot):
+    """The sysctl sources of a snapshot in the order they apply at boot (sysctl.d(5)): by file name across
+    SYSCTL_DIRS, where a name in an earlier directory hides the same name in a later one, then
+    /etc/sysctl.conf. [(path, source)]."""
+    chosen, conf = {}, []
+    for path, source in _dict(snapshot.get('sources')).items():
+        source = _dict(source)
+        if source.get('kind') != 'sysctl':
+            continue
+        directory, name = os.path.split(path)
+        rank = [index for index, known in enumerate(SYSCTL_DIRS) if directory.endswith(known)]
+        if not rank:
+            conf.append((path, source))
+        elif name not in chosen or rank[0] < chosen[name][0]:
+            chosen[name] = (rank[0], path, source)
+    return [(chosen[name][1], chosen[name][2]) for name in sorted(chosen)] + sorted(conf)
+
+
+def sysctl_assignments(snapshot):
+    """{key: [(path, value)]} in boot order, of every key a sysctl source of the snapshot sets."""
+    found = {}
+    for path, source in sysctl_files(snapshot):
+        for item in parse_sysctl_conf(source.get('text') or ''):
+            found.setdefault(item['key'], []).append((path, item['value']))
+    return found
+
+
+def _io_key(key, io_sysctls, policy_keys_set):
+    return key in policy_keys_set or any(fnmatch.fnmatchcase(key, pattern) for pattern in io_sysctls)
+
+
+def sysctl_differences(ctx, io_sysctls=DEFAULT_IO_SYSCTLS):
+    """The sysctl keys outside the collection's settings: every /proc/sys/vm value and every key a sysctl
+    file sets (``sysctl`` of format 2; a format-1 snapshot has only its files). A changed value is traced to
+    the file (and its package) that sets it now, or that set it and went; I/O keys (``io_sysctls`` and the
+    policy's own) are changed_default, the others sysctl_changed, which does not fail by default."""
+    settings = set(_settings(ctx.before)) | set(_settings(ctx.after))
+    live_old, live_new = _dict(ctx.before.get('sysctl')), _dict(ctx.after.get('sysctl'))
+    files_old, files_new = sysctl_assignments(ctx.before), sysctl_assignments(ctx.after)
+    policy_set = set(_dict(check).get('setting') for check in _list(ctx.before.get('policy_checks'))
+                     if _dict(check).get('concern') == 'cache_limits')
+    differences, grouped = [], {}
+    for key in sorted(set(live_old) | set(live_new) | set(files_old) | set(files_new)):
+        if key in settings:
+            continue
+        old, new = live_old.get(key), live_new.get(key)
+        boot_old = files_old[key][-1] if key in files_old else None
+        boot_new = files_new[key][-1] if key in files_new else None
+        unknown = [ctx.names[index] for index, value in enumerate((old, new)) if value is None]
+        if old is not None and new is not None:
+            if same(old, new):
+                continue
+        elif same(boot_old and boot_old[1], boot_new and boot_new[1]):
+            continue  # a value not recorded and no file that changed what it sets
+        admin_new = boot_new and is_admin(ctx.source(boot_new[0]))
+        if any(boot and is_admin(ctx.source(boot[0])) and boot[0] in ctx.sources for boot in (boot_old, boot_new)):
+            continue  # an administrator's file that sets it changed or went: its changed_setting covers it
+        head = '%s %s' % (key, change_text(old, new)) if not unknown else '%s is now %s' % (
+            key, 'set to %s by the files' % fmt(boot_new[1]) if boot_new else 'set by no file')
+        package = None
+        if boot_new and boot_new[0] in ctx.sources and not admin_new:
+            package = ctx.source(boot_new[0]).get('package')
+            why = 'the new value comes from %s, which %s' % (_source_text(ctx, boot_new[0]), {
+                'appeared': 'appeared', 'changed': 'changed', 'gone': 'went away'}[ctx.sources[boot_new[0]]])
+        elif boot_old and boot_old[0] in ctx.sources and ctx.sources[boot_old[0]] == 'gone':
+            package = ctx.owner(boot_old[0])[0]
+            why = '%s, which set it to %s, went away' % (_source_text(ctx, boot_old[0]), fmt(boot_old[1]))
+        elif boot_new and admin_new:
+            why = '%s sets %s' % (boot_new[0], fmt(boot_new[1]))
+        elif ctx.kernel:
+            package, why = ctx.kernel['package'], 'no file sets it: the default of %s' % ctx.kernel['text']
+        else:
+            why = 'no file sets it and no package change explains it (was it set live?)'
+        if not key.startswith('vm.') and not _io_key(key, io_sysctls, policy_set):
+            # keys outside vm.* are reported per file that sets them, in one line each
+            grouped.setdefault((why, package), []).append('%s %s' % (key, fmt(new if new is not None else boot_new and boot_new[1])))
+            continue
+        message = '%s: %s' % (head, why)
+        if unknown:
+            message += ' (live value not recorded: format 1)'
+        if _io_key(key, io_sysctls, policy_set):
+            klass = 'lost_setting' if admin_new and not same(new, boot_new[1]) else 'changed_default'
+            if klass == 'changed_default':
+                message += '; pin it in /etc/sysctl.d if the old value was right'
+        else:
+            klass = 'sysctl_changed'
+            message += '; not an I/O setting (%s): reported, not failing' % IO_SYSCTLS_FIELD
+        differences.append(_difference(klass, key, 'sysctl', key, old, new if new is not None else boot_new and boot_new[1],
+                                       package, message))
+    for (why, package), items in sorted(grouped.items()):
+        differences.append(_difference(
+            'sysctl_changed', 'sysctl:%s' % (package or why), 'sysctl', 'other keys', None, items, package,
+            '%d key(s) outside vm.* changed: %s; %s; not I/O settings: reported, not failing'
+            % (len(items), ', '.join(items[:MAX_LINES]) + (' (and %d more)' % (len(items) - MAX_LINES) if len(items) > MAX_LINES
+                                                          else ''), why)))
+    return differences
+
+
+# ---------------------------------------------------------------------------- rule: kernels and schedulers
+
+def _kernels(snapshot):
+    return _dict(snapshot.get('kernels'))
+
+
+def config_changes(old, new, limit=MAX_CONFIG_LINES):
+    """``CONFIG_MQ_IOSCHED_DEADLINE y -> m`` for the I/O options that differ, at most ``limit``."""
+    old, new = _dict(old), _dict(new)
+    items = ['%s %s -> %s' % (name, old.get(name, 'n'), new.get(name, 'n')) for name in sorted(set(old) | set(new))
+             if old.get(name, 'n') != new.get(name, 'n')]
+    text = ', '.join(items[:limit])
+    if len(items) > limit:
+        text += ' (and %d more)' % (len(items) - limit)
+    return text
+
+
+def _kernel_io_text(configs, modules, old, new):
+    """What a change from kernel ``old`` to ``new`` changes in the block layer, from /boot/config-*."""
+    if old not in configs or new not in configs:
+        return 'the I/O configuration of %s is not recorded' % (old if old not in configs else new)
+    changes = config_changes(configs[old], configs[new])
+    if not changes:
+        return 'the block layer\'s options (/boot/config-*) are the same'
+    text = 'block layer options: %s' % changes
+    moved = [name for name, module in sorted(SCHEDULER_MODULES.items())
+             if _dict(configs[old]).get(_scheduler_config(name)) == 'y' and _dict(configs[new]).get(_scheduler_config(name)) == 'm']
+    if moved:
+        loadable = [name for name in moved if SCHEDULER_MODULES[name] in _list(_dict(modules).get(new))]
+        text += ' (%s built in before, a module in %s%s)' % (', '.join(moved), new, ': not loaded unless something loads it'
+                                                             if loadable else '')
+    return text
+
+
+def _scheduler_config(name):
+    return {'mq-deadline': 'CONFIG_MQ_IOSCHED_DEADLINE', 'kyber': 'CONFIG_MQ_IOSCHED_KYBER', 'bfq': 'CONFIG_IOSCHED_BFQ'}[name]
+
+
+def kernel_differences(ctx):
+    """kernel_changed when the running kernel changed, kernel_pending when ``after`` installed a kernel that
+    the next boot runs and that is not running: each on its own line, with what it changes in the block layer."""
+    differences = []
+    old = _dict(ctx.before.get('host')).get('kernel_release')
+    new = _dict(ctx.after.get('host')).get('kernel_release')
+    configs = dict(_dict(_kernels(ctx.before).get('configs')), **_dict(_kernels(ctx.after).get('configs')))
+    modules = dict(_dict(_kernels(ctx.before).get('scheduler_modules')), **_dict(_kernels(ctx.after).get('scheduler_modules')))
+    if old and new and old != new:
+        differences.append(_difference('kernel_changed', 'kernel', 'kernel', 'release', old, new,
+                                       ctx.kernel and ctx.kernel['package'],
+                                       'the running kernel changed: %s -> %s; %s' % (old, new, _kernel_io_text(configs, modules, old, new))))
+    elif ctx.kernel:
+        differences.append(_difference('kernel_changed', 'kernel', 'kernel', 'package', ctx.kernel['before'], ctx.kernel['after'],
+                                       ctx.kernel['package'], 'the running kernel\'s package changed: %s' % ctx.kernel['text']))
+    kernels = _kernels(ctx.after)
+    pending = kernels.get('next_boot')
+    if pending and new and pending != new:
+        differences.append(_difference(
+            'kernel_pending', 'kernel:next_boot', 'kernel', 'next_boot', new, pending, None,
+            'the next boot runs kernel %s (%s), not the running %s: reboot before you trust this comparison; %s'
+            % (pending, kernels.get('next_boot_source') or 'found', new, _kernel_io_text(configs, modules, new, pending))))
+    return differences
+
+
+def scheduler_differences(ctx):
+    """schedulers_changed: the schedulers a device offers changed (one line per change, naming the
+    devices); a scheduler the policy sets that is no longer offered says whether the running kernel has
+    it as a module (modprobe) or not at all."""
+    old_devices = _dict(_dict(ctx.before.get('facts')).get('block_devices'))
+    new_devices = _dict(_dict(ctx.after.get('facts')).get('block_devices'))
+    release = _dict(ctx.after.get('host')).get('kernel_release')
+    modules = _list(_dict(_kernels(ctx.after).get('scheduler_modules')).get(release))
+    wanted = dict((_dict(check).get('target'), _dict(check).get('expected')) for check in _list(ctx.before.get('policy_checks'))
+                  if _dict(check).get('concern') == 'block_queue' and _dict(check).get('setting') == 'scheduler')
+    groups = {}
+    for old_name, new_name in sorted(ctx.pairs.items()):
+        first = sorted(_list(_dict(old_devices.get(old_name)).get('schedulers')))
+        second = sorted(_list(_dict(new_devices.get(new_name)).get('schedulers')))
+        if first and second and first != second:
+            groups.setdefault((tuple(first), tuple(second)), []).append((old_name, new_name))
+    differences = []
+    for (first, second), names in sorted(groups.items()):
+        devices = ', '.join(new for old, new in names)
+        message = 'schedulers offered by %s changed: %s -> %s' % (devices, ' '.join(first), ' '.join(second))
+        if ctx.kernel:
+            message += ' with %s' % ctx.kernel['text']
+        for old, new in names:
+            scheduler = wanted.get(old)
+            if scheduler and scheduler not in second:
+                module = SCHEDULER_MODULES.get(scheduler)
+                if module and module in modules:
+                    message += ('; the policy sets %s on %s: kernel %s has it as a module (kernel/block/%s): list %s in '
+                                '/etc/modules-load.d/ so that it is loaded at boot' % (scheduler, new, release, module, module))
+                elif modules or _kernels(ctx.after):
+                    message += '; the policy sets %s on %s: kernel %s has it neither built in nor as a module' % (
+                        scheduler, new, release)
+                else:
+                    message += '; the policy sets %s on %s: it is not built in (whether it is a module is not recorded)' % (
+                        scheduler, new)
+        differences.append(_difference('schedulers_changed', 'schedulers:%s' % devices, devices, 'schedulers', list(first),
+                                       list(second), ctx.kernel and ctx.kernel['package'], message))
+    return differences
+
+
+# ---------------------------------------------------------------------------- rule: noise and formats
+
+def is_noise_mount(path, info):
+    """A pseudo file system below /run, /dev, /sys or /proc (docs/upgrades.md): summarised."""
+    return path.startswith(NOISE_ROOTS) and _dict(info).get('fstype') in PSEUDO_FSTYPES
+
+
+def _name_ranges(names):
+    """``loop0-loop7`` for consecutive numbered names of one prefix, else the names."""
+    parsed = [re.match(r'^(.*?)(\d+)$', name) for name in names]
+    if len(names) > 2 and all(parsed) and len(set(m.group(1) for m in parsed)) == 1:
+        numbers = sorted(int(m.group(2)) for m in parsed)
+        if numbers == list(range(numbers[0], numbers[0] + len(numbers))):
+            return '%s%d-%s%d' % (parsed[0].group(1), numbers[0], parsed[0].group(1), numbers[-1])
+    return ', '.join(names)
+
+
+def summarized_differences(ctx):
+    """One summarized line per kind of noise: pseudo mounts by directory and type (mounted and unmounted
+    counted), block devices of size 0 (appeared and gone counted)."""
+    differences = []
+    mounts_old = _dict(_dict(ctx.before.get('facts')).get('mounts'))
+    mounts_new = _dict(_dict(ctx.after.get('facts')).get('mounts'))
+    kinds = {}
+    for how, paths, mounts in (('mounted', ctx.noise_mounts['mounted'], mounts_new),
+                               ('unmounted', ctx.noise_mounts['unmounted'], mounts_old)):
+        for path in paths:
+            kind = (os.path.dirname(path.rstrip('/')) or '/', _dict(mounts[path]).get('fstype'))
+            kinds.setdefault(kind, {'mounted': [], 'unmounted': []})[how].append(path)
+    for (directory, fstype), found in sorted(kinds.items()):
+        counts = ', '.join('%d %s' % (len(found[how]), text) for how, text in (('mounted', 'mounted now'),
+                                                                               ('unmounted', 'no longer mounted')) if found[how])
+        differences.append(_difference(
+            'summarized', 'mounts:%s/*:%s' % (directory.rstrip('/'), fstype), directory, 'mounts',
+            len(found['unmounted']), len(found['mounted']), None,
+            '%s/* (%s): %s; pseudo file systems below %s are summarised, not compared one by one'
+            % (directory.rstrip('/'), fstype, counts, '/'.join(directory.split('/')[:2]) + '/')))
+    empty = ctx.empty_devices
+    if empty['gone'] or empty['appeared']:
+        parts = ['%d gone (%s)' % (len(empty['gone']), _name_ranges(empty['gone']))] if empty['gone'] else []
+        parts += ['%d appeared (%s)' % (len(empty['appeared']), _name_ranges(empty['appeared']))] if empty['appeared'] else []
+        differences.append(_difference(
+            'summarized', 'devices:size-0', 'devices', 'devices', len(empty['gone']), len(empty['appeared']), None,
+            'block devices of size 0 (no medium or backing file): %s; not compared one by one' % '; '.join(parts)))
+    return differences
+
+
+def format_differences(ctx):
+    """One snapshot_format line when a snapshot is of format 1: what it lacks is said once."""
+    if not ctx.format1:
+        return []
+    return [_difference(
+        'snapshot_format', 'format', 'snapshot', 'format', _dict(ctx.before).get('format', 1), _dict(ctx.after).get('format', 1),
+        None, '%s %s of format 1: %s no file owners or conffiles, no sysctl values beyond the collection\'s settings '
+              '(other keys are traced from the sysctl files alone), no installed or next-boot kernel and no kernel '
+              'configuration: those are not compared' % (' and '.join(ctx.format1), 'are snapshots' if len(ctx.format1) > 1
+                                                          else 'is a snapshot', 'they record' if len(ctx.format1) > 1
+                                                          else 'it records'))]
+
+
 # ---------------------------------------------------------------------------- rule: packages
 
 def package_differences(ctx, named):
     """package_changed for each package change (the kernel as one) that no difference in ``named`` names."""
     differences = []
+    if ctx.unowned:
+        tail = ('no setting the collection reads is traced to it, but %s changed and its owner is not recorded '
+                '(format 1)' % ', '.join(ctx.unowned))
+    else:
+        tail = 'no setting the collection reads changed with it'
     for name in sorted(ctx.packages):
         if name in named:
             continue
         old, new = ctx.packages[name]
         differences.append(_difference('package_changed', name, name, 'version', old, new, name,
-                                       '%s: no setting the collection reads changed with it' % package_text(name, old, new)))
-    kernel = ctx.kernel
-    if kernel and kernel['package'] not in named:
-        differences.append(_difference('package_changed', kernel['package'], kernel['package'], 'version', kernel['before'],
-                                       kernel['after'], kernel['package'],
-                                       '%s: no setting the collection reads changed with it' % kernel['text']))
+                                       '%s: %s' % (package_text(name, old, new), tail)))
     return differences
 
 
@@ -905,11 +1302,14 @@ def sort_differences(differences):
     return sorted(differences, key=lambda item: (CLASSES.index(item['class']), item['key']))
 
 
-def diff_snapshots(before, after):
+def diff_snapshots(before, after, io_sysctls=DEFAULT_IO_SYSCTLS):
     """The differences between two snapshots, sorted by class (CLASSES order) then key."""
     ctx = _Context(_dict(before), _dict(after))
-    differences = (host_differences(ctx.before, ctx.after) + changed_setting_differences(ctx) + setting_differences(ctx)
-                   + device_differences(ctx) + mount_differences(ctx))
+    differences = (host_differences(ctx.before, ctx.after) + format_differences(ctx) + kernel_differences(ctx)
+                   + changed_setting_differences(ctx) + setting_differences(ctx) + sysctl_differences(ctx, io_sysctls)
+                   + scheduler_differences(ctx) + device_differences(ctx) + mount_differences(ctx)
+                   + summarized_differences(ctx))
+    differences += policy_status_differences(ctx)
     named = set(item['package'] for item in differences if item['package'])
     differences += package_differences(ctx, named)
     return sort_differences(differences)

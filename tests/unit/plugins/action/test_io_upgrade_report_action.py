@@ -27,12 +27,13 @@ def snapshot(name, live, vendor_value, package_version):
     """A host where a vendor sysctl file (package vendor-defaults) sets vm.dirty_writeback_centisecs."""
     path = '/usr/lib/sysctl.d/50-vendor.conf'
     return {
-        'format': 1, 'name': name, 'taken': '2026-11-25T10:00:00Z',
+        'format': 2, 'sysctl': {}, 'name': name, 'taken': '2026-11-25T10:00:00Z',
         'host': {'hostname': 'db1', 'kernel_release': '6.1.0-18-amd64', 'machine_id': '0f1e2d3c4b5a69788796a5b4c3d2e1f0'},
         'package_manager': 'dpkg', 'packages': {'vendor-defaults': package_version},
         'facts': {'block_devices': {}, 'mounts': {}},
         'sources': {path: {'kind': 'sysctl', 'text': 'vm.dirty_writeback_centisecs = %d\n' % vendor_value,
-                           'sha256': str(vendor_value), 'vendor': True, 'package': 'vendor-defaults'}},
+                           'sha256': str(vendor_value), 'vendor': True, 'package': 'vendor-defaults',
+                           'conffile': None}},
         'vxtunefs': {},
         'settings': {'vm.dirty_writeback_centisecs': {
             'concern': 'cache_limits', 'target': 'sysctl', 'setting': 'vm.dirty_writeback_centisecs', 'live': live,
@@ -82,7 +83,9 @@ def test_fail_on_decides_what_fails_and_nothing_is_written_without_write(tmp_pat
     ({'dir': 'reports', 'hosts': {}}, 'dir: must be an absolute path on the controller'),
     ({'dir': '/tmp', 'hosts': {}, 'fail_on': ['changed_defaults']},
      "iotune_upgrade_fail_on: unknown difference class(es) 'changed_defaults' (accepted: different_host, host_unverified, "
-     "changed_default, lost_setting"),
+     "snapshot_format, kernel_pending, kernel_changed, changed_default, lost_setting"),
+    ({'dir': '/tmp', 'hosts': {}, 'io_sysctls': 'vm.dirty_*'},
+     'io_sysctls (iotune_upgrade_io_sysctls): must be a list of sysctl keys or patterns such as vm.dirty_*'),
     ({'dir': '/tmp', 'hosts': {}, 'fail_on': 'lost_setting'}, 'iotune_upgrade_fail_on: must be a list of difference classes'),
     ({'dir': '/tmp', 'hosts': {'db1': {'before': BEFORE}}}, 'hosts.db1.after: no snapshot (a dict) was given'),
     ({'dir': '/tmp', 'hosts': ['db1']}, 'hosts: must be a dict of host name to {before, after} snapshots'),
