@@ -9,7 +9,9 @@ take_snapshot() composes the io_facts gatherer, the texts of the persistent
 sources (fstab, tunefstab, udev rules that set queue attributes, the sysctl
 files in boot order, the bulk-job slice unit), the live ``vxtunefs -p`` values
 of the VxFS file systems, the kernel release, the versions of the packages
-that matter and the owners of the vendor files, and flattens the managed
+that matter, the owner and conffile record of every source and the conffiles of
+the directories the collection reads, all of /proc/sys/vm and the keys the sysctl
+files set, the installed kernels and the one the next boot runs, and flattens the managed
 values into ``settings``: per key the live value and the persistent
 assignments that set it, in the order they apply at boot.
 
@@ -58,6 +60,12 @@ RPM_PACKAGES = ('util-linux', 'coreutils', 'fio', 'procps-ng', 'procps', 'system
 RPM_KERNEL_PACKAGES = ('kernel-core', 'kernel')
 # query formats: dpkg-query and rpm expand the backslash escapes themselves
 DPKG_FORMAT = r'${Package}\t${Version}\t${Status}\n'
+# every package of the dpkg database with its conffiles (`` <path> <md5>[ obsolete][ remove-on-upgrade]`` lines)
+DPKG_DB_FORMAT = r'${Package}\t${Version}\t${Status}\n${Conffiles}\n'
+# the files of rpm packages, with their flags (``c``: a configuration file)
+RPM_FILES_FORMAT = r'[%{=NAME}\t%{FILEFLAGS:fflags}\t%{FILENAMES}\n]'
+# dpkg states whose files are on disk as the package installed them (config-files: only its conffiles are left)
+DPKG_PRESENT_STATES = ('installed', 'unpacked', 'half-configured', 'triggers-awaited', 'triggers-pending', 'half-installed')
 RPM_FORMAT = r'%{NAME}\t%|EPOCH?{%{EPOCH}:}:{}|%{VERSION}-%{RELEASE}\t%{ARCH}\n'
 
 _VXTUNEFS_HEADER_RE = re.compile(r'^Filesystem i/o parameters for (\S.*?)\s*$')
@@ -159,13 +167,14 @@ def read_bytes(path, errors, missing_ok=True):
 
 
 def make_source(path, kind, data):
-    """A ``sources`` entry (``package`` is filled in later for vendor files)."""
+    """A ``sources`` entry (``package`` and ``conffile`` are filled in later)."""
     return {
         'kind': kind,
         'text': data.decode('utf-8', 'replace'),
         'sha256': hashlib.sha256(data).hexdigest(),
         'vendor': is_vendor(path),
         'package': None,
+        'conffile': None,
     }
 
 
@@ -265,10 +274,11 @@ def sysctl_values(proc_root, sources, trees=SYSCTL_TREES):
 # ---------------------------------------------------------------- packages
 
 def package_manager(find_bin):
-    """(``dpkg`` | ``rpm`` | None, {tool: path}): dpkg when the host has it, else rpm."""
-    query, search = find_bin('dpkg-query'), find_bin('dpkg')
-    if query and search:
-        return 'dpkg', {'query': query, 'search': search}
+    """(``dpkg`` | ``rpm`` | None, {tool: path}): dpkg when the host has ``dpkg-query`` (which
+    answers ``-W`` and ``-S``), else rpm."""
+    query = find_bin('dpkg-query')
+    if query:
+        return 'dpkg', {'query': query, 'search': query}
     rpm = find_bin('rpm')
     if rpm:
         return 'rpm', {'query': rpm, 'search': rpm}
@@ -316,7 +326,7 @@ def parse_rpm_query(text, kernel_release, kernel_packages=RPM_KERNEL_PACKAGES):
 
 def query_packages(manager, tools, run_command, kernel_release, errors, extra=()):
     """{package: version} of the packages that matter that are installed, and of ``extra`` (the
-    owners of the vendor files, so that a new default can be told with the version that brought it)."""
+    owners of the sources and the conffile packages, so that a new default can be told with the version that brought it)."""
     extra = sorted(set(extra))
     if manager == 'dpkg':
         names = ['linux-image-%s' % kernel_release] + [name for name in DPKG_PACKAGES if name not in extra] + extra
@@ -328,6 +338,99 @@ def query_packages(manager, tools, run_command, kernel_release, errors, extra=()
         out = _run(run_command, [tools['query'], '-q', '--qf', RPM_FORMAT] + names, errors, ok_codes=range(0, 256))[1]
         return parse_rpm_query(out, kernel_release)
     return {}
+
+
+def parse_dpkg_database(text):
+    """``dpkg-query -W -f DPKG_DB_FORMAT`` (every package) -> ({package: version} of the installed ones,
+    {conffile path: {package, obsolete, removed}}).  ``removed``: the package was removed and only its
+    conffiles are left (state ``config-files``); packages not installed at all are left out."""
+    versions = {}
+    conffiles = {}
+    package = None
+    state = None
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        if line.startswith(' '):
+            fields = line.split()
+            if package is None or state not in DPKG_PRESENT_STATES + ('config-files',) or not fields[0].startswith('/'):
+                continue
+            conffiles[fields[0]] = {'package': package, 'obsolete': 'obsolete' in fields[2:],
+                                    'removed': state == 'config-files'}
+            continue
+        fields = line.split('\t')
+        package, state = None, None
+        if len(fields) != 3:
+            continue
+        package = fields[0].split(':')[0]
+        state = (fields[2].split() or [''])[-1]
+        if state == 'installed' and fields[1]:
+            versions[package] = fields[1]
+    return versions, conffiles
+
+
+def parse_rpm_files(text):
+    """``rpm -q --qf RPM_FILES_FORMAT`` -> {config file path: {package, obsolete (always false: rpm
+    keeps no obsolete conffiles), removed (false)}}."""
+    conffiles = {}
+    for line in text.splitlines():
+        fields = line.split('\t')
+        if len(fields) == 3 and 'c' in fields[1] and fields[2].startswith('/') and fields[2] not in conffiles:
+            conffiles[fields[2]] = {'package': fields[0], 'obsolete': False, 'removed': False}
+    return conffiles
+
+
+def in_scope(path, scope_files, scope_dirs):
+    """True for one of ``scope_files`` or a path under one of ``scope_dirs``."""
+    path = os.path.normpath(path)
+    return path in [os.path.normpath(p) for p in scope_files] or \
+        any(path.startswith(os.path.normpath(d).rstrip('/') + '/') for d in scope_dirs)
+
+
+def conffile_scope(fstab_path, tunefstab_path, sysctl_conf_dirs, sysctl_conf, udev_rules_dirs, unit_dir):
+    """(files, directories) whose conffiles a snapshot lists: the files and directories the collection
+    reads (defaults: /etc/fstab, /etc/sysctl.conf, /etc/vx/tunefstab; /etc/sysctl.d and the other
+    sysctl.d directories, the udev rules directories, /etc/systemd/system, and the directory of the
+    tunefstab file when it is a ``vx`` directory: /etc/vx)."""
+    files = [path for path in (fstab_path, sysctl_conf, tunefstab_path) if path]
+    dirs = list(sysctl_conf_dirs) + list(udev_rules_dirs) + ([unit_dir] if unit_dir else [])
+    if tunefstab_path and os.path.basename(os.path.dirname(tunefstab_path)) == 'vx':
+        dirs.append(os.path.dirname(tunefstab_path))
+    return files, dirs
+
+
+def _owner_names(owners):
+    return [name for package in owners.values() if package for name in package.split(', ')]
+
+
+def gather_packages(manager, tools, run_command, kernel_release, paths, scope, errors):
+    """(packages, owners, conffiles) of a host: {package: version} of the packages that matter, the
+    owners and the conffile packages; {path: package or None} of ``paths``; {path: {package, obsolete,
+    removed}} of every conffile known (rpm: of the packages that own ``paths`` or a directory of ``scope``).
+
+    dpkg: one ``dpkg-query -S`` of all paths (and their other merged-/usr name) and one ``dpkg-query -W``
+    of the whole database; rpm: ``rpm -qf`` per path, one ``rpm -q`` of the owners' files, one ``rpm -q``
+    of the versions.  No package manager: nothing known, nothing run."""
+    owners = file_owners(manager, tools, paths, run_command, errors)
+    if manager == 'dpkg':
+        out = _run(run_command, [tools['query'], '-W', '-f', DPKG_DB_FORMAT], errors, ok_codes=(0,))[1]
+        versions, conffiles = parse_dpkg_database(out)
+        wanted = ['linux-image-%s' % kernel_release] + list(DPKG_PACKAGES) + _owner_names(owners) + sorted(
+            set(record['package'] for path, record in conffiles.items() if path in owners or in_scope(path, *scope)))
+        return dict((name, versions[name]) for name in wanted if name in versions), owners, conffiles
+    if manager == 'rpm':
+        scope_files, scope_dirs = scope
+        present = [path for path in list(scope_files) + list(scope_dirs) if path not in owners and os.path.exists(path)]
+        scope_owners = file_owners(manager, tools, present, run_command, errors)
+        names = sorted(set(_owner_names(owners) + _owner_names(scope_owners)))
+        conffiles = {}
+        if names:
+            out = _run(run_command, [tools['query'], '-q', '--qf', RPM_FILES_FORMAT] + names, errors, ok_codes=range(0, 256))[1]
+            conffiles = parse_rpm_files(out)
+        extra = _owner_names(owners) + [record['package'] for path, record in conffiles.items()
+                                        if path in owners or in_scope(path, *scope)]
+        return query_packages(manager, tools, run_command, kernel_release, errors, extra=extra), owners, conffiles
+    return {}, owners, {}
 
 
 def parse_dpkg_search(text):
@@ -359,14 +462,14 @@ def file_owners(manager, tools, paths, run_command, errors):
     if not paths or manager is None:
         return owners
     if manager == 'dpkg':
-        found = parse_dpkg_search(_run(run_command, [tools['search'], '-S'] + list(paths), errors)[1])
-        missing = dict((_other_lib_path(path), path) for path in paths if path not in found and _other_lib_path(path))
-        if missing:
-            for other, package in parse_dpkg_search(_run(run_command, [tools['search'], '-S'] + sorted(missing), errors)[1]).items():
-                if other in missing:
-                    found[missing[other]] = package
+        # one call: every path, and its other merged-/usr name (Debian 12 records udev's files under /lib)
+        others = dict((_other_lib_path(path), path) for path in paths if _other_lib_path(path) and _other_lib_path(path) not in owners)
+        found = parse_dpkg_search(_run(run_command, [tools['search'], '-S'] + list(paths) + sorted(others), errors)[1])
         for path in paths:
             owners[path] = found.get(path)
+        for other, path in others.items():
+            if owners[path] is None and found.get(other):
+                owners[path] = found[other]
         return owners
     for path in paths:
         rc, out = _run(run_command, [tools['search'], '-qf', '--qf', r'%{NAME}\n', path], errors)
@@ -674,14 +777,15 @@ def take_snapshot(name, policy_checks=None, run_command=None, find_bin=None, now
     sources = gather_sources(fstab_path, tunefstab_path, sysctl_files, udev_files, udev_rules,
                              slice_unit_files(unit_dir, slice_name), errors)
 
-    # packages and the owners of the vendor files
+    # packages, the owner and conffile record of every source, the conffiles of the directories read
     manager, tools = package_manager(find_bin) if run_command is not None else (None, {})
-    vendor_paths = [path for path, source in sources.items() if source['vendor']]
-    owners = file_owners(manager, tools, vendor_paths, run_command, errors)
-    for path, package in owners.items():
-        sources[path]['package'] = package
-    packages = query_packages(manager, tools, run_command, host['kernel_release'], errors,
-                              extra=[name for package in owners.values() if package for name in package.split(', ')])
+    scope = conffile_scope(fstab_path, tunefstab_path, sysctl_conf_dirs, sysctl_conf, udev_rules_dirs, unit_dir)
+    packages, owners, all_conffiles = gather_packages(manager, tools, run_command, host['kernel_release'],
+                                                      list(sources), scope, errors)
+    for path, source in sources.items():
+        source['package'] = owners.get(path)
+        source['conffile'] = all_conffiles.get(path)
+    conffiles = dict((path, record) for path, record in sorted(all_conffiles.items()) if in_scope(path, *scope))
 
     # live VxFS tunables
     tunefstab_entries = facts['vxfs']['tunefstab']
@@ -704,6 +808,7 @@ def take_snapshot(name, policy_checks=None, run_command=None, find_bin=None, now
         'host': host,
         'package_manager': manager,
         'packages': dict(sorted(packages.items())),
+        'conffiles': conffiles,
         'facts': facts,
         'device_ids': device_ids(facts['block_devices'], dev_root),
         'sources': sources,

@@ -161,10 +161,11 @@ def test_dpkg_owners_through_the_other_side_of_merged_usr():
                                '/usr/lib/udev/rules.d/99-none.rules'], run, errors)
     assert owners == {'/usr/lib/sysctl.d/50-pid-max.conf': 'systemd', '/usr/lib/udev/rules.d/60-block.rules': 'udev',
                       '/usr/lib/udev/rules.d/99-none.rules': None}
+    # one call: the paths, then their other merged-/usr names
     assert calls == [
         ['/usr/bin/dpkg', '-S', '/usr/lib/sysctl.d/50-pid-max.conf', '/usr/lib/udev/rules.d/60-block.rules',
-         '/usr/lib/udev/rules.d/99-none.rules'],
-        ['/usr/bin/dpkg', '-S', '/lib/udev/rules.d/60-block.rules', '/lib/udev/rules.d/99-none.rules'],
+         '/usr/lib/udev/rules.d/99-none.rules', '/lib/sysctl.d/50-pid-max.conf', '/lib/udev/rules.d/60-block.rules',
+         '/lib/udev/rules.d/99-none.rules'],
     ]
     assert errors == []
 
@@ -188,7 +189,7 @@ def _write(path, text):
 
 
 @pytest.fixture(name='host')
-def host_fixture(tmp_path, build_tree, fixture_path, sysfs_real, monkeypatch):
+def host_fixture(tmp_path, build_tree, fixture_path, read_fixture, sysfs_real, monkeypatch):
     """A host root: the real sysfs capture, a proc with the VxFS mountinfo, the constructed udev tree,
     a sysctl tree with a vendor file, the Solaris tunefstab sample, a slice unit, and the simulator
     with vol01 on /data, u08 on /u08 (both in mountinfo) and u09 on /u09 (only in the tunefstab)."""
@@ -225,15 +226,14 @@ def host_fixture(tmp_path, build_tree, fixture_path, sysfs_real, monkeypatch):
         calls.append(list(argv))
         assert isinstance(argv, list)
         name = os.path.basename(argv[0])
-        if name == 'dpkg-query':
-            known = {'linux-image-6.1.0-27-amd64': '6.1.115-1', 'util-linux': '2.38.1-5+deb12u3', 'coreutils': '9.1-1',
-                     'procps': '2:4.0.2-3', 'udev': '252.31-1~deb12u1'}
-            return 1, ''.join('%s\t%s\tinstall ok installed\n' % (n, known[n]) for n in argv[4:] if n in known), \
-                'dpkg-query: no packages found matching fio\n'
-        if name == 'dpkg':
-            owners = {'/usr/lib/sysctl.d/50-vendor.conf': 'procps', '/lib/udev/rules.d/60-block-scheduler.rules': 'udev'}
-            out = ''.join('%s: %s\n' % (owners[p[len(root):]], p) for p in argv[2:] if p[len(root):] in owners)
-            return 1, out, ''
+        if name == 'dpkg-query' and argv[1] == '-W':
+            # the real database of a Debian 12 host (its conffiles under the fixture root), the kernel, and database
+            lines = [(' ' + root + line[1:] if line.startswith(' /') else line) for line in take.database.splitlines()]
+            return 0, '\n'.join(lines) + '\nlinux-image-6.1.0-27-amd64\t6.1.115-1\tinstall ok installed\n', ''
+        if name == 'dpkg-query' and argv[1] == '-S':
+            found = [p for p in argv[2:] if p[len(root):] in take.owners]
+            return (0 if len(found) == len(argv) - 2 else 1), ''.join('%s: %s\n' % (take.owners[p[len(root):]], p) for p in found), \
+                ''.join('dpkg-query: no path found matching pattern %s\n' % p for p in argv[2:] if p not in found)
         if name == 'vxtunefs':
             proc_ = subprocess.run([sys.executable, SIM] + argv[1:], capture_output=True, text=True, check=False)
             return proc_.returncode, proc_.stdout, proc_.stderr
@@ -251,6 +251,10 @@ def host_fixture(tmp_path, build_tree, fixture_path, sysfs_real, monkeypatch):
         args.update(extra)
         return snap.take_snapshot(name, **args)
     take.root = root
+    take.database = read_fixture('commands', 'dpkg-query-W-conffiles-debian12.txt')
+    # dpkg-query -S of Debian 12: procps ships /etc/sysctl.conf
+    take.owners = {'/usr/lib/sysctl.d/50-vendor.conf': 'procps', '/lib/udev/rules.d/60-block-scheduler.rules': 'udev',
+                   '/etc/sysctl.conf': 'procps'}
     take.sim = sim
     take.calls = calls
     take.tunefstab = tunefstab
@@ -261,27 +265,23 @@ def test_top_level(host):
     result = host(policy_checks=[{'id': 'cache_limits:sysctl:vm.dirty_ratio', 'concern': 'cache_limits', 'target': 'sysctl',
                                   'setting': 'vm.dirty_ratio', 'expected': 40, 'live': 40, 'persistent': 40,
                                   'status': 'compliant', 'message': 'm'}])
-    assert list(result) == ['format', 'name', 'taken', 'host', 'package_manager', 'packages', 'facts', 'device_ids',
-                            'sources', 'sysctl', 'vxtunefs', 'settings', 'policy_checks', 'errors']
+    assert list(result) == ['format', 'name', 'taken', 'host', 'package_manager', 'packages', 'conffiles', 'facts',
+                            'device_ids', 'sources', 'sysctl', 'vxtunefs', 'settings', 'policy_checks', 'errors']
     assert (result['format'], result['name'], result['taken']) == (2, 'pre-upgrade', '2026-11-25T10:00:00Z')
     assert result['host'] == {'hostname': 'db01', 'kernel_release': '6.1.0-27-amd64', 'machine_id': MACHINE_ID}
     assert result['package_manager'] == 'dpkg'
-    assert result['packages'] == {'coreutils': '9.1-1', 'linux-image-6.1.0-27-amd64': '6.1.115-1', 'procps': '2:4.0.2-3',
-                                  'udev': '252.31-1~deb12u1', 'util-linux': '2.38.1-5+deb12u3'}
+    assert result['packages'] == {'coreutils': '9.1-1', 'fio': '3.33-3', 'linux-image-6.1.0-27-amd64': '6.1.115-1',
+                                  'procps': '2:4.0.2-3', 'udev': '252.39-1~deb12u2', 'util-linux': '2.38.1-5+deb12u3'}
     assert sorted(result['facts']) == ['block_devices', 'errors', 'fstab', 'memory_bytes', 'mounts', 'tools', 'vm', 'vxfs']
     assert result['policy_checks'] == [{'id': 'cache_limits:sysctl:vm.dirty_ratio', 'concern': 'cache_limits',
                                         'target': 'sysctl', 'setting': 'vm.dirty_ratio', 'expected': 40, 'status': 'compliant'}]
-    # one JSON document, and the commands were argument lists
+    # one JSON document, and the commands were argument lists: one dpkg-query -S of every source, one -W of the database
     json.loads(snap.render_snapshot(result).decode('utf-8'))
     queries = [argv for argv in host.calls if argv[0] == '/usr/bin/dpkg-query']
-    assert len(queries) == 1
-    query = queries[0]
-    assert query[:4] == ['/usr/bin/dpkg-query', '-W', '-f', r'${Package}\t${Version}\t${Status}\n']
-    # the packages that matter, then the owners of the vendor files (whose version explains a new default)
-    owners = sorted(set(source['package'] for source in result['sources'].values() if source['package']))
-    assert owners, 'the fixture has vendor files with owners'
-    assert query[4:] == ['linux-image-6.1.0-27-amd64'] + [name for name in ('util-linux', 'coreutils', 'fio', 'procps', 'udev',
-                                                                            'systemd-udev', 'vrtsvxfs') if name not in owners] + owners
+    assert [argv[:2] for argv in queries] == [['/usr/bin/dpkg-query', '-S'], ['/usr/bin/dpkg-query', '-W']]
+    assert queries[0][2:] == list(result['sources'])
+    assert queries[1] == ['/usr/bin/dpkg-query', '-W', '-f', r'${Package}\t${Version}\t${Status}\n${Conffiles}\n']
+    assert [argv for argv in host.calls if argv[0] == '/usr/bin/dpkg'] == []
 
 
 def test_sources(host):
@@ -303,13 +303,15 @@ def test_sources(host):
     vendor = sources['/usr/lib/sysctl.d/50-vendor.conf']
     assert vendor == {'kind': 'sysctl', 'text': 'vm.dirty_ratio = 30\nvm.dirty_writeback_centisecs = 1500\n',
                       'sha256': hashlib.sha256(b'vm.dirty_ratio = 30\nvm.dirty_writeback_centisecs = 1500\n').hexdigest(),
-                      'vendor': True, 'package': 'procps'}
+                      'vendor': True, 'package': 'procps', 'conffile': None}
     assert [(p, s['kind'], s['vendor'], s['package']) for p, s in sources.items() if not s['vendor']][:2] == [
         ('/etc/fstab', 'fstab', False, None), ('/etc/tunefstab', 'tunefstab', False, None)]
     assert sources['/etc/systemd/system/iotune-bulk.slice']['text'] == '[Slice]\nMemoryHigh=2G\n'
-    # owners are looked up for vendor files only
-    dpkg = [call for call in host.calls if call[0] == '/usr/bin/dpkg']
-    assert [[p[len(root):] for p in call[2:]] for call in dpkg] == [['/usr/lib/sysctl.d/50-vendor.conf']]
+    # owners are looked up for every source, admin files too: procps ships /etc/sysctl.conf as a conffile
+    assert (sources['/etc/sysctl.conf']['package'], sources['/etc/sysctl.conf']['conffile']) == (
+        'procps', {'package': 'procps', 'obsolete': False, 'removed': False})
+    search = [call for call in host.calls if call[:2] == ['/usr/bin/dpkg-query', '-S']]
+    assert [[p[len(root):] for p in call[2:]] for call in search] == [list(sources)]
 
 
 def test_settings_vm_admin_and_vendor(host):
@@ -657,3 +659,155 @@ def test_sysctl_key_parts(key, parts):
     assert _sysctl.key_parts(key) == parts
     if parts:
         assert _sysctl.dotted_key(parts) == _sysctl.normalize_key(key)
+
+
+# ---------------------------------------------------------------- format 2: owners and conffiles
+
+def test_parse_dpkg_database_of_a_real_debian12_host(read_fixture):
+    """dpkg-query -W -f '${Package}\\t${Version}\\t${Status}\\n${Conffiles}\\n' of a Debian 12 host (dpkg 1.21.22)."""
+    versions, conffiles = snap.parse_dpkg_database(read_fixture('commands', 'dpkg-query-W-conffiles-debian12.txt'))
+    assert (versions['procps'], versions['udev'], versions['util-linux']) == ('2:4.0.2-3', '252.39-1~deb12u2', '2.38.1-5+deb12u3')
+    assert len(versions) == 808
+    assert conffiles['/etc/sysctl.conf'] == {'package': 'procps', 'obsolete': False, 'removed': False}
+    assert conffiles['/etc/sysctl.d/README.sysctl'] == {'package': 'procps', 'obsolete': False, 'removed': False}
+    assert conffiles['/etc/udev/udev.conf']['package'] == 'udev'
+    assert not any(record['obsolete'] or record['removed'] for record in conffiles.values())
+
+
+@pytest.mark.parametrize('text, versions, conffiles', [
+    # Debian 13's procps after the upgrade: /etc/sysctl.conf is an obsolete conffile (removed by its postinst)
+    ('procps\t2:4.0.4-9\tinstall ok installed\n /etc/init.d/procps f9903aa0d9f2f10714269befb4cdba8f\n'
+     ' /etc/sysctl.conf c0c09cba30da0565737cace8000d64ee obsolete\n',
+     {'procps': '2:4.0.4-9'}, {'/etc/init.d/procps': ('procps', False, False), '/etc/sysctl.conf': ('procps', True, False)}),
+    # dpkg >= 1.22 writes a newline before the conffiles; remove-on-upgrade is not obsolete
+    ('systemd\t257.13-1~deb13u1\tinstall ok installed\n\n /etc/systemd/system.conf 36ace4ee newconffile\n'
+     ' /etc/x.conf 1234 remove-on-upgrade\n\nfio\t3.39-1\tinstall ok installed\n\n',
+     {'systemd': '257.13-1~deb13u1', 'fio': '3.39-1'},
+     {'/etc/systemd/system.conf': ('systemd', False, False), '/etc/x.conf': ('systemd', False, False)}),
+    # removed, not purged: the conffiles are left, the package has no installed version
+    ('tuned\t2.20.0-1\tdeinstall ok config-files\n /etc/sysctl.d/60-tuned.conf 99aa\n',
+     {}, {'/etc/sysctl.d/60-tuned.conf': ('tuned', False, True)}),
+    # half-configured during a failed upgrade: its files are there
+    ('linux-sysctl-defaults\t4.12.1\tinstall reinstreq half-configured\n /etc/sysctl.d/y.conf 11\n',
+     {}, {'/etc/sysctl.d/y.conf': ('linux-sysctl-defaults', False, False)}),
+    ('purged\t\tunknown ok not-installed\n /etc/z.conf 11\n', {}, {}),
+    ('', {}, {}),
+])
+def test_parse_dpkg_database(text, versions, conffiles):
+    found_versions, found = snap.parse_dpkg_database(text)
+    assert found_versions == versions
+    assert dict((p, (r['package'], r['obsolete'], r['removed'])) for p, r in found.items()) == conffiles
+
+
+def test_parse_rpm_files():
+    """rpm -q --qf '[%{=NAME}\\t%{FILEFLAGS:fflags}\\t%{FILENAMES}\\n]' (constructed after Fedora's setup and systemd)."""
+    out = ('setup\tcn\t/etc/fstab\nsetup\t\t/etc/profile.d\nsystemd\tcn\t/etc/systemd/journald.conf\n'
+           'systemd\t\t/usr/lib/sysctl.d/50-default.conf\nprocps-ng\tcn\t/etc/sysctl.conf\npackage x is not installed\n')
+    assert snap.parse_rpm_files(out) == {
+        '/etc/fstab': {'package': 'setup', 'obsolete': False, 'removed': False},
+        '/etc/systemd/journald.conf': {'package': 'systemd', 'obsolete': False, 'removed': False},
+        '/etc/sysctl.conf': {'package': 'procps-ng', 'obsolete': False, 'removed': False}}
+
+
+@pytest.mark.parametrize('path, files, dirs, expected', [
+    ('/etc/sysctl.conf', ['/etc/fstab', '/etc/sysctl.conf'], [], True),
+    ('/etc/sysctl.d/README.sysctl', [], ['/etc/sysctl.d'], True),
+    ('/etc/sysctl.d/README.sysctl', [], ['/etc/sysctl.d/'], True),
+    ('/etc/sysctl.dx/a.conf', [], ['/etc/sysctl.d'], False),
+    ('/etc/systemd/system/multi-user.target.wants/x.service', [], ['/etc/systemd/system'], True),
+    ('/etc/systemd/journald.conf', ['/etc/fstab'], ['/etc/systemd/system'], False),
+])
+def test_conffile_scope(path, files, dirs, expected):
+    assert snap.in_scope(path, files, dirs) is expected
+
+
+def test_conffile_scope_of_the_defaults():
+    files, dirs = snap.conffile_scope('/etc/fstab', '/etc/vx/tunefstab', ['/etc/sysctl.d', '/usr/lib/sysctl.d'], '/etc/sysctl.conf',
+                                      ['/etc/udev/rules.d'], '/etc/systemd/system')
+    assert (files, dirs) == (['/etc/fstab', '/etc/sysctl.conf', '/etc/vx/tunefstab'],
+                             ['/etc/sysctl.d', '/usr/lib/sysctl.d', '/etc/udev/rules.d', '/etc/systemd/system', '/etc/vx'])
+    # a tunefstab elsewhere does not put its whole directory in the scope
+    assert snap.conffile_scope('/etc/fstab', '/etc/tunefstab', [], '', [], '')[1] == []
+
+
+def test_conffiles_of_the_directories_read(host):
+    """Top-level conffiles: those of the real Debian 12 database under the directories the collection reads."""
+    result = host()
+    root = host.root
+    assert result['conffiles'] == {
+        root + '/etc/sysctl.conf': {'package': 'procps', 'obsolete': False, 'removed': False},
+        root + '/etc/sysctl.d/README.sysctl': {'package': 'procps', 'obsolete': False, 'removed': False}}
+    assert not [e for e in result['errors'] if 'dpkg' in e]
+
+
+def test_obsolete_conffile_removed_by_the_upgrade_is_known(host):
+    """Debian 13: procps dropped /etc/sysctl.conf (an obsolete conffile); no source, but the conffile record says whose."""
+    os.remove(os.path.join(host.root, 'etc/sysctl.conf'))
+    host.database = host.database.replace(' /etc/sysctl.conf c0c09cba30da0565737cace8000d64ee\n',
+                                          ' /etc/sysctl.conf c0c09cba30da0565737cace8000d64ee obsolete\n')
+    host.database += 'tuned\t2.20.0-1\tdeinstall ok config-files\n /etc/sysctl.d/60-tuned.conf 99aa\n'
+    result = host()
+    path = host.root + '/etc/sysctl.conf'
+    assert path not in result['sources']
+    assert result['conffiles'][path] == {'package': 'procps', 'obsolete': True, 'removed': False}
+    assert result['conffiles'][host.root + '/etc/sysctl.d/60-tuned.conf'] == {'package': 'tuned', 'obsolete': False, 'removed': True}
+    # the conffile packages' versions are there (a removed package has none)
+    assert result['packages']['procps'] == '2:4.0.2-3' and 'tuned' not in result['packages']
+
+
+def test_a_conffile_package_outside_the_list_gets_its_version(host):
+    """An administrator's file that is a package's conffile: that package's version is recorded."""
+    _write(os.path.join(host.root, 'etc/sysctl.d/30-postgresql-shm.conf'), 'kernel.shmmax = 1\n')
+    host.database += 'postgresql-common\t248\tinstall ok installed\n /etc/sysctl.d/30-postgresql-shm.conf 0e2f\n'
+    host.owners['/etc/sysctl.d/30-postgresql-shm.conf'] = 'postgresql-common'
+    result = host()
+    source = result['sources'][host.root + '/etc/sysctl.d/30-postgresql-shm.conf']
+    assert (source['vendor'], source['package'], source['conffile']) == (
+        False, 'postgresql-common', {'package': 'postgresql-common', 'obsolete': False, 'removed': False})
+    assert result['packages']['postgresql-common'] == '248'
+
+
+@pytest.mark.parametrize('find_bin, run_command', [
+    ({}.get, 'fake'),                                            # a container without dpkg-query or rpm
+    ({'dpkg-query': '/usr/bin/dpkg-query'}.get, 'failing'),      # dpkg-query there but it cannot run
+    ({'dpkg-query': '/usr/bin/dpkg-query'}.get, None),           # no commands at all
+])
+def test_no_package_manager_nulls_and_no_failure(host, find_bin, run_command):
+    if run_command == 'fake':
+        result = host(find_bin=find_bin)
+    elif run_command == 'failing':
+        def failing(argv):
+            raise OSError(2, 'No such file or directory')
+        result = host(find_bin=find_bin, run_command=failing)
+    else:
+        result = host(find_bin=find_bin, run_command=None)
+    assert result['packages'] == {} and result['conffiles'] == {}
+    assert all(source['package'] is None and source['conffile'] is None for source in result['sources'].values())
+    assert result['format'] == 2 and result['sysctl']['vm.dirty_ratio'] == '40'
+
+
+def test_rpm_owners_and_conffiles(tmp_path):
+    """rpm: rpm -qf per path (and per directory of the scope that exists), one rpm -q of the owners' files, one of the versions."""
+    calls = []
+    etc = tmp_path / 'etc'
+    (etc / 'sysctl.d').mkdir(parents=True)
+    (etc / 'fstab').write_text('')
+    fstab, sysctl_d, vendor = str(etc / 'fstab'), str(etc / 'sysctl.d'), '/usr/lib/sysctl.d/50-default.conf'
+    owned = {fstab: 'setup', sysctl_d: 'systemd', vendor: 'systemd'}
+
+    def run(argv):
+        calls.append(argv)
+        if argv[1] == '-qf':
+            return (0, owned[argv[-1]] + '\n', '') if argv[-1] in owned else (1, 'file %s is not owned by any package\n' % argv[-1], '')
+        if argv[3] == snap.RPM_FILES_FORMAT:
+            return 0, 'setup\tcn\t%s\nsystemd\t\t%s\nsystemd\tcn\t%s/x.conf\n' % (fstab, vendor, sysctl_d), ''
+        return 1, 'systemd\t254.5-2.fc39\tx86_64\nsetup\t2.14.4-1.fc39\tnoarch\npackage fio is not installed\n', ''
+    errors = []
+    packages, owners, conffiles = snap.gather_packages('rpm', {'query': '/usr/bin/rpm', 'search': '/usr/bin/rpm'}, run, '6.5.12',
+                                                       [fstab, vendor], ([fstab], [sysctl_d, str(tmp_path / 'none')]), errors)
+    assert owners == {fstab: 'setup', vendor: 'systemd'}
+    assert conffiles == {fstab: {'package': 'setup', 'obsolete': False, 'removed': False},
+                         sysctl_d + '/x.conf': {'package': 'systemd', 'obsolete': False, 'removed': False}}
+    assert packages == {'systemd': '254.5-2.fc39', 'setup': '2.14.4-1.fc39'}
+    assert [c[1] for c in calls] == ['-qf', '-qf', '-qf', '-q', '-q'] and errors == []
+    assert calls[3][4:] == ['setup', 'systemd']
