@@ -14,9 +14,13 @@ short_description: Explain the differences between two snapshots of each host an
 version_added: 0.3.0
 description:
   - Compares each host's two snapshots (as C(iotune.storage.io_snapshot) returns them) and classifies every
-    difference as C(different_host), C(host_unverified), C(changed_default), C(lost_setting), C(changed_setting),
-    C(device_renamed), C(device_added), C(device_removed), C(mount_added), C(mount_removed) or C(package_changed),
-    each with one line a person can act on (C(docs/snapshot.md) of the collection gives the rules).
+    difference as C(different_host), C(host_unverified), C(snapshot_format), C(kernel_pending), C(kernel_changed),
+    C(changed_default), C(lost_setting), C(changed_setting), C(sysctl_changed), C(schedulers_changed), C(resolved),
+    C(device_renamed), C(device_added), C(device_removed), C(mount_added), C(mount_removed), C(summarized) or
+    C(package_changed), each with one line a person can act on (C(docs/upgrades.md) of the collection gives the rules).
+  - A change is explained before it is blamed on a package - live mount options that now follow the unchanged
+    C(/etc/fstab) entry, or a drift the policy wanted gone that is gone, are C(resolved), never C(changed_default);
+    advice never contradicts the policy.
   - C(different_host) says the two snapshots are of different hosts (their hostnames or machine ids differ);
     C(host_unverified) that it cannot tell (a snapshot without a machine id, the older format).
   - A block device with another kernel name is paired by its WWN, serial, C(/dev/disk/by-id) and
@@ -51,6 +55,14 @@ options:
     type: list
     elements: str
     default: [different_host, changed_default, lost_setting]
+  io_sysctls:
+    description:
+      - Sysctl keys or shell patterns outside the collection's settings whose change is a C(changed_default); any
+        other key that changed is a C(sysctl_changed), which is not in the default O(fail_on). The keys the policy
+        sets count as I/O keys too.
+    type: list
+    elements: str
+    default: [vm.dirty_*, vm.vfs_cache_pressure, vm.swappiness, vm.min_free_kbytes]
   run_id:
     description: The run id the reports carry. Default C(upgrade-<UTC time>).
     type: str
@@ -76,8 +88,9 @@ RETURN = r'''
 hosts:
   description:
     - Per host C(differences) (each C(class), C(key), C(target), C(setting), C(before), C(after), C(package),
-      C(message)), C(failing) (those of the classes in O(fail_on)), C(counts) per class, and the snapshot names
-      C(before) and C(after).
+      C(message)), C(failing) (those of the classes in O(fail_on)), C(counts) per class, C(policy) (each policy check
+      of the before snapshot with its C(id) and its status C(before) and C(after); C(after) null when the after
+      snapshot holds no audit), and the snapshot names C(before) and C(after).
   returned: always
   type: dict
 files:
