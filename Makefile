@@ -16,7 +16,7 @@ export PATH := $(BIN):$(PATH)
 export ANSIBLE_FORCE_COLOR := false
 export PY_COLORS := 0
 
-.PHONY: help setup collection schema lint unit integration molecule molecule-default molecule-vm molecule-fleet test images demo bench clean
+.PHONY: help setup collection schema lint unit integration molecule molecule-default molecule-vm molecule-fleet test images demo bench test-upgrade clean
 
 help:
 	@echo "make demo         run the main job against the built-in lab VM"
@@ -28,6 +28,7 @@ help:
 	@echo "make integration  loop-device tests on this machine (root)"
 	@echo "make molecule     molecule scenarios: default (docker), vm (qemu), fleet (IOTUNE_FLEET_SIZE containers, default 6)"
 	@echo "make images       build the lab container and VM images (cached by recipe hash)"
+	@echo "make test-upgrade the real Debian 12 -> 13 upgrade through upgrade_check.yml on a lab VM (~135 MB, 10-15 min; not in make test)"
 	@echo "make bench        benchmarks on this machine: fio module vs fio CLI, iotune-copy vs dd and cp (copy speed, cache pollution), playbooks vs ansible -m ping on 10/20/40 lab containers"
 
 $(PYTHON): requirements-dev.txt scripts/setup
@@ -81,6 +82,10 @@ demo: collection images
 
 bench: collection
 	bash bench/run
+
+# Not part of test: downloads about 135 MB into the guest and takes 10-15 minutes (docs/upgrades.md).
+test-upgrade: collection images
+	bash scripts/test-upgrade
 
 clean:
 	rm -rf build $(BUILD) tests/output
