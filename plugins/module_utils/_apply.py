@@ -185,6 +185,19 @@ def restore_file(path, before, check=False):
     return True
 
 
+def replaced_since(first, last):
+    """Why a file a run wrote must not be put back, or None: it holds neither what the run's first record
+    says was there before (``first``) nor what its last record wrote (``last``): an upgrade, a package or an
+    administrator replaced it since, and restoring the run's ``before`` would undo their change."""
+    content = file_content(file_state(first['target']))
+    if content == file_content(first['before']) or holds_after(last) is not False:
+        return None
+    return ('%s was replaced since the run (it holds neither what the run wrote, sha256 %s, nor what was there '
+            'before it): not restored, since that would undo whoever replaced it (an upgrade, a package, an '
+            'administrator); compare it with the journal\'s before (seq %s) and put back by hand what you want'
+            % (first['target'], (last.get('after') or {}).get('sha256', 'absent'), first.get('seq')))
+
+
 # ---------------------------------------------------------------- sysfs and /proc/sys values
 
 def read_value(path):

@@ -38,6 +38,9 @@ description:
     O(managed_files). A file's previous content is restored only when it matches the digest recorded with it.
   - When a run wrote a file several times (a failed remount puts its fstab line back), the file is restored once,
     from the run's first record of it.
+  - A file that holds neither what the run wrote nor what was there before it (an upgrade, a package or an
+    administrator replaced it since) is not restored; the module names it and fails after restoring the rest, and
+    the run is not marked.
 author:
   - iotune.storage maintainers (@iotune)
 extends_documentation_fragment:
@@ -143,8 +146,8 @@ import os
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils._apply import (
-    ApplyError, holds_after, restore_directory, restore_file, restore_mount, restore_sysctl, restore_sysfs, restore_vxtunefs,
-    sysfs_value)
+    ApplyError, holds_after, replaced_since, restore_directory, restore_file, restore_mount, restore_sysctl, restore_sysfs,
+    restore_vxtunefs, sysfs_value)
 from ansible_collections.iotune.storage.plugins.module_utils._checks import COMPLIANT, DRIFT, ERROR, make_check
 from ansible_collections.iotune.storage.plugins.module_utils._concern import check_args
 from ansible_collections.iotune.storage.plugins.module_utils._journal import (
@@ -360,7 +363,7 @@ def roll_back(module, runner, journal_dir, run_id, result, trusted):
         return read_live(binary, mount_point, runner)
 
     restorers = {
-        'file': lambda record: restore_file(record['target'], record['before'], check),
+        'file': lambda record: restore_file_record(record),
         'sysfs': lambda record: restore_sysfs(record, check),
         'sysctl': lambda record: restore_sysctl(record, check, trusted.proc_root),
         'mount': lambda record: restore_mount(record, runner if check else runner.change, check, trusted.mount_bin,
@@ -371,10 +374,17 @@ def roll_back(module, runner, journal_dir, run_id, result, trusted):
         'dir': lambda record: restore_directory(record, check),
     }
     # a file the run wrote several times comes back once, as its first record has it
-    first_of_file = {}
+    first_of_file, last_of_file = {}, {}
     for record in records:
         if record['kind'] == 'file':
             first_of_file.setdefault(record['target'], record['seq'])
+            last_of_file[record['target']] = record
+
+    def restore_file_record(record):
+        problem = replaced_since(record, last_of_file[record['target']])
+        if problem:
+            raise ApplyError(problem)
+        return restore_file(record['target'], record['before'], check)
     diffs = []
     for record in reversed(records):
         entry = dict((key, record.get(key)) for key in ('seq', 'module', 'kind', 'target'))

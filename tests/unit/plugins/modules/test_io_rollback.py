@@ -195,6 +195,27 @@ def test_a_failing_record_does_not_stop_the_others(host, rollback):
     assert host.state() == before
 
 
+@pytest.mark.parametrize('check_mode', [True, False])
+def test_a_file_an_upgrade_replaced_since_the_run_is_not_restored(host, rollback, check_mode):
+    """Issue 24: the upgrade rewrote fstab after the run; putting the run's before back would undo the upgrade.
+    The rest is restored, the file is named, the run stays open."""
+    before = host.state()
+    _run(host, host.journal('run-1'))
+    upgraded = b'# rewritten by the upgrade\n/dev/vdb /data ext4 defaults,noatime 0 2\n'
+    host.fstab.write_bytes(upgraded)
+    kind, result = rollback(run_id='run-1', _ansible_check_mode=check_mode)
+    assert kind == 'fail'
+    assert len(result['errors']) == 1 and result['errors'][0].startswith(
+        'record 1 (file %s): %s was replaced since the run (it holds neither what the run wrote' % (host.fstab, host.fstab))
+    assert 'not restored' in result['errors'][0]
+    assert _read(host.fstab) == upgraded
+    assert [(r['seq'], r['restored']) for r in result['records']] == [(4, True), (3, True), (2, True), (1, False)]
+    assert not os.path.exists(mark_path(host.journal_dir, 'run-1'))
+    if not check_mode:
+        assert (host.rules.exists(), host.attr.read_text().strip(), host.swappiness.read_text().strip()) == (
+            False, before[2], before[3])
+
+
 def test_a_torn_last_line_is_warned_about_and_ignored(host, rollback):
     before = host.state()
     _run(host, host.journal('run-1'))
