@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # -*- coding: utf-8 -*-
 # Copyright: iotune.storage contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
@@ -31,7 +30,8 @@ means in the issue's "Done when") every assertion counts.
 The output is plain text meant to be pasted into docs/upgrades.md. Standard library only (--rediff
 imports the collection from ANSIBLE_COLLECTIONS_PATH).
 """
-from __future__ import print_function
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
 
 import argparse
 import json
@@ -187,8 +187,8 @@ def tmp_reported(ctx):
 @check('P1', 'after, before the reboot: the host fails nothing (playbook rc 0, no failing difference)', NEEDS_DIFF)
 def pending_passes(ctx):
     run = ctx.runs['after-pending']
-    expect(run.rc == 0 and not run.failing(), 'rc=%s, failing: %s' % (run.rc, ['%s %s' % (d['class'], d['key'])
-                                                                            for d in run.failing()]))
+    failing = ['%s %s' % (d['class'], d['key']) for d in run.failing()]
+    expect(run.rc == 0 and not failing, 'rc=%s, failing: %s' % (run.rc, failing))
     return '%d difference(s), none failing' % len(run.differences)
 
 
@@ -208,8 +208,8 @@ def pending_kernel(ctx):
 @check('A1', 'after the reboot: the host fails nothing (playbook rc 0, no failing difference)', NEEDS_DIFF)
 def after_passes(ctx):
     run = ctx.runs['after']
-    expect(run.rc == 0 and not run.failing(), 'rc=%s, failing: %s' % (run.rc, ['%s %s: %s' % (d['class'], d['key'], d['message'])
-                                                                            for d in run.failing()]))
+    failing = ['%s %s: %s' % (d['class'], d['key'], d['message']) for d in run.failing()]
+    expect(run.rc == 0 and not failing, 'rc=%s, failing: %s' % (run.rc, failing))
     return '%d difference(s), none failing' % len(run.differences)
 
 
@@ -363,7 +363,7 @@ class Context(object):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n', maxsplit=1)[0])
     parser.add_argument('work', nargs='?', default='build/test-upgrade')
     parser.add_argument('--vm', default=None, help='the VM (host) name; default: from facts.json')
     parser.add_argument('--rediff', action='store_true', help='diff the saved snapshots again with the current collection')

@@ -8,6 +8,9 @@ false, or null when it cannot be told from here: mounts, units, directories). A 
 something the upgrade (or the reboot) replaced since the hardening run; check_upgrade.py expects
 the rollback to refuse those, naming them, and to restore the rest. Standard library only; reads
 only; prints JSON."""
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
 import hashlib
 import json
 import sys
