@@ -479,6 +479,118 @@ def file_owners(manager, tools, paths, run_command, errors):
     return owners
 
 
+# ---------------------------------------------------------------- kernels (format 2)
+
+BOOT_DIR = '/boot'
+MODULES_DIR = '/lib/modules'
+# Debian keeps these links to the newest kernel (and GRUB boots the newest by default)
+VMLINUZ_LINKS = ('/vmlinuz', '/boot/vmlinuz')
+# the block and I/O options of /boot/config-<release> a snapshot keeps (CONFIG_MD: itself and CONFIG_MD_*)
+KERNEL_CONFIG_PREFIXES = ('CONFIG_BLOCK', 'CONFIG_BLK_', 'CONFIG_MQ_IOSCHED_', 'CONFIG_IOSCHED_', 'CONFIG_BFQ_', 'CONFIG_DM_',
+                          'CONFIG_MD_', 'CONFIG_NVME_', 'CONFIG_VIRTIO_BLK', 'CONFIG_SCSI', 'CONFIG_EXT4_FS', 'CONFIG_XFS_FS',
+                          'CONFIG_NFS_FS')
+KERNEL_CONFIG_NAMES = ('CONFIG_MD',)
+MODULE_SUFFIXES = ('.ko', '.ko.xz', '.ko.zst', '.ko.gz')
+_CONFIG_SET_RE = re.compile(r'^(CONFIG_[A-Za-z0-9_]+)=(.*)$')
+_CONFIG_UNSET_RE = re.compile(r'^# (CONFIG_[A-Za-z0-9_]+) is not set\s*$')
+
+
+def natural_key(release):
+    """Sort key of a kernel release: its digit runs as numbers (6.12.57 after 6.1.0-50)."""
+    return [int(part) if index % 2 else part for index, part in enumerate(re.split(r'(\d+)', release))]
+
+
+def installed_kernels(boot_dir):
+    """The releases that have ``<boot_dir>/vmlinuz-<release>``, oldest first (natural_key)."""
+    try:
+        names = os.listdir(boot_dir)
+    except (IOError, OSError):
+        return []
+    return sorted((name[len('vmlinuz-'):] for name in names
+                   if name.startswith('vmlinuz-') and len(name) > len('vmlinuz-') and os.path.isfile(os.path.join(boot_dir, name))),
+                  key=natural_key)
+
+
+def next_boot_kernel(installed, vmlinuz_links):
+    """(release, how it was found) of the kernel the next boot runs: the first of ``vmlinuz_links`` that is a
+    link to ``vmlinuz-<release>`` of an installed release (``/vmlinuz -> boot/vmlinuz-6.12.57+deb13-cloud-amd64``),
+    else the newest installed (``newest installed``), else (None, None)."""
+    for link in vmlinuz_links:
+        try:
+            target = os.readlink(link)
+        except (IOError, OSError):
+            continue
+        name = os.path.basename(target)
+        if name.startswith('vmlinuz-') and name[len('vmlinuz-'):] in installed:
+            return name[len('vmlinuz-'):], '%s -> %s' % (link, target)
+    if installed:
+        return installed[-1], 'newest installed'
+    return None, None
+
+
+def wanted_config(name):
+    return name in KERNEL_CONFIG_NAMES or name.startswith(KERNEL_CONFIG_PREFIXES)
+
+
+def parse_kernel_config(text):
+    """{CONFIG_NAME: value} of the block and I/O options of a kernel config: ``y``, ``m``, ``n`` (``# CONFIG_X is
+    not set``), or the text of other values (quotes stripped)."""
+    found = {}
+    for line in text.splitlines():
+        line = line.strip()
+        match = _CONFIG_SET_RE.match(line)
+        if match and wanted_config(match.group(1)):
+            value = match.group(2).strip()
+            if len(value) >= 2 and value[0] == value[-1] == '"':
+                value = value[1:-1]
+            found[match.group(1)] = value
+            continue
+        match = _CONFIG_UNSET_RE.match(line)
+        if match and wanted_config(match.group(1)):
+            found[match.group(1)] = 'n'
+    return dict(sorted(found.items()))
+
+
+def block_modules(modules_dir, release):
+    """Sorted module names in ``<modules_dir>/<release>/kernel/block`` (suffixes stripped: ``mq-deadline``,
+    ``kyber-iosched``, ``bfq``), [] when the directory is missing; None when the release has no modules directory."""
+    if not os.path.isdir(os.path.join(modules_dir, release)):
+        return None
+    try:
+        names = os.listdir(os.path.join(modules_dir, release, 'kernel', 'block'))
+    except (IOError, OSError):
+        return []
+    found = set()
+    for name in names:
+        for suffix in MODULE_SUFFIXES:
+            if name.endswith(suffix) and len(name) > len(suffix):
+                found.add(name[:-len(suffix)])
+                break
+    return sorted(found)
+
+
+def kernel_state(running, boot_dir=BOOT_DIR, vmlinuz_links=VMLINUZ_LINKS, modules_dir=MODULES_DIR, errors=None):
+    """``kernels`` of docs/snapshot.md: the running release, the installed ones, the one the next boot runs and
+    how it was found, and for the running and the next boot's release the block options of
+    ``<boot_dir>/config-<release>`` and the modules of ``<modules_dir>/<release>/kernel/block`` (a release
+    whose file or directory cannot be read is left out of ``configs`` or ``scheduler_modules``)."""
+    installed = installed_kernels(boot_dir)
+    next_boot, source = next_boot_kernel(installed, vmlinuz_links)
+    configs = {}
+    modules = {}
+    for release in [running] + ([next_boot] if next_boot and next_boot != running else []):
+        if not release:
+            continue
+        data = read_bytes(os.path.join(boot_dir, 'config-%s' % release), errors if errors is not None else [])
+        if data is not None:
+            configs[release] = parse_kernel_config(data.decode('utf-8', 'replace'))
+        names = block_modules(modules_dir, release)
+        if names is not None:
+            modules[release] = names
+    return {'running': running, 'installed': installed, 'next_boot': next_boot, 'next_boot_source': source,
+            'configs': configs, 'scheduler_modules': modules}
+
+
 # ---------------------------------------------------------------- host
 
 def read_kernel_value(proc_root, name, fallback):
@@ -750,13 +862,15 @@ def take_snapshot(name, policy_checks=None, run_command=None, find_bin=None, now
                   sys_root='/sys', proc_root='/proc', dev_root='/dev', fstab_path='/etc/fstab',
                   tunefstab_path=_tunefstab.DEFAULT_PATH, sysctl_conf_dirs=_sysctl.CONF_DIRS,
                   sysctl_conf=_sysctl.SYSCTL_CONF, udev_rules_dirs=_udev.RULES_DIRS, udev_db_dir=_udev.DB_DIR,
-                  unit_dir=DEFAULT_UNIT_DIR, slice_name=DEFAULT_SLICE, vxtunefs=None, machine_id_path=MACHINE_ID_PATH):
+                  unit_dir=DEFAULT_UNIT_DIR, slice_name=DEFAULT_SLICE, vxtunefs=None, machine_id_path=MACHINE_ID_PATH,
+                  boot_dir=BOOT_DIR, modules_dir=MODULES_DIR, vmlinuz_links=VMLINUZ_LINKS):
     """The snapshot object of docs/snapshot.md; reads only.
 
     ValueError names a bad field (``name``, ``policy_checks``).  ``vxtunefs``:
     the binary to run, default the one io_facts finds.  ``run_command`` None:
     no command runs (no tools, packages, owners or live VxFS values).  ``machine_id_path``: the
-    file of the host's machine id (``/etc/machine-id``)."""
+    file of the host's machine id (``/etc/machine-id``).  ``boot_dir``, ``modules_dir`` and ``vmlinuz_links``:
+    where the installed kernels, their modules and the links to the next boot's kernel are."""
     validate_name(name)
     checks = normalize_policy_checks(policy_checks)
     if find_bin is None:
@@ -809,6 +923,7 @@ def take_snapshot(name, policy_checks=None, run_command=None, find_bin=None, now
         'package_manager': manager,
         'packages': dict(sorted(packages.items())),
         'conffiles': conffiles,
+        'kernels': kernel_state(host['kernel_release'], boot_dir, vmlinuz_links, modules_dir, errors),
         'facts': facts,
         'device_ids': device_ids(facts['block_devices'], dev_root),
         'sources': sources,

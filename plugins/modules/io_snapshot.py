@@ -118,6 +118,26 @@ options:
     description: Name of the bulk-job slice unit (as O(iotune.storage.cache_limits#module:bulk_slice.name)).
     type: str
     default: iotune-bulk.slice
+  boot_dir:
+    description:
+      - Directory of the installed kernels; a release is installed when C(<boot_dir>/vmlinuz-<release>) exists, and
+        C(<boot_dir>/config-<release>) gives its block and I/O options. Only changed for tests or another root.
+    type: path
+    default: /boot
+  modules_dir:
+    description:
+      - Directory of the kernel modules; C(<modules_dir>/<release>/kernel/block) lists the scheduler modules of a release.
+        Only changed for tests or another root.
+    type: path
+    default: /lib/modules
+  vmlinuz_links:
+    description:
+      - The links to the kernel the next boot runs, tried in order (Debian keeps them pointing to the newest kernel,
+        which GRUB boots by default). When none of them is a link to an installed C(vmlinuz-<release>), the newest
+        installed release (natural order of the release strings) is taken.
+    type: list
+    elements: path
+    default: [/vmlinuz, /boot/vmlinuz]
 notes:
   - A file a package ships as defaults (in C(/usr/lib/sysctl.d), C(/lib/sysctl.d), C(/usr/lib/udev/rules.d),
     C(/lib/udev/rules.d)) is marked C(vendor) and its owner is looked up with C(dpkg -S) or C(rpm -qf).
@@ -243,7 +263,7 @@ from ansible_collections.iotune.storage.plugins.module_utils._cache_plan import 
 from ansible_collections.iotune.storage.plugins.module_utils._policy import DEFAULT_SLICE
 from ansible_collections.iotune.storage.plugins.module_utils._runner import CommandRunner
 from ansible_collections.iotune.storage.plugins.module_utils._snapshot import (
-    DEFAULT_DIR, read_snapshot, snapshot_path, take_snapshot, write_snapshot)
+    BOOT_DIR, DEFAULT_DIR, MODULES_DIR, VMLINUZ_LINKS, read_snapshot, snapshot_path, take_snapshot, write_snapshot)
 from ansible_collections.iotune.storage.plugins.module_utils._sysctl import CONF_DIRS, SYSCTL_CONF
 from ansible_collections.iotune.storage.plugins.module_utils._udev import DB_DIR, RULES_DIRS
 from ansible_collections.iotune.storage.plugins.module_utils._trust import check_existing
@@ -251,7 +271,7 @@ from ansible_collections.iotune.storage.plugins.module_utils._trust import check
 
 # the options take_snapshot reads its sources from, as they are named there
 SOURCE_ARGS = ('sys_root', 'proc_root', 'dev_root', 'fstab_path', 'tunefstab_path', 'sysctl_conf_dirs', 'sysctl_conf',
-               'udev_rules_dirs', 'udev_db_dir', 'unit_dir', 'slice_name', 'vxtunefs')
+               'udev_rules_dirs', 'udev_db_dir', 'unit_dir', 'slice_name', 'vxtunefs', 'boot_dir', 'modules_dir', 'vmlinuz_links')
 
 
 def main():
@@ -273,6 +293,9 @@ def main():
             udev_db_dir=dict(type='path', default=DB_DIR),
             unit_dir=dict(type='path', default=DEFAULT_UNIT_DIR),
             slice_name=dict(type='str', default=DEFAULT_SLICE),
+            boot_dir=dict(type='path', default=BOOT_DIR),
+            modules_dir=dict(type='path', default=MODULES_DIR),
+            vmlinuz_links=dict(type='list', elements='path', default=list(VMLINUZ_LINKS)),
         ),
         supports_check_mode=True,
     )

@@ -247,7 +247,9 @@ def host_fixture(tmp_path, build_tree, fixture_path, read_fixture, sysfs_real, m
             fstab_path=os.path.join(root, 'etc/fstab'), tunefstab_path=tunefstab,
             sysctl_conf_dirs=[os.path.join(root, d) for d in SYSCTL_DIRS], sysctl_conf=os.path.join(root, 'etc/sysctl.conf'),
             udev_rules_dirs=[os.path.join(root, d) for d in UDEV_DIRS], udev_db_dir=os.path.join(root, 'run/udev/data'),
-            unit_dir=os.path.join(root, 'etc/systemd/system'), machine_id_path=os.path.join(root, 'etc/machine-id'))
+            unit_dir=os.path.join(root, 'etc/systemd/system'), machine_id_path=os.path.join(root, 'etc/machine-id'),
+            boot_dir=os.path.join(root, 'boot'), modules_dir=os.path.join(root, 'lib/modules'),
+            vmlinuz_links=[os.path.join(root, 'vmlinuz'), os.path.join(root, 'boot/vmlinuz')])
         args.update(extra)
         return snap.take_snapshot(name, **args)
     take.root = root
@@ -265,8 +267,11 @@ def test_top_level(host):
     result = host(policy_checks=[{'id': 'cache_limits:sysctl:vm.dirty_ratio', 'concern': 'cache_limits', 'target': 'sysctl',
                                   'setting': 'vm.dirty_ratio', 'expected': 40, 'live': 40, 'persistent': 40,
                                   'status': 'compliant', 'message': 'm'}])
-    assert list(result) == ['format', 'name', 'taken', 'host', 'package_manager', 'packages', 'conffiles', 'facts',
+    assert list(result) == ['format', 'name', 'taken', 'host', 'package_manager', 'packages', 'conffiles', 'kernels', 'facts',
                             'device_ids', 'sources', 'sysctl', 'vxtunefs', 'settings', 'policy_checks', 'errors']
+    # the fixture root has no /boot: nothing installed, nothing known, no error
+    assert result['kernels'] == {'running': '6.1.0-27-amd64', 'installed': [], 'next_boot': None, 'next_boot_source': None,
+                                 'configs': {}, 'scheduler_modules': {}}
     assert (result['format'], result['name'], result['taken']) == (2, 'pre-upgrade', '2026-11-25T10:00:00Z')
     assert result['host'] == {'hostname': 'db01', 'kernel_release': '6.1.0-27-amd64', 'machine_id': MACHINE_ID}
     assert result['package_manager'] == 'dpkg'
@@ -811,3 +816,158 @@ def test_rpm_owners_and_conffiles(tmp_path):
     assert packages == {'systemd': '254.5-2.fc39', 'setup': '2.14.4-1.fc39'}
     assert [c[1] for c in calls] == ['-qf', '-qf', '-qf', '-q', '-q'] and errors == []
     assert calls[3][4:] == ['setup', 'systemd']
+
+
+# ---------------------------------------------------------------- format 2: kernels
+
+K61 = '6.1.0-50-cloud-amd64'
+K612 = '6.12.117+deb13-cloud-amd64'
+
+
+@pytest.fixture(name='boot_root')
+def boot_root_fixture(tmp_path, build_tree):
+    """build(stage) -> root of a /boot, /lib/modules and / links tree: ``before`` (Debian 12, 6.1 only),
+    ``pending`` (6.12 installed, /vmlinuz moved to it by its postinst, /vmlinuz.old the 6.1), ``nolinks``
+    (both installed, no link), ``empty`` (no /boot)."""
+    def build(stage):
+        root = str(tmp_path / stage)
+        if stage == 'empty':
+            os.makedirs(root)
+            return root
+        build_tree(root, 'snapshot/kernels/debian12.json')
+        if stage != 'before':
+            build_tree(root, 'snapshot/kernels/debian13-kernel-installed.json')
+            os.remove(os.path.join(root, 'vmlinuz'))
+            if stage == 'pending':
+                os.symlink('boot/vmlinuz-%s' % K612, os.path.join(root, 'vmlinuz'))
+                os.symlink('boot/vmlinuz-%s' % K61, os.path.join(root, 'vmlinuz.old'))
+        return root
+    return build
+
+
+def kernels_of(root, running):
+    errors = []
+    result = snap.kernel_state(running, os.path.join(root, 'boot'),
+                               [os.path.join(root, 'vmlinuz'), os.path.join(root, 'boot', 'vmlinuz')],
+                               os.path.join(root, 'lib', 'modules'), errors)
+    assert errors == []
+    return result
+
+
+@pytest.mark.parametrize('stage, running, installed, next_boot, source', [
+    ('before', K61, [K61], K61, '/vmlinuz -> boot/vmlinuz-%s' % K61),
+    ('pending', K61, [K61, K612], K612, '/vmlinuz -> boot/vmlinuz-%s' % K612),      # after, before the reboot
+    ('pending', K612, [K61, K612], K612, '/vmlinuz -> boot/vmlinuz-%s' % K612),     # after the reboot into 6.12
+    ('nolinks', K61, [K61, K612], K612, 'newest installed'),
+    ('empty', K61, [], None, None),
+])
+def test_kernels_installed_and_next_boot(boot_root, stage, running, installed, next_boot, source):
+    root = boot_root(stage)
+    kernels = kernels_of(root, running)
+    shown = kernels['next_boot_source'] and kernels['next_boot_source'].replace(root, '')
+    assert (kernels['running'], kernels['installed'], kernels['next_boot'], shown) == (running, installed, next_boot, source)
+
+
+@pytest.mark.parametrize('stage, running, configs, modules', [
+    ('before', K61, {K61: ('y', 'm', 'm', 'n')}, {K61: ['bfq', 'kyber-iosched']}),
+    # the pending kernel: mq-deadline becomes a module (M3 of issue 24), NFS built
+    ('pending', K61, {K61: ('y', 'm', 'm', 'n'), K612: ('m', 'm', 'm', 'm')},
+     {K61: ['bfq', 'kyber-iosched'], K612: ['bfq', 'kyber-iosched', 'mq-deadline']}),
+    ('pending', K612, {K612: ('m', 'm', 'm', 'm')}, {K612: ['bfq', 'kyber-iosched', 'mq-deadline']}),
+    ('empty', K61, {}, {}),
+])
+def test_kernel_configs_and_scheduler_modules(boot_root, stage, running, configs, modules):
+    kernels = kernels_of(boot_root(stage), running)
+    assert dict((release, (c['CONFIG_MQ_IOSCHED_DEADLINE'], c['CONFIG_MQ_IOSCHED_KYBER'], c['CONFIG_IOSCHED_BFQ'],
+                           c['CONFIG_NFS_FS'])) for release, c in kernels['configs'].items()) == configs
+    assert kernels['scheduler_modules'] == modules
+
+
+def test_kernel_config_keeps_the_block_options_only(boot_root):
+    config = kernels_of(boot_root('pending'), K61)['configs'][K612]
+    assert config == {
+        'CONFIG_BFQ_CGROUP_DEBUG': 'n', 'CONFIG_BFQ_GROUP_IOSCHED': 'y', 'CONFIG_BLK_CGROUP': 'y',
+        'CONFIG_BLK_DEV_BSG_COMMON': 'y', 'CONFIG_BLK_DEV_DM': 'm', 'CONFIG_BLK_DEV_LOOP': 'm',
+        'CONFIG_BLK_DEV_LOOP_MIN_COUNT': '0', 'CONFIG_BLK_DEV_THROTTLING_LOW': 'n', 'CONFIG_BLK_DEV_WRITE_MOUNTED': 'y',
+        'CONFIG_BLK_WBT': 'y', 'CONFIG_BLK_WBT_MQ': 'y', 'CONFIG_BLOCK': 'y', 'CONFIG_BLOCK_LEGACY_AUTOLOAD': 'y',
+        'CONFIG_DM_CRYPT': 'm', 'CONFIG_EXT4_FS': 'y', 'CONFIG_IOSCHED_BFQ': 'm', 'CONFIG_MD': 'y', 'CONFIG_MD_RAID1': 'm',
+        'CONFIG_MQ_IOSCHED_DEADLINE': 'm', 'CONFIG_MQ_IOSCHED_KYBER': 'm', 'CONFIG_NFS_FS': 'm', 'CONFIG_NVME_CORE': 'm',
+        'CONFIG_SCSI': 'y', 'CONFIG_SCSI_MOD': 'y', 'CONFIG_VIRTIO_BLK': 'm', 'CONFIG_XFS_FS': 'm'}
+
+
+@pytest.mark.parametrize('releases, newest', [
+    (['6.1.0-50-cloud-amd64', '6.12.117+deb13-cloud-amd64'], '6.12.117+deb13-cloud-amd64'),
+    (['6.1.0-9-amd64', '6.1.0-10-amd64'], '6.1.0-10-amd64'),
+    (['5.14.0-362.8.1.el9_3.x86_64', '5.14.0-70.13.1.el9_0.x86_64'], '5.14.0-362.8.1.el9_3.x86_64'),
+    (['6.5.6-300.fc39.x86_64', '6.5.12-300.fc39.x86_64'], '6.5.12-300.fc39.x86_64'),
+])
+def test_newest_by_natural_order(tmp_path, releases, newest):
+    for release in releases:
+        _write(str(tmp_path / 'boot' / ('vmlinuz-' + release)), '')
+    kernels = snap.kernel_state(releases[0], str(tmp_path / 'boot'), [], str(tmp_path / 'modules'))
+    assert (kernels['installed'][-1], kernels['next_boot'], kernels['next_boot_source']) == (newest, newest, 'newest installed')
+
+
+def test_a_dangling_or_foreign_link_is_not_the_next_boot(boot_root):
+    """/vmlinuz pointing to a kernel that is gone (or not a vmlinuz-) is passed over: /boot/vmlinuz, then the newest."""
+    root = boot_root('nolinks')
+    os.symlink('boot/vmlinuz-6.0.0-1-amd64', os.path.join(root, 'vmlinuz'))
+    os.symlink('bzImage', os.path.join(root, 'boot', 'vmlinuz'))
+    kernels = kernels_of(root, K61)
+    assert (kernels['next_boot'], kernels['next_boot_source']) == (K612, 'newest installed')
+    os.remove(os.path.join(root, 'boot', 'vmlinuz'))
+    os.symlink('vmlinuz-%s' % K61, os.path.join(root, 'boot', 'vmlinuz'))
+    kernels = kernels_of(root, K61)
+    assert (kernels['next_boot'], kernels['next_boot_source']) == (K61, '%s/boot/vmlinuz -> vmlinuz-%s' % (root, K61))
+
+
+def test_snapshot_of_a_fixture_host_has_every_format2_field(host, boot_root):
+    """A whole snapshot: sysctl, owners and conffiles of the sources, conffiles, kernels, machine id, device ids."""
+    root = boot_root('pending')
+    result = host(boot_dir=os.path.join(root, 'boot'), modules_dir=os.path.join(root, 'lib', 'modules'),
+                  vmlinuz_links=[os.path.join(root, 'vmlinuz')])
+    assert result['format'] == 2
+    assert result['kernels']['running'] == result['host']['kernel_release'] == '6.1.0-27-amd64'
+    assert result['kernels']['installed'] == [K61, K612] and result['kernels']['next_boot'] == K612
+    assert list(result['kernels']['configs']) == [K612]          # the fixture host runs 6.1.0-27: no config of it
+    assert result['kernels']['scheduler_modules'] == {K612: ['bfq', 'kyber-iosched', 'mq-deadline']}
+    assert result['sysctl']['vm.dirty_ratio'] == '40' and result['sysctl']['vm.min_free_kbytes'] == '67584'
+    assert all(sorted(source) == ['conffile', 'kind', 'package', 'sha256', 'text', 'vendor'] for source in result['sources'].values())
+    assert result['conffiles'] and result['host']['machine_id'] == MACHINE_ID and result['device_ids']
+    # the file a snapshot writes is read back by read_snapshot
+    directory = str(host.root + '-snapshots')
+    snap.write_snapshot(directory, 'pre-upgrade', result)
+    assert snap.read_snapshot(directory, 'pre-upgrade') == json.loads(snap.render_snapshot(result).decode('utf-8'))
+
+
+@pytest.mark.parametrize('name', ['pre-upgrade', 'post-upgrade'])
+def test_format1_snapshots_of_the_recorded_upgrade_are_read(tmp_path, fixture_path, name):
+    directory = str(tmp_path / 'snapshots')
+    os.makedirs(directory, 0o700)
+    shutil.copy(fixture_path(*RECORDED + (name + '.json',)), directory)
+    os.chmod(os.path.join(directory, name + '.json'), 0o600)
+    snapshot = snap.read_snapshot(directory, name)
+    assert snapshot['format'] == 1 and 'sysctl' not in snapshot and 'kernels' not in snapshot and 'conffiles' not in snapshot
+    with open(fixture_path(*RECORDED + (name + '.json',))) as handle:
+        assert snapshot == json.load(handle)
+
+
+@pytest.mark.parametrize('content, readable', [
+    ({'format': 1, 'name': 'x'}, True),
+    ({'format': 2, 'name': 'x'}, True),
+    ({'format': 3, 'name': 'x'}, False),
+    ({'format': '2', 'name': 'x'}, False),
+    ({'format': True, 'name': 'x'}, False),
+    ({'name': 'x'}, False),
+    ([1, 2], False),
+])
+def test_read_snapshot_formats(tmp_path, content, readable):
+    directory = str(tmp_path / 'snapshots')
+    os.makedirs(directory, 0o700)
+    _write(os.path.join(directory, 'x.json'), json.dumps(content))
+    os.chmod(os.path.join(directory, 'x.json'), 0o600)
+    if readable:
+        assert snap.read_snapshot(directory, 'x') == content
+    else:
+        with pytest.raises(ValueError, match=r'^read: .*x\.json is not a snapshot of format 1 or 2$'):
+            snap.read_snapshot(directory, 'x')

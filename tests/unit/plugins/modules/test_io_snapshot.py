@@ -67,6 +67,9 @@ def args_fixture(tmp_path, fixture_path, sysfs_real, monkeypatch):
         'udev_rules_dirs': [os.path.join(root, d) for d in UDEV_DIRS],
         'udev_db_dir': os.path.join(root, 'run/udev/data'),
         'unit_dir': os.path.join(root, 'etc/systemd/system'),
+        'boot_dir': os.path.join(root, 'boot'),
+        'modules_dir': os.path.join(root, 'lib/modules'),
+        'vmlinuz_links': [os.path.join(root, 'vmlinuz')],
     }
 
 
@@ -191,3 +194,33 @@ def test_read_of_a_bad_or_missing_name_fails_naming_it_and_writes_nothing(run, a
     assert os.listdir(args['snapshot_dir']) == ['pre-upgrade.json']
     if name == 'missing':
         assert result['msg'].endswith('snapshots in %s: pre-upgrade' % args['snapshot_dir'])
+
+
+def test_kernels_from_the_boot_options(run, args, build_tree):
+    """boot_dir, modules_dir, vmlinuz_links: the Debian 12 -> 13 trees, the 6.12 kernel installed and /vmlinuz moved to it."""
+    root = os.path.dirname(args['boot_dir'])
+    build_tree(root, 'snapshot/kernels/debian12.json', 'snapshot/kernels/debian13-kernel-installed.json')
+    os.remove(os.path.join(root, 'vmlinuz'))
+    os.symlink('boot/vmlinuz-6.12.117+deb13-cloud-amd64', os.path.join(root, 'vmlinuz'))
+    args['_ansible_check_mode'] = True
+    kind, result = run(args)
+    assert kind == 'exit', result
+    kernels = result['snapshot']['kernels']
+    assert kernels['installed'] == ['6.1.0-50-cloud-amd64', '6.12.117+deb13-cloud-amd64']
+    assert (kernels['next_boot'], kernels['next_boot_source']) == (
+        '6.12.117+deb13-cloud-amd64', '%s/vmlinuz -> boot/vmlinuz-6.12.117+deb13-cloud-amd64' % root)
+    assert kernels['configs']['6.12.117+deb13-cloud-amd64']['CONFIG_MQ_IOSCHED_DEADLINE'] == 'm'
+    assert kernels['scheduler_modules']['6.12.117+deb13-cloud-amd64'] == ['bfq', 'kyber-iosched', 'mq-deadline']
+    snapshot = result['snapshot']
+    assert snapshot['format'] == 2 and snapshot['sysctl']['vm.dirty_ratio'] == '20'      # proc/vm-loop, live
+    assert all('conffile' in source for source in snapshot['sources'].values())
+
+
+def test_format1_snapshot_is_read(run, args, fixture_path):
+    """The recorded pre-upgrade snapshot (format 1) is returned by read as it is."""
+    os.makedirs(args['snapshot_dir'], 0o700)
+    shutil.copy(fixture_path('snapshot', 'debian12-to-13', 'pre-upgrade.json'), args['snapshot_dir'])
+    os.chmod(os.path.join(args['snapshot_dir'], 'pre-upgrade.json'), 0o600)
+    kind, result = run(dict(args, name='post-upgrade', read=['pre-upgrade'], _ansible_check_mode=True))
+    assert kind == 'exit', result
+    assert result['snapshots']['pre-upgrade']['format'] == 1 and result['snapshot']['format'] == 2
