@@ -14,7 +14,7 @@ them), then times the collection's planner as the engine runs it, without touchi
   and the plan run again on the result (the engine plans again after applying).
 
 The previous planner (before issue 23 S3: one pass over every fstab line for each mount point)
-is kept below as ``previous_plan_mounts_from`` and timed on the same files in the same run, and
+is kept in tests/unit/plugins/module_utils/previous_mount_plan.py and timed on the same files in the same run, and
 its plans must equal the new ones. Exit status: 0 the plans are equal and the audit takes less
 than --goal seconds; 1 the goal is missed; 2 the plans differ or the bench could not run;
 130 interrupted.
@@ -38,6 +38,8 @@ from _common import Interrupted, loadavg, median, on_signal
 EXIT_STATUS = ('exit status: 0 the plans equal the previous planner\'s and the audit meets the goal; 1 the goal is missed; '
                '2 the plans differ or the bench could not run; 130 interrupted')
 PACKAGE = 'ansible_collections.iotune.storage.plugins.module_utils'
+# the planner before issue 23 S3, kept once for the unit test and this bench
+PREVIOUS = 'ansible_collections.iotune.storage.tests.unit.plugins.module_utils.previous_mount_plan'
 
 
 class BenchError(Exception):
@@ -54,159 +56,6 @@ def load_collection(coll_root):
                              'root, or pass --coll-root (make bench does this)')
         sys.path.insert(0, coll_root)
     return tuple(importlib.import_module(PACKAGE + '.' + name) for name in ('_mount_plan', '_mountinfo'))
-
-
-def previous_plan_mounts_from(lib, mounts, mountinfo_entries, fstab_records, fstab_present=True, fstab_path='/etc/fstab',
-                              remount=True, live_error=None, fstab_error=None):
-    """plan_mounts_from as it was before issue 23 S3 (as of commit 910321c), the body unchanged: for every
-    mount point one pass over every fstab entry (decoding each one three times), another one for
-    swap when the mount point is neither mounted nor listed, and list.index() for each edit.
-    ``lib`` is the collection's _mount_plan module, whose names the function used."""
-    ERROR, NOT_APPLICABLE, CONCERN, make_check, status_of = lib.ERROR, lib.NOT_APPLICABLE, lib.CONCERN, lib.make_check, lib.status_of
-    FstabLine, normalize_mount_point, render, visible_mounts = lib.FstabLine, lib.normalize_mount_point, lib.render, lib.visible_mounts
-    option_state, in_effect, edit_fstab_options, plan_remount = lib.option_state, lib.in_effect, lib.edit_fstab_options, lib.plan_remount
-    is_userspace_option, _check, _message = lib.is_userspace_option, lib._check, lib._message
-    live_by_path = visible_mounts(mountinfo_entries or [])
-    entry_records = [record for record in fstab_records if record.kind == 'entry']
-    records_after = list(fstab_records)
-    checks = []
-    changes = []
-    details = []
-    for request in mounts:
-        path = normalize_mount_point(request['path'])
-        present = list(request.get('present') or [])
-        absent = list(request.get('absent') or [])
-        live_entry = live_by_path.get(path)
-        # swap entries are not mounts: their second field is no mount point
-        matches = [record for record in entry_records if record.to_dict()['vfstype'] != 'swap'
-                   and record.to_dict()['file'].startswith('/') and normalize_mount_point(record.to_dict()['file']) == path]
-        record = matches[-1] if matches else None
-        fstab_entry = record.to_dict() if record is not None else None
-        info = {
-            'path': path,
-            'mounted': live_entry is not None,
-            'in_fstab': fstab_entry is not None,
-            'fstab_present': fstab_present,
-            'fstab_path': fstab_path,
-            'fstab_line': fstab_entry['line'] if fstab_entry else None,
-            'fstype': live_entry['fstype'] if live_entry else (fstab_entry['vfstype'] if fstab_entry else None),
-            'live_options': list(live_entry['options']) if live_entry else None,
-            'fstab_options': list(fstab_entry['options']) if fstab_entry else None,
-            'fstab_options_after': None,
-            'remount_options': None,
-            'live_options_after': None,
-            'unresolved': [],
-        }
-        details.append(info)
-        wanted = [(option, True) for option in present] + [(option, False) for option in absent]
-
-        problem = None
-        if live_error:
-            problem = live_error
-        elif fstab_error:
-            problem = fstab_error
-        elif len(matches) > 1:
-            problem = '%s is listed %d times in %s (lines %s): fix fstab first' % (
-                path, len(matches), fstab_path, ', '.join(str(m.lineno) for m in matches))
-        if problem:
-            for option, want in wanted:
-                checks.append(_check(path, option, want, ERROR, None, None, '%s: %s' % (option, problem)))
-            info['unresolved'].append(problem)
-            continue
-
-        if live_entry is None and fstab_entry is None:
-            where = fstab_path if fstab_present else '%s (no such file)' % fstab_path
-            swaps = [str(other.lineno) for other in entry_records if other.to_dict()['vfstype'] == 'swap'
-                     and path in (other.to_dict()['spec'], normalize_mount_point(other.to_dict()['file']))]
-            if swaps:
-                message = '%s is swap (%s line %s), not a mounted file system; its options were not checked' % (
-                    path, fstab_path, ', '.join(swaps))
-            else:
-                message = '%s is neither mounted nor listed in %s; its options were not checked' % (path, where)
-            checks.append(make_check(CONCERN, path, 'mount_point', 'mounted', None, None, NOT_APPLICABLE, message))
-            continue
-
-        live_state = option_state(info['live_options'], 'live') if live_entry else None
-        fstab_state = option_state(info['fstab_options'], 'fstab') if fstab_entry else None
-
-        # persistent side: the new fstab option list
-        fstab_unresolved = []
-        if fstab_entry is not None:
-            new_options, fstab_unresolved = edit_fstab_options(info['fstab_options'], present, absent)
-            info['fstab_options_after'] = new_options or ['defaults']
-            if new_options != info['fstab_options']:
-                updated = FstabLine(record.raw, record.lineno)
-                updated.set_options(new_options)
-                records_after[fstab_records.index(record)] = updated
-                changes.append({
-                    'kind': 'fstab', 'target': path, 'path': fstab_path, 'line': record.lineno,
-                    'before': info['fstab_options'], 'after': info['fstab_options_after'],
-                    'before_line': record.raw, 'after_line': updated.raw,
-                })
-        # live side: the remount
-        live_unresolved = []
-        if live_entry is not None:
-            kernel_present = [o for o in present if not is_userspace_option(o)]
-            kernel_absent = [o for o in absent if not is_userspace_option(o)]
-            words, after, live_unresolved = plan_remount(info['live_options'], kernel_present, kernel_absent)
-            if words:
-                info['remount_options'] = ','.join(['remount'] + words)
-                info['live_options_after'] = after
-                if remount:
-                    changes.append({
-                        'kind': 'mount', 'target': path, 'options': info['remount_options'],
-                        'before': info['live_options'], 'after': after,
-                    })
-
-        for option, want in wanted:
-            live = in_effect(option, live_state) if live_state else None
-            persistent = in_effect(option, fstab_state) if fstab_state else None
-            live_ok = None if live is None else live == want
-            if fstab_entry is None:
-                persistent_ok = False  # not in fstab: the mount does not come back at boot
-            else:
-                persistent_ok = persistent == want
-            status = status_of(live_ok, persistent_ok)
-            note = ''
-            remount_fixes = True
-            if option in fstab_unresolved and persistent_ok is False:
-                note = ('the other options in fstab keep %s %s; change them by hand'
-                        % (option, 'off' if want else 'in effect'))
-            elif option in live_unresolved and live_ok is False:
-                note = ('a remount cannot %s %s; unmount and mount %s'
-                        % ('set' if want else 'remove', option, path))
-                remount_fixes = False
-            if note:
-                info['unresolved'].append('%s: %s' % (option, note))
-            checks.append(_check(path, option, want, status, live, persistent,
-                                 _message(path, option, want, live, persistent, info, note, remount_fixes)))
-
-    fstab_before = render(fstab_records) if fstab_present else None
-    fstab_after = render(records_after) if fstab_present else None
-    return {
-        'checks': checks,
-        'changes': changes,
-        'mounts': details,
-        'fstab': {'path': fstab_path, 'before': fstab_before, 'after': fstab_after,
-                  'changed': fstab_before != fstab_after},
-    }
-
-
-def previous_plan_mounts(lib, mounts, fstab_path='/etc/fstab', proc_root='/proc', remount=True):
-    """plan_mounts (which reads both files) as it was before issue 23 S3, over previous_plan_mounts_from."""
-    warnings = []
-    read_errors = []
-    text = lib.read_text(os.path.join(proc_root, 'self', 'mountinfo'), read_errors)
-    live_error = read_errors[-1] if text is None else None
-    entries = lib.parse_mountinfo(text, warnings) if text is not None else []
-    fstab_text = lib.read_text(fstab_path, read_errors, missing_ok=True, decode_errors='surrogateescape', newline='')
-    fstab_present = fstab_text is not None or os.path.exists(fstab_path)
-    fstab_error = read_errors[-1] if fstab_text is None and fstab_present else None
-    records = lib.parse_fstab(fstab_text, warnings) if fstab_text is not None else []
-    plan = previous_plan_mounts_from(lib, mounts, entries, records, fstab_present and fstab_error is None, fstab_path,
-                                     remount, live_error, fstab_error)
-    plan['warnings'] = warnings + read_errors
-    return plan
 
 
 # --------------------------------------------------------------------------- the generated host
@@ -420,9 +269,7 @@ def main(argv=None):
         if not args.no_previous:
             print('previous planner (one run; it takes a while)...', flush=True)
             directory = os.path.join(work, 'previous')
-
-            def previous_plan(*pargs, **kwargs):
-                return previous_plan_mounts(lib, *pargs, **kwargs)
+            previous_plan = importlib.import_module(PREVIOUS).plan_mounts
             old_audit, old_plan = audit(previous_plan, Host(mountinfo_lib.escape, args.lines, args.mounts, args.seed), directory + 'a')
             old_enforce, old_enforce_plan, old_after = enforce(previous_plan, Host(mountinfo_lib.escape, args.lines, args.mounts, args.seed),
                                                                directory + 'e')
