@@ -119,3 +119,13 @@ def journal_files(journal_dir):
     if not os.path.exists(journal_dir):
         return []
     return sorted(name for name in os.listdir(journal_dir) if name != 'lock')
+
+
+def write_file(path, data, mode=0o644):
+    """Write ``data`` (bytes or text) to ``path`` with ``mode``, creating its directory."""
+    path = str(path)
+    if not os.path.isdir(os.path.dirname(path)):
+        os.makedirs(os.path.dirname(path))
+    with open(path, 'wb') as handle:
+        handle.write(data if isinstance(data, bytes) else data.encode('utf-8'))
+    os.chmod(path, mode)

@@ -36,7 +36,7 @@ from ansible_collections.iotune.storage.plugins.module_utils._journal import Jou
 from ansible_collections.iotune.storage.plugins.module_utils._runner import CommandRunner
 from ansible_collections.iotune.storage.plugins.modules import (
     block_queue, cache_limits, copy_tools, fio, io_policy, io_report, io_rollback, io_snapshot, mount_options, tunefstab)
-from ansible_collections.iotune.storage.tests.unit.conftest import build_tree, fixture_path
+from ansible_collections.iotune.storage.tests.unit.conftest import build_tree, fixture_path, write_file
 from ansible_collections.iotune.storage.tests.unit.module_harness import run_main
 
 DROP = object()
@@ -53,12 +53,7 @@ READ_ONLY = ('--version', '--enghelp', '-p', 'show', 'info')
 # ---------------------------------------------------------------------------------------- the host tree
 
 
-def _write(path, data, mode=0o644):
-    if not os.path.isdir(os.path.dirname(path)):
-        os.makedirs(os.path.dirname(path))
-    with open(path, 'wb') as handle:
-        handle.write(data if isinstance(data, bytes) else data.encode('utf-8'))
-    os.chmod(path, mode)
+_write = write_file
 
 
 def _build(root):

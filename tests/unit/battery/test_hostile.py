@@ -63,7 +63,7 @@ from ansible_collections.iotune.storage.plugins.module_utils._snapshot import re
 from ansible_collections.iotune.storage.plugins.module_utils._tunefstab_plan import read_live
 from ansible_collections.iotune.storage.plugins.modules import cache_limits, copy_tools, fio, io_report, io_rollback, io_snapshot
 from ansible_collections.iotune.storage.plugins.plugin_utils._fleet_report import write_reports
-from ansible_collections.iotune.storage.tests.unit.conftest import fixture_path
+from ansible_collections.iotune.storage.tests.unit.conftest import fixture_path, write_file
 from ansible_collections.iotune.storage.tests.unit.module_harness import run_main
 from ansible_collections.iotune.storage.tests.unit.plugins.module_utils.test_apply import FakeMount
 
@@ -85,13 +85,7 @@ def group(name, cases):
 
 # ---------------------------------------------------------------------------------------- the host tree
 
-def _write(path, data, mode=0o644):
-    path = str(path)
-    if not os.path.isdir(os.path.dirname(path)):
-        os.makedirs(os.path.dirname(path))
-    with open(path, 'wb') as handle:
-        handle.write(data if isinstance(data, bytes) else data.encode('utf-8'))
-    os.chmod(path, mode)
+_write = write_file
 
 
 def _read(path):
