@@ -20,8 +20,12 @@ description:
     source (fstab, tunefstab, the udev rule files that set a queue attribute, every sysctl file in boot order,
     the bulk-job slice unit and its drop-ins); the live C(vxtunefs -p) values of every VxFS file system;
     the kernel release; the versions of the packages that matter (the running kernel's, util-linux, coreutils,
-    fio, procps, udev, VRTSvxfs) through dpkg or rpm; and C(settings), every managed value flattened with the
-    persistent assignments that set it in boot order."
+    fio, procps, udev, VRTSvxfs, and the owners and conffile packages of the sources) through dpkg or rpm;
+    the conffiles of the directories the collection reads; the live text of every file of C(/proc/sys/vm)
+    and of every key a sysctl file sets; the installed kernels, the one the next boot runs and their block
+    options and scheduler modules; and C(settings), every managed value flattened with the persistent
+    assignments that set it in boot order."
+  - Snapshots are written in format 2; O(read) also reads format 1 (taken by earlier versions), as it is.
   - The format is described in C(docs/snapshot.md) of the collection. C(playbooks/upgrade_check.yml) takes one
     before an upgrade and one after and explains the differences.
   - Reads only, apart from the snapshot file. What cannot be read is listed in RV(snapshot.errors); the module does
@@ -140,7 +144,9 @@ options:
     default: [/vmlinuz, /boot/vmlinuz]
 notes:
   - A file a package ships as defaults (in C(/usr/lib/sysctl.d), C(/lib/sysctl.d), C(/usr/lib/udev/rules.d),
-    C(/lib/udev/rules.d)) is marked C(vendor) and its owner is looked up with C(dpkg -S) or C(rpm -qf).
+    C(/lib/udev/rules.d)) is marked C(vendor). The owner of every source is looked up with one C(dpkg-query -S)
+    (or C(rpm -qf) per file), the conffiles with one C(dpkg-query -W) of the package database (or one C(rpm -q) of
+    the owners' files). Without dpkg or rpm these are null and nothing fails.
   - VxFS file systems are those mounted as C(vxfs) in mountinfo, and the devices of the tunefstab file that
     C(vxtunefs -p <device>) reports mounted.
   - Commands run as argument lists in the C locale; none of them changes the host.
@@ -181,10 +187,10 @@ snapshot:
   type: dict
   contains:
     format:
-      description: Format version of the snapshot.
+      description: Format version of the snapshot (2; snapshots of format 1 have no C(sysctl), C(conffiles), C(kernels)).
       type: int
       returned: always
-      sample: 1
+      sample: 2
     name:
       description: The snapshot's name.
       type: str
@@ -196,10 +202,10 @@ snapshot:
       returned: always
       sample: "2026-11-25T10:00:00Z"
     host:
-      description: C(hostname) and C(kernel_release).
+      description: C(hostname), C(kernel_release) and C(machine_id).
       type: dict
       returned: always
-      sample: {hostname: db01, kernel_release: 6.1.0-27-amd64}
+      sample: {hostname: db01, kernel_release: 6.1.0-27-amd64, machine_id: 4c4c4544004a3510804ac4c04f4e3732}
     package_manager:
       description: V(dpkg), V(rpm) or V(null).
       type: str
@@ -209,12 +215,48 @@ snapshot:
       type: dict
       returned: always
       sample: {coreutils: "9.1-1", fio: "3.33-3", linux-image-6.1.0-27-amd64: "6.1.115-1", udev: "252.31-1~deb12u1"}
+    conffiles:
+      description:
+        - Path to C(package), C(obsolete) and C(removed) of every conffile of a package under the files and directories
+          the collection reads (C(/etc/fstab), C(/etc/sysctl.conf), C(/etc/vx/tunefstab), the sysctl.d and udev rules
+          directories, C(/etc/systemd/system), C(/etc/vx)), whether the file exists or not.
+      type: dict
+      returned: always
+      sample: {/etc/sysctl.conf: {package: procps, obsolete: true, removed: false}}
+    kernels:
+      description:
+        - C(running) (the release), C(installed) (releases with C(<boot_dir>/vmlinuz-<release>), oldest first),
+          C(next_boot) and C(next_boot_source) (how it was found), C(configs) (release to the block and I/O options
+          of its C(config-<release>), C(y), C(m), C(n) or the value) and C(scheduler_modules) (release to the modules
+          of C(kernel/block)), for the running and the next boot's release.
+      type: dict
+      returned: always
+      sample:
+        running: 6.1.0-50-cloud-amd64
+        installed: [6.1.0-50-cloud-amd64, 6.12.117+deb13-cloud-amd64]
+        next_boot: 6.12.117+deb13-cloud-amd64
+        next_boot_source: /vmlinuz -> boot/vmlinuz-6.12.117+deb13-cloud-amd64
+        configs: {6.12.117+deb13-cloud-amd64: {CONFIG_MQ_IOSCHED_DEADLINE: m}}
+        scheduler_modules: {6.12.117+deb13-cloud-amd64: [bfq, kyber-iosched, mq-deadline]}
+    sysctl:
+      description:
+        - Dotted key to live text (whitespace collapsed) of every readable file of C(/proc/sys/vm), and of every key
+          the sysctl files of RV(snapshot.sources) set (patterns expanded); a key that cannot be read is left out.
+      type: dict
+      returned: always
+      sample: {vm.max_map_count: "1048576", vm.dirty_ratio: "40", kernel.pid_max: "4194304"}
+    device_ids:
+      description: Block device to C(wwn), C(serial), C(by_id) and C(by_path).
+      type: dict
+      returned: always
     facts:
       description: The state C(iotune.storage.io_facts) returns (all subsets, and its C(errors)).
       type: dict
       returned: always
     sources:
-      description: Path to C(kind), C(text), C(sha256), C(vendor) and C(package) of every persistent source.
+      description:
+        - Path to C(kind), C(text), C(sha256), C(vendor), C(package) (the owner, or null) and C(conffile) (C(package),
+          C(obsolete), C(removed) when the file is a package's conffile, else null) of every persistent source.
       type: dict
       returned: always
       sample:
@@ -224,6 +266,7 @@ snapshot:
           sha256: a8917a12...
           vendor: true
           package: systemd
+          conffile: null
     vxtunefs:
       description: Mount point to C(device), C(values) (tunable to int) and C(error) of each VxFS file system.
       type: dict
