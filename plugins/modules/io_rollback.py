@@ -359,20 +359,6 @@ def roll_back(module, runner, journal_dir, run_id, result, trusted):
         if problem:
             result['errors'].append(problem)
 
-    def vxtunefs_values(binary, mount_point):
-        return read_live(binary, mount_point, runner)
-
-    restorers = {
-        'file': lambda record: restore_file_record(record),
-        'sysfs': lambda record: restore_sysfs(record, check),
-        'sysctl': lambda record: restore_sysctl(record, check, trusted.proc_root),
-        'mount': lambda record: restore_mount(record, runner if check else runner.change, check, trusted.mount_bin,
-                                              trusted.proc_root),
-        'vxtunefs': lambda record: restore_vxtunefs(record, runner if check else runner.change, vxtunefs_values, check,
-                                                    trusted.vxtunefs),
-        'unit': lambda record: False,  # daemon-reload once, after the unit files are back
-        'dir': lambda record: restore_directory(record, check),
-    }
     # a file the run wrote several times comes back once, as its first record has it
     first_of_file, last_of_file = {}, {}
     for record in records:
@@ -385,6 +371,21 @@ def roll_back(module, runner, journal_dir, run_id, result, trusted):
         if problem:
             raise ApplyError(problem)
         return restore_file(record['target'], record['before'], check)
+
+    def vxtunefs_values(binary, mount_point):
+        return read_live(binary, mount_point, runner)
+
+    restorers = {
+        'file': restore_file_record,
+        'sysfs': lambda record: restore_sysfs(record, check),
+        'sysctl': lambda record: restore_sysctl(record, check, trusted.proc_root),
+        'mount': lambda record: restore_mount(record, runner if check else runner.change, check, trusted.mount_bin,
+                                              trusted.proc_root),
+        'vxtunefs': lambda record: restore_vxtunefs(record, runner if check else runner.change, vxtunefs_values, check,
+                                                    trusted.vxtunefs),
+        'unit': lambda record: False,  # daemon-reload once, after the unit files are back
+        'dir': lambda record: restore_directory(record, check),
+    }
     diffs = []
     for record in reversed(records):
         entry = dict((key, record.get(key)) for key in ('seq', 'module', 'kind', 'target'))

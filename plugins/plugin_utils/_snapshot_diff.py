@@ -1106,11 +1106,11 @@ def sysctl_differences(ctx, io_sysctls=DEFAULT_IO_SYSCTLS):
         differences.append(_difference(klass, key, 'sysctl', key, old, new if new is not None else boot_new and boot_new[1],
                                        package, message))
     for (why, package), items in sorted(grouped.items()):
+        more = ' (and %d more)' % (len(items) - MAX_LINES) if len(items) > MAX_LINES else ''
         differences.append(_difference(
             'sysctl_changed', 'sysctl:%s' % (package or why), 'sysctl', 'other keys', None, items, package,
-            '%d key(s) outside vm.* changed: %s; %s; not I/O settings: reported, not failing'
-            % (len(items), ', '.join(items[:MAX_LINES]) + (' (and %d more)' % (len(items) - MAX_LINES) if len(items) > MAX_LINES
-                                                          else ''), why)))
+            '%d key(s) outside vm.* changed: %s%s; %s; not I/O settings: reported, not failing'
+            % (len(items), ', '.join(items[:MAX_LINES]), more, why)))
     return differences
 
 
@@ -1272,9 +1272,8 @@ def format_differences(ctx):
         'snapshot_format', 'format', 'snapshot', 'format', _dict(ctx.before).get('format', 1), _dict(ctx.after).get('format', 1),
         None, '%s %s of format 1: %s no file owners or conffiles, no sysctl values beyond the collection\'s settings '
               '(other keys are traced from the sysctl files alone), no installed or next-boot kernel and no kernel '
-              'configuration: those are not compared' % (' and '.join(ctx.format1), 'are snapshots' if len(ctx.format1) > 1
-                                                          else 'is a snapshot', 'they record' if len(ctx.format1) > 1
-                                                          else 'it records'))]
+              'configuration: those are not compared' % (' and '.join(ctx.format1), *(
+                  ('are snapshots', 'they record') if len(ctx.format1) > 1 else ('is a snapshot', 'it records'))))]
 
 
 # ---------------------------------------------------------------------------- rule: packages

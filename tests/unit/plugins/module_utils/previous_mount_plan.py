@@ -21,7 +21,7 @@ from ansible_collections.iotune.storage.plugins.module_utils._policy import is_u
 
 
 def plan_mounts_from(mounts, mountinfo_entries, fstab_records, fstab_present=True, fstab_path='/etc/fstab',
-                                remount=True, live_error=None, fstab_error=None):
+                     remount=True, live_error=None, fstab_error=None):
     """plan_mounts_from before issue 23 S3 (as of commit 910321c), unchanged: straightforward scans of
     every fstab entry for each mount point, and list.index() for each edit."""
     live_by_path = visible_mounts(mountinfo_entries or [])

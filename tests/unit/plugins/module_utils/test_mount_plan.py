@@ -11,12 +11,9 @@ import random
 
 import pytest
 
-from ansible_collections.iotune.storage.plugins.module_utils._checks import ERROR, NOT_APPLICABLE, STATUSES, make_check, status_of
-from ansible_collections.iotune.storage.plugins.module_utils._fstab import FstabLine, normalize_mount_point, parse_fstab, render
+from ansible_collections.iotune.storage.plugins.module_utils._checks import STATUSES
+from ansible_collections.iotune.storage.plugins.module_utils._fstab import parse_fstab
 from ansible_collections.iotune.storage.plugins.module_utils._mount_plan import (
-    CONCERN,
-    _check,
-    _message,
     edit_fstab_options,
     in_effect,
     option_state,
@@ -25,7 +22,6 @@ from ansible_collections.iotune.storage.plugins.module_utils._mount_plan import 
     plan_remount,
 )
 from ansible_collections.iotune.storage.plugins.module_utils._mountinfo import escape, parse_mountinfo, visible_mounts
-from ansible_collections.iotune.storage.plugins.module_utils._policy import is_userspace_option
 from ansible_collections.iotune.storage.tests.unit.plugins.module_utils import previous_mount_plan
 
 CHECK_KEYS = ['concern', 'expected', 'id', 'live', 'message', 'persistent', 'setting', 'status', 'target']
@@ -574,8 +570,8 @@ def _generated_host(seed):
 def test_plan_equals_straightforward_planner(seed, remount):
     mounts, mountinfo, fstab = _generated_host(seed)
     new = plan_mounts_from(mounts, parse_mountinfo(mountinfo), parse_fstab(fstab), fstab_path='/etc/fstab.gen', remount=remount)
-    old = previous_mount_plan.plan_mounts_from(mounts, parse_mountinfo(mountinfo), parse_fstab(fstab), fstab_path='/etc/fstab.gen',
-                                      remount=remount)
+    old = previous_mount_plan.plan_mounts_from(mounts, parse_mountinfo(mountinfo), parse_fstab(fstab),
+                                               fstab_path='/etc/fstab.gen', remount=remount)
     assert new == old
     assert new['fstab']['before'] == fstab
 

@@ -858,9 +858,9 @@ def test_the_real_debian_12_to_13_upgrade_against_its_ground_truth():
 
     # F3: the noise is two lines; /tmp as a tmpfs stays a line of its own
     credentials = [set(path for path in _findmnt(truth) if path.startswith('/run/credentials/')) for truth in (before, after)]
+    counts = (len(credentials[1] - credentials[0]), len(credentials[0] - credentials[1]))
     assert by_key['mounts:/run/credentials/*:ramfs']['message'].startswith(
-        '/run/credentials/* (ramfs): %d mounted now, %d no longer mounted' % (len(credentials[1] - credentials[0]),
-                                                                            len(credentials[0] - credentials[1])))
+        '/run/credentials/* (ramfs): %d mounted now, %d no longer mounted' % counts)
     loops = [sorted(set(line.split()[0] for line in truth['queue'] if line.startswith('loop'))) for truth in (before, after)]
     assert (loops[0], loops[1]) == (['loop%d' % n for n in range(8)], [])
     assert '8 gone (loop0-loop7)' in by_key['devices:size-0']['message']
