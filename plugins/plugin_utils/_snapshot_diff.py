@@ -1123,7 +1123,9 @@ def _kernels(snapshot):
 def config_changes(old, new, limit=MAX_CONFIG_LINES):
     """``CONFIG_MQ_IOSCHED_DEADLINE y -> m`` for the I/O options that differ, at most ``limit``."""
     old, new = _dict(old), _dict(new)
-    items = ['%s %s -> %s' % (name, old.get(name, 'n'), new.get(name, 'n')) for name in sorted(set(old) | set(new))
+    # the schedulers first: what a policy's scheduler depends on
+    names = sorted(set(old) | set(new), key=lambda name: ('IOSCHED' not in name, name))
+    items = ['%s %s -> %s' % (name, old.get(name, 'n'), new.get(name, 'n')) for name in names
              if old.get(name, 'n') != new.get(name, 'n')]
     text = ', '.join(items[:limit])
     if len(items) > limit:
