@@ -1237,8 +1237,8 @@ def _name_ranges(names):
 
 
 def summarized_differences(ctx):
-    """One summarized line per kind of noise: pseudo mounts by directory and type (mounted and unmounted
-    counted), block devices of size 0 (appeared and gone counted)."""
+    """One summarized line per kind of noise: pseudo mounts by directory (mounted and unmounted counted,
+    their types named), block devices of size 0 (appeared and gone counted)."""
     differences = []
     mounts_old = _dict(_dict(ctx.before.get('facts')).get('mounts'))
     mounts_new = _dict(_dict(ctx.after.get('facts')).get('mounts'))
@@ -1246,16 +1246,17 @@ def summarized_differences(ctx):
     for how, paths, mounts in (('mounted', ctx.noise_mounts['mounted'], mounts_new),
                                ('unmounted', ctx.noise_mounts['unmounted'], mounts_old)):
         for path in paths:
-            kind = (os.path.dirname(path.rstrip('/')) or '/', _dict(mounts[path]).get('fstype'))
-            kinds.setdefault(kind, {'mounted': [], 'unmounted': []})[how].append(path)
-    for (directory, fstype), found in sorted(kinds.items()):
+            # by directory: systemd 257 mounts /run/credentials/<unit> as tmpfs where 252 used ramfs
+            found = kinds.setdefault(os.path.dirname(path.rstrip('/')) or '/', {'mounted': [], 'unmounted': [], 'types': set()})
+            found[how].append(path)
+            found['types'].add(_dict(mounts[path]).get('fstype'))
+    for directory, found in sorted(kinds.items()):
         counts = ', '.join('%d %s' % (len(found[how]), text) for how, text in (('mounted', 'mounted now'),
                                                                                ('unmounted', 'no longer mounted')) if found[how])
         differences.append(_difference(
-            'summarized', 'mounts:%s/*:%s' % (directory.rstrip('/'), fstype), directory, 'mounts',
-            len(found['unmounted']), len(found['mounted']), None,
-            '%s/* (%s): %s; pseudo file systems below %s are summarised, not compared one by one'
-            % (directory.rstrip('/'), fstype, counts, '/'.join(directory.split('/')[:2]) + '/')))
+            'summarized', 'mounts:%s/*' % directory.rstrip('/'), directory, 'mounts', len(found['unmounted']),
+            len(found['mounted']), None, '%s/* (%s): %s; pseudo file systems below %s are summarised, not compared one by one'
+            % (directory.rstrip('/'), ', '.join(sorted(found['types'])), counts, '/'.join(directory.split('/')[:2]) + '/')))
     empty = ctx.empty_devices
     if empty['gone'] or empty['appeared']:
         parts = ['%d gone (%s)' % (len(empty['gone']), _name_ranges(empty['gone']))] if empty['gone'] else []
