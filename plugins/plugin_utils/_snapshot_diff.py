@@ -63,6 +63,8 @@ PSEUDO_FSTYPES = ('ramfs', 'tmpfs', 'proc', 'sysfs', 'devtmpfs', 'devpts', 'cgro
 # the directories sysctl.d files are read from, first wins for one file name (sysctl.d(5)); /etc/sysctl.conf last
 SYSCTL_DIRS = ('/etc/sysctl.d', '/run/sysctl.d', '/usr/local/lib/sysctl.d', '/usr/lib/sysctl.d', '/lib/sysctl.d')
 SCHEDULER_MODULES = {'mq-deadline': 'mq-deadline', 'kyber': 'kyber-iosched', 'bfq': 'bfq'}
+# vm keys the kernel computes from the memory free at boot (mm/util.c init_user_reserve, init_admin_reserve)
+BOOT_COMPUTED = ('vm.user_reserve_kbytes', 'vm.admin_reserve_kbytes')
 MAX_CONFIG_LINES = 8
 FAIL_ON_FIELD = 'iotune_upgrade_fail_on'
 CONCERN = 'upgrade'
@@ -1087,6 +1089,8 @@ def sysctl_differences(ctx, io_sysctls=DEFAULT_IO_SYSCTLS):
             why = '%s sets %s' % (boot_new[0], fmt(boot_new[1]))
         elif ctx.kernel:
             package, why = ctx.kernel['package'], 'no file sets it: the default of %s' % ctx.kernel['text']
+        elif key in BOOT_COMPUTED:
+            why = 'no file sets it: the kernel computes it from the memory free at boot'
         else:
             why = 'no file sets it and no package change explains it (was it set live?)'
         if not key.startswith('vm.') and not _io_key(key, io_sysctls, policy_set):

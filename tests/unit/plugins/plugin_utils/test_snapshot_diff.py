@@ -1064,3 +1064,16 @@ def test_the_real_upgrade_in_format_2_after_the_reboot():
     # owners are recorded: the package lines say "no setting changed with it" only of packages that own none
     named = set(item['package'] for item in differences if item['class'] != 'package_changed')
     assert not named & set(item['key'] for item in differences if item['class'] == 'package_changed')
+
+
+@pytest.mark.parametrize('key, why', [
+    ('vm.user_reserve_kbytes', 'no file sets it: the kernel computes it from the memory free at boot'),
+    ('vm.stat_interval', 'no file sets it and no package change explains it (was it set live?)'),
+])
+def test_a_vm_key_nobody_sets_changed_across_a_reboot(key, why):
+    before, after = snapshot(), snapshot()
+    before['sysctl'], after['sysctl'] = {key: '30122'}, {key: '30124'}
+    differences = diff_snapshots(before, after)
+    assert [(d['class'], d['message']) for d in differences] == [
+        ('sysctl_changed', '%s changed from 30122 to 30124: %s; not an I/O setting (iotune_upgrade_io_sysctls): reported, '
+                           'not failing' % (key, why))]
