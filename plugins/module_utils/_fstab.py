@@ -253,14 +253,19 @@ class FstabIndex(object):
         return self.swaps.get(path, [])
 
 
+def entries_by_mount_point(entry_list):
+    """{normalized mount point: the last fstab entry for it (the one mount would use)}, in one pass,
+    so that looking up every mount of a host costs mounts + lines, not mounts x lines (issue 23, S3)."""
+    found = {}
+    for entry in entry_list:
+        if entry['file'].startswith('/'):
+            found[normalize_mount_point(entry['file'])] = entry
+    return found
+
+
 def find_entry(entry_list, mount_point):
     """The last fstab entry for ``mount_point`` (the one mount would use last), or None."""
-    wanted = normalize_mount_point(mount_point)
-    found = None
-    for entry in entry_list:
-        if entry['file'].startswith('/') and normalize_mount_point(entry['file']) == wanted:
-            found = entry
-    return found
+    return entries_by_mount_point(entry_list).get(normalize_mount_point(mount_point))
 
 
 def _udev_encode(value):

@@ -140,6 +140,7 @@ def mount_facts(mount_entries, fstab_entries, sys_root='/sys', dev_root='/dev'):
     """Visible mounts keyed by mount point, joined with sysfs and fstab."""
     mounts = {}
     backing_cache = {}
+    fstab_by_point = _fstab.entries_by_mount_point(fstab_entries)
     for mount_point, entry in _mountinfo.visible_mounts(mount_entries).items():
         disk, partition = _sysfs.resolve_devno(sys_root, entry['major'], entry['minor'])
         if disk is None and entry['major'] == 0:
@@ -150,7 +151,7 @@ def mount_facts(mount_entries, fstab_entries, sys_root='/sys', dev_root='/dev'):
             if name not in backing_cache:
                 backing_cache[name] = _sysfs.backing_disks(sys_root, name)
             backing = list(backing_cache[name])
-        fstab_entry = _fstab.find_entry(fstab_entries, mount_point)
+        fstab_entry = fstab_by_point.get(_fstab.normalize_mount_point(mount_point))
         mounts[mount_point] = {
             'source': entry['source'],
             'device': disk,

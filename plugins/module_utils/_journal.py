@@ -269,6 +269,7 @@ class Journal(object):
         self.written = 0
         self._seq = None
         self._run_seq = None
+        self._dir_checked = False
 
     def _next_seq(self):
         if self._seq is None:
@@ -282,7 +283,10 @@ class Journal(object):
         """Append one record and fsync it; returns the record."""
         if kind not in KINDS:
             raise JournalError('unknown journal record kind %r' % kind)
-        ensure_dir(self.journal_dir)
+        if not self._dir_checked:
+            # once per run of a module: the walk up to / is the same for every record
+            ensure_dir(self.journal_dir)
+            self._dir_checked = True
         if os.path.exists(mark_path(self.journal_dir, self.run_id)):
             raise JournalError('run %s was rolled back; start a new run_id to change the host again' % self.run_id)
         seq = self._next_seq()

@@ -21,13 +21,13 @@ import hashlib
 import os
 import re
 
+from ansible_collections.iotune.storage.plugins.module_utils._apply import RESET_BY_SCHEDULER
+from ansible_collections.iotune.storage.plugins.module_utils._blockq_plan import SETTINGS as QUEUE_SETTINGS
+from ansible_collections.iotune.storage.plugins.module_utils._engine import CONCERNS as MODULES
 from ansible_collections.iotune.storage.plugins.module_utils._journal import KINDS, JournalError
 from ansible_collections.iotune.storage.plugins.module_utils._sysctl import VM_KEYS
 
-QUEUE_SETTINGS = ('read_ahead_kb', 'max_sectors_kb', 'nr_requests', 'scheduler')
-RESET_BY_SCHEDULER = ('nr_requests',)
 SYSCTL_KEYS = tuple('vm.' + key for key in VM_KEYS)
-MODULES = ('mount_options', 'tunefstab', 'block_queue', 'cache_limits', 'copy_tools')
 
 _DEVICE = re.compile(r'^[A-Za-z0-9][A-Za-z0-9_.:!+-]{0,127}\Z')
 _SCHEDULER = re.compile(r'^[a-z0-9][a-z0-9_-]{0,31}\Z')

@@ -172,6 +172,9 @@ def read_vm(proc_root='/proc', conf_dirs=CONF_DIRS, sysctl_conf=SYSCTL_CONF, key
 # ---------------------------------------------------------------- any key, as text (snapshot format 2)
 
 _GLOB_CHARS = '*?['
+# files whose read is an action, not a value: reading vm/stat_refresh (0600, readable by root) refreshes
+# every CPU's vm counters; a snapshot changes nothing, so it does not read them
+ACTION_FILES = ('vm/stat_refresh',)
 
 
 def key_parts(key):
@@ -247,6 +250,8 @@ def read_tree_texts(proc_root, prefix):
         return {}
     values = {}
     for name in names:
+        if '%s/%s' % (prefix, name) in ACTION_FILES:
+            continue
         value = read_text_value(os.path.join(directory, name))
         if value is not None:
             values['%s.%s' % (prefix, name.replace('.', '/'))] = value

@@ -36,12 +36,12 @@ def _who(uid):
         return 'uid %d' % uid
 
 
-def directory_problem(path, option, euid=None, lstat=os.lstat):
+def directory_problem(path, option, euid=None):
     """None when ``path`` (an existing directory) is safe to write in for ``euid``, else why not,
     naming ``option``. The directory itself must not be a symbolic link."""
     euid = os.geteuid() if euid is None else euid
     try:
-        st = lstat(path)
+        st = os.lstat(path)
     except OSError as exc:
         return '%s: cannot read %s: %s' % (option, path, exc.strerror or exc)
     if stat.S_ISLNK(st.st_mode):
@@ -59,23 +59,34 @@ def directory_problem(path, option, euid=None, lstat=os.lstat):
                 % (option, path, stat.S_IMODE(st.st_mode),
                    'group and other' if st.st_mode & stat.S_IWGRP and st.st_mode & stat.S_IWOTH
                    else 'group' if st.st_mode & stat.S_IWGRP else 'other', path))
-    return ancestors_problem(os.path.dirname(os.path.abspath(path)), option, path, euid, os.stat)
+    return ancestors_problem(os.path.dirname(os.path.abspath(path)), option, path, euid)
 
 
-def ancestors_problem(directory, option, path, euid, stat_fn=os.stat):
+def _renamable_by_others(st, euid):
+    """('owner', uid) or ('mode', mode) when someone other than root and ``euid`` can rename entries
+    of the directory ``st`` describes (its owner, or group/other write without the sticky bit); else None."""
+    if st.st_uid not in (0, euid):
+        return 'owner', st.st_uid
+    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not st.st_mode & stat.S_ISVTX:
+        return 'mode', stat.S_IMODE(st.st_mode)
+    return None
+
+
+def ancestors_problem(directory, option, path, euid):
     """Every directory from ``directory`` up to ``/`` must belong to root or ``euid`` and be
     writable by nobody else, unless sticky (then nobody else can rename what is ours)."""
     while True:
         try:
-            st = stat_fn(directory)
+            st = os.stat(directory)
         except OSError as exc:
             return '%s: cannot read %s above %s: %s' % (option, directory, path, exc.strerror or exc)
-        if st.st_uid not in (0, euid):
+        found = _renamable_by_others(st, euid)
+        if found and found[0] == 'owner':
             return ('%s: %s, above %s, belongs to %s; refused, since its owner could move %s away and put another in '
-                    'its place' % (option, directory, path, _who(st.st_uid), path))
-        if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not st.st_mode & stat.S_ISVTX:
+                    'its place' % (option, directory, path, _who(found[1]), path))
+        if found:
             return ('%s: %s, above %s, has mode %04o (writable by others, not sticky); refused, since others could '
-                    'move %s away and put another in its place' % (option, directory, path, stat.S_IMODE(st.st_mode), path))
+                    'move %s away and put another in its place' % (option, directory, path, found[1], path))
         parent = os.path.dirname(directory)
         if parent == directory:
             return None
@@ -97,16 +108,15 @@ def scratch_directory_problem(path, option, euid=None):
     sticky. Otherwise its owner or group could swap the file for a link while it is used."""
     euid = os.geteuid() if euid is None else euid
     try:
-        st = os.stat(path)
+        found = _renamable_by_others(os.stat(path), euid)
     except OSError as exc:
         return '%s: cannot read %s: %s' % (option, path, exc.strerror or exc)
-    if st.st_uid not in (0, euid):
+    if found and found[0] == 'owner':
         return ('%s: %s belongs to %s, who could replace the scratch file with a link while it is written; use a '
-                'directory of root on that file system' % (option, path, _who(st.st_uid)))
-    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not st.st_mode & stat.S_ISVTX:
+                'directory of root on that file system' % (option, path, _who(found[1])))
+    if found:
         return ('%s: %s has mode %04o: others can write it and it is not sticky, so they could replace the scratch file '
-                'with a link while it is written (chmod go-w, or a subdirectory of root)'
-                % (option, path, stat.S_IMODE(st.st_mode)))
+                'with a link while it is written (chmod go-w, or a subdirectory of root)' % (option, path, found[1]))
     return ancestors_problem(os.path.dirname(os.path.abspath(path)), option, path, euid)
 
 

@@ -140,7 +140,6 @@ msg:
   sample: "run 20261122T101500Z: 5 of 7 records restored"
 '''
 
-import base64
 import os
 
 from ansible.module_utils.basic import AnsibleModule
@@ -172,7 +171,7 @@ def _text(state):
     return file_content(state).decode('utf-8', 'replace')
 
 
-def record_diff(record, trusted):
+def record_diff(record):
     """One diff per restored record: the file, or the value, now and as it will be."""
     if record['kind'] == 'file':
         return {'before_header': record['target'], 'after_header': '%s (restored)' % record['target'],
@@ -192,7 +191,7 @@ def record_check(record, status, message):
     setting = kind if not record.get('setting') else '%s:%s' % (kind, record['setting'])
     if kind == 'file':
         before = 'absent' if before.get('state') != 'present' else 'mode %s owner %s:%s, %d bytes, sha256 %s' % (
-            before['mode'], before['uid'], before['gid'], len(base64.b64decode(before['content_b64'])), before['sha256'])
+            before['mode'], before['uid'], before['gid'], len(file_content(before)), before['sha256'])
     return make_check(CONCERN, record.get('target'), '%s#%s' % (setting, record.get('seq')), before, None, None, status,
                       '%s %s %s' % (kind, record.get('target'), message))
 
@@ -397,7 +396,7 @@ def roll_back(module, runner, journal_dir, run_id, result, trusted):
             continue
         try:
             if module._diff and record['kind'] in ('file', 'sysfs', 'sysctl', 'vxtunefs'):
-                diff = record_diff(record, trusted)
+                diff = record_diff(record)
             entry['restored'] = restorers[record['kind']](record)
         except (ApplyError, JournalError, KeyError, IOError, OSError) as exc:
             entry['restored'] = False
