@@ -45,7 +45,7 @@ collection: $(PYTHON)
 	  | rsync -a --from0 --ignore-missing-args --files-from=- ./ $(COLL_DIR)/
 
 # The parts of the roles' argument specs, docs/policy.md and the block_queue module's doc that
-# come from the policy schema (plugins/module_utils/_policy.py); a unit test fails when they differ.
+# come from the policy schema (plugins/module_utils/policy/schema.py); a unit test fails when they differ.
 schema: collection
 	cd $(COLL_DIR) && PYTHONPATH=$(COLL_ROOT) $(PYTHON) scripts/gen_schema --root $(CURDIR)
 

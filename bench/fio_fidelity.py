@@ -258,9 +258,9 @@ def main(argv=None):
         return 2
     sys.path.insert(0, args.coll_root)
     # pylint: disable-next=import-outside-toplevel
-    from ansible_collections.iotune.storage.plugins.module_utils._fio import parse_fio_json
+    from ansible_collections.iotune.storage.plugins.module_utils.measure.fio import parse_fio_json
     # pylint: disable-next=import-outside-toplevel
-    from ansible_collections.iotune.storage.plugins.module_utils._units import to_bytes
+    from ansible_collections.iotune.storage.plugins.module_utils.common.units import to_bytes
 
     base = args.dir or '/var/tmp'
     workdir = None

@@ -10,7 +10,7 @@ __metaclass__ = type
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.iotune.storage.plugins.plugin_utils._bench_chart import fleet_view, host_charts
-from ansible_collections.iotune.storage.plugins.module_utils._checks import summarize
+from ansible_collections.iotune.storage.plugins.module_utils.common.checks import summarize
 
 
 def check_summary(checks):

@@ -313,13 +313,13 @@ checks_before:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.iotune.storage.plugins.module_utils._blockq_plan import (
+from ansible_collections.iotune.storage.plugins.module_utils.plan.block_queue import (
     DEFAULT_RULES_FILE, SETTINGS, validate_requests)
-from ansible_collections.iotune.storage.plugins.module_utils._policy import MATCH_KEYS, SCHEDULERS
-from ansible_collections.iotune.storage.plugins.module_utils._udev import DB_DIR, RULES_DIRS
-from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS, check_args
-from ansible_collections.iotune.storage.plugins.module_utils._engine import BlockQueue, exit_concern
-from ansible_collections.iotune.storage.plugins.module_utils._runner import CommandRunner
+from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import MATCH_KEYS, SCHEDULERS
+from ansible_collections.iotune.storage.plugins.module_utils.parse.udev import DB_DIR, RULES_DIRS
+from ansible_collections.iotune.storage.plugins.module_utils.engine.concern import JOURNAL_ARGS, check_args
+from ansible_collections.iotune.storage.plugins.module_utils.engine.run import BlockQueue, exit_concern
+from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandRunner
 
 
 MATCH_SPEC = dict(

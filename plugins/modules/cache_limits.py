@@ -249,18 +249,18 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.iotune.storage.plugins.module_utils._cache_plan import (
+from ansible_collections.iotune.storage.plugins.module_utils.plan.cache import (
     DEFAULT_SLICE,
     DEFAULT_SYSCTL_FILE,
     DEFAULT_UNIT_DIR,
     SYSTEMD_RUN_DIR,
     validate_sysctl,
 )
-from ansible_collections.iotune.storage.plugins.module_utils._policy import check_cache_order, validate_bulk_slice
-from ansible_collections.iotune.storage.plugins.module_utils._sysctl import CONF_DIRS, SYSCTL_CONF
-from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS, check_args
-from ansible_collections.iotune.storage.plugins.module_utils._engine import CacheLimits, exit_concern
-from ansible_collections.iotune.storage.plugins.module_utils._runner import CommandRunner
+from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import check_cache_order, validate_bulk_slice
+from ansible_collections.iotune.storage.plugins.module_utils.parse.sysctl import CONF_DIRS, SYSCTL_CONF
+from ansible_collections.iotune.storage.plugins.module_utils.engine.concern import JOURNAL_ARGS, check_args
+from ansible_collections.iotune.storage.plugins.module_utils.engine.run import CacheLimits, exit_concern
+from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandRunner
 
 
 def main():

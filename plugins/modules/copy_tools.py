@@ -123,10 +123,10 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS, check_args
-from ansible_collections.iotune.storage.plugins.module_utils._engine import CopyTools, exit_concern
-from ansible_collections.iotune.storage.plugins.module_utils._files import parse_mode
-from ansible_collections.iotune.storage.plugins.module_utils._runner import CommandRunner
+from ansible_collections.iotune.storage.plugins.module_utils.engine.concern import JOURNAL_ARGS, check_args
+from ansible_collections.iotune.storage.plugins.module_utils.engine.run import CopyTools, exit_concern
+from ansible_collections.iotune.storage.plugins.module_utils.common.files import parse_mode
+from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandRunner
 
 
 def main():

@@ -290,7 +290,7 @@ import time
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.iotune.storage.plugins.module_utils._fio import (
+from ansible_collections.iotune.storage.plugins.module_utils.measure.fio import (
     IOENGINES,
     aggregate,
     build_argv,
@@ -301,12 +301,12 @@ from ansible_collections.iotune.storage.plugins.module_utils._fio import (
     parse_fio_json,
     preset_sets,
 )
-from ansible_collections.iotune.storage.plugins.module_utils._iofacts import read_memory_bytes
-from ansible_collections.iotune.storage.plugins.module_utils._concern import check_args
-from ansible_collections.iotune.storage.plugins.module_utils._runner import CommandRunner
-from ansible_collections.iotune.storage.plugins.module_utils._apply import atomic_write
-from ansible_collections.iotune.storage.plugins.module_utils._trust import private_directory, scratch_directory_problem
-from ansible_collections.iotune.storage.plugins.module_utils._units import format_bytes, to_bytes
+from ansible_collections.iotune.storage.plugins.module_utils.parse.iofacts import read_memory_bytes
+from ansible_collections.iotune.storage.plugins.module_utils.engine.concern import check_args
+from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandRunner
+from ansible_collections.iotune.storage.plugins.module_utils.act.apply import atomic_write
+from ansible_collections.iotune.storage.plugins.module_utils.common.trust import private_directory, scratch_directory_problem
+from ansible_collections.iotune.storage.plugins.module_utils.common.units import format_bytes, to_bytes
 SCRATCH_PREFIX = '.iotune-fio-'
 
 

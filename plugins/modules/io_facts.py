@@ -306,8 +306,8 @@ ansible_facts:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.iotune.storage.plugins.module_utils._iofacts import SUBSETS, gather_io_facts
-from ansible_collections.iotune.storage.plugins.module_utils._runner import CommandRunner
+from ansible_collections.iotune.storage.plugins.module_utils.parse.iofacts import SUBSETS, gather_io_facts
+from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandRunner
 
 
 def main():

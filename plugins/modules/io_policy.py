@@ -237,17 +237,17 @@ import time
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.iotune.storage.plugins.module_utils._cache_plan import DEFAULT_SLICE, DEFAULT_UNIT_DIR
-from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS, check_args, summary_message
-from ansible_collections.iotune.storage.plugins.module_utils._engine import (
+from ansible_collections.iotune.storage.plugins.module_utils.plan.cache import DEFAULT_SLICE, DEFAULT_UNIT_DIR
+from ansible_collections.iotune.storage.plugins.module_utils.engine.concern import JOURNAL_ARGS, check_args, summary_message
+from ansible_collections.iotune.storage.plugins.module_utils.engine.run import (
     CONCERNS, BlockQueue, CacheLimits, CopyTools, EngineError, MountOptions, Tunefstab, run_concerns)
-from ansible_collections.iotune.storage.plugins.module_utils._files import parse_mode
-from ansible_collections.iotune.storage.plugins.module_utils._iofacts import gather_io_facts
-from ansible_collections.iotune.storage.plugins.module_utils._mountinfo import read_mountinfo, visible_mounts
-from ansible_collections.iotune.storage.plugins.module_utils._policy import cache_sysctl
-from ansible_collections.iotune.storage.plugins.module_utils._report import report_paths, write_report
-from ansible_collections.iotune.storage.plugins.module_utils._runner import CommandRunner
-from ansible_collections.iotune.storage.plugins.module_utils._tunefstab_plan import find_vxtunefs, validate_entry
+from ansible_collections.iotune.storage.plugins.module_utils.common.files import parse_mode
+from ansible_collections.iotune.storage.plugins.module_utils.parse.iofacts import gather_io_facts
+from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import read_mountinfo, visible_mounts
+from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import cache_sysctl
+from ansible_collections.iotune.storage.plugins.module_utils.engine.report import report_paths, write_report
+from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandRunner
+from ansible_collections.iotune.storage.plugins.module_utils.plan.tunefstab import find_vxtunefs, validate_entry
 
 
 def build_concerns(params, runner, mount_entries, memory_bytes, warn):

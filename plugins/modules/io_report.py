@@ -87,8 +87,8 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.iotune.storage.plugins.module_utils._files import parse_mode
-from ansible_collections.iotune.storage.plugins.module_utils._report import write_report
+from ansible_collections.iotune.storage.plugins.module_utils.common.files import parse_mode
+from ansible_collections.iotune.storage.plugins.module_utils.engine.report import write_report
 
 
 def main():

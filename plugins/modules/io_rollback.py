@@ -144,19 +144,19 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.iotune.storage.plugins.module_utils._apply import (
+from ansible_collections.iotune.storage.plugins.module_utils.act.apply import (
     ApplyError, holds_after, replaced_since, restore_directory, restore_file, restore_mount, restore_sysctl, restore_sysfs,
     restore_vxtunefs, sysfs_value)
-from ansible_collections.iotune.storage.plugins.module_utils._checks import COMPLIANT, DRIFT, ERROR, make_check
-from ansible_collections.iotune.storage.plugins.module_utils._concern import check_args
-from ansible_collections.iotune.storage.plugins.module_utils._journal import (
+from ansible_collections.iotune.storage.plugins.module_utils.common.checks import COMPLIANT, DRIFT, ERROR, make_check
+from ansible_collections.iotune.storage.plugins.module_utils.engine.concern import check_args
+from ansible_collections.iotune.storage.plugins.module_utils.act.journal import (
     JournalError, acquire_lock, check_dir, file_content, file_state, journal_path, latest_open_run, list_runs, read_mark,
     read_records, torn_record, validate_run_id, write_mark)
-from ansible_collections.iotune.storage.plugins.module_utils._engine import UDEV_CONTROL
-from ansible_collections.iotune.storage.plugins.module_utils._records import (
+from ansible_collections.iotune.storage.plugins.module_utils.engine.run import UDEV_CONTROL
+from ansible_collections.iotune.storage.plugins.module_utils.act.records import (
     RecordError, Trusted, validate_record, validate_records)
-from ansible_collections.iotune.storage.plugins.module_utils._runner import CommandRunner
-from ansible_collections.iotune.storage.plugins.module_utils._tunefstab_plan import find_vxtunefs, read_live
+from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandRunner
+from ansible_collections.iotune.storage.plugins.module_utils.plan.tunefstab import find_vxtunefs, read_live
 
 DEFAULT_MANAGED_FILES = ['/etc/fstab', '/etc/vx/tunefstab', '/etc/udev/rules.d/60-iotune.rules', '/etc/sysctl.d/60-iotune.conf',
                          '/etc/systemd/system/iotune-bulk.slice', '/usr/local/bin/iotune-copy', '/usr/local/bin/iotune-bulk',

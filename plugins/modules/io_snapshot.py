@@ -302,14 +302,14 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.iotune.storage.plugins.module_utils._cache_plan import DEFAULT_UNIT_DIR
-from ansible_collections.iotune.storage.plugins.module_utils._policy import DEFAULT_SLICE
-from ansible_collections.iotune.storage.plugins.module_utils._runner import CommandRunner
-from ansible_collections.iotune.storage.plugins.module_utils._snapshot import (
+from ansible_collections.iotune.storage.plugins.module_utils.plan.cache import DEFAULT_UNIT_DIR
+from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import DEFAULT_SLICE
+from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandRunner
+from ansible_collections.iotune.storage.plugins.module_utils.engine.snapshot import (
     BOOT_DIR, DEFAULT_DIR, MODULES_DIR, VMLINUZ_LINKS, read_snapshot, snapshot_path, take_snapshot, write_snapshot)
-from ansible_collections.iotune.storage.plugins.module_utils._sysctl import CONF_DIRS, SYSCTL_CONF
-from ansible_collections.iotune.storage.plugins.module_utils._udev import DB_DIR, RULES_DIRS
-from ansible_collections.iotune.storage.plugins.module_utils._trust import check_existing
+from ansible_collections.iotune.storage.plugins.module_utils.parse.sysctl import CONF_DIRS, SYSCTL_CONF
+from ansible_collections.iotune.storage.plugins.module_utils.parse.udev import DB_DIR, RULES_DIRS
+from ansible_collections.iotune.storage.plugins.module_utils.common.trust import check_existing
 
 
 # the options take_snapshot reads its sources from, as they are named there

@@ -241,10 +241,10 @@ checks_before:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.iotune.storage.plugins.module_utils._concern import JOURNAL_ARGS, check_args
-from ansible_collections.iotune.storage.plugins.module_utils._engine import Tunefstab, exit_concern
-from ansible_collections.iotune.storage.plugins.module_utils._runner import CommandRunner
-from ansible_collections.iotune.storage.plugins.module_utils._tunefstab_plan import find_vxtunefs, validate_entries
+from ansible_collections.iotune.storage.plugins.module_utils.engine.concern import JOURNAL_ARGS, check_args
+from ansible_collections.iotune.storage.plugins.module_utils.engine.run import Tunefstab, exit_concern
+from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandRunner
+from ansible_collections.iotune.storage.plugins.module_utils.plan.tunefstab import find_vxtunefs, validate_entries
 
 
 def main():

@@ -16,7 +16,7 @@ Coordinates are SVG user units (pixels), rounded to 0.1, so the template only pl
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
-from ansible_collections.iotune.storage.plugins.module_utils._units import (
+from ansible_collections.iotune.storage.plugins.module_utils.common.units import (
     format_bytes_rate,
     format_iops,
     format_ns,

@@ -11,8 +11,8 @@ of harden_io.yml. Every error names the field and the accepted values.
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
-from ansible_collections.iotune.storage.plugins.module_utils._fio import IOENGINES, RESULT_METRICS, build_argv, normalize_jobs
-from ansible_collections.iotune.storage.plugins.module_utils._units import to_bytes
+from ansible_collections.iotune.storage.plugins.module_utils.measure.fio import IOENGINES, RESULT_METRICS, build_argv, normalize_jobs
+from ansible_collections.iotune.storage.plugins.module_utils.common.units import to_bytes
 
 DEFAULTS = {
     'enabled': False,

@@ -10,7 +10,7 @@ __metaclass__ = type
 
 import os
 
-from ansible_collections.iotune.storage.plugins.module_utils._policy import DEFAULT_SLICE, buffer_size_text
+from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import DEFAULT_SLICE, buffer_size_text
 
 FILES_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                          'roles', 'copy_tools', 'files')

@@ -43,8 +43,8 @@ import fnmatch
 import os
 import re
 
-from ansible_collections.iotune.storage.plugins.module_utils._checks import COMPLIANT, DRIFT, make_check, summarize
-from ansible_collections.iotune.storage.plugins.module_utils._sysctl import parse_sysctl_conf
+from ansible_collections.iotune.storage.plugins.module_utils.common.checks import COMPLIANT, DRIFT, make_check, summarize
+from ansible_collections.iotune.storage.plugins.module_utils.parse.sysctl import parse_sysctl_conf
 
 CLASSES = ('different_host', 'host_unverified', 'snapshot_format', 'kernel_pending', 'kernel_changed', 'changed_default',
            'lost_setting', 'changed_setting', 'sysctl_changed', 'schedulers_changed', 'resolved', 'device_renamed',

@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from ansible_collections.iotune.storage.plugins.module_utils._tunefstab import parse_vxtunefs_output
+from ansible_collections.iotune.storage.plugins.module_utils.parse.tunefstab import parse_vxtunefs_output
 
 SIM = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'vxfs-sim', 'vxtunefs')
 VOL01 = '/dev/vx/dsk/datadg/vol01'

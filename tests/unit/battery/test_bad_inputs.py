@@ -31,9 +31,9 @@ import pytest
 from ansible.module_utils import basic
 
 from ansible_collections.iotune.storage.plugins.action.io_policy import module_args, with_host_vars
-from ansible_collections.iotune.storage.plugins.module_utils._apply import apply_file
-from ansible_collections.iotune.storage.plugins.module_utils._journal import Journal
-from ansible_collections.iotune.storage.plugins.module_utils._runner import CommandRunner
+from ansible_collections.iotune.storage.plugins.module_utils.act.apply import apply_file
+from ansible_collections.iotune.storage.plugins.module_utils.act.journal import Journal
+from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandRunner
 from ansible_collections.iotune.storage.plugins.modules import (
     block_queue, cache_limits, copy_tools, fio, io_policy, io_report, io_rollback, io_snapshot, mount_options, tunefstab)
 from ansible_collections.iotune.storage.tests.unit.conftest import build_tree, fixture_path, write_file

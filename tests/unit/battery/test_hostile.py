@@ -53,19 +53,19 @@ import pytest
 from ansible.module_utils import basic
 
 from ansible_collections.iotune.storage.plugins.action.io_policy import module_args, with_host_vars
-from ansible_collections.iotune.storage.plugins.module_utils import _journal
-from ansible_collections.iotune.storage.plugins.module_utils._apply import (
+from ansible_collections.iotune.storage.plugins.module_utils.act import journal as _journal
+from ansible_collections.iotune.storage.plugins.module_utils.act.apply import (
     apply_directory, apply_file, apply_mount, apply_sysctl, apply_sysfs, apply_vxtunefs)
-from ansible_collections.iotune.storage.plugins.module_utils._checks import STATUSES
-from ansible_collections.iotune.storage.plugins.module_utils._journal import Journal, acquire_lock, journal_path, mark_path
-from ansible_collections.iotune.storage.plugins.module_utils._runner import CommandRunner
-from ansible_collections.iotune.storage.plugins.module_utils._snapshot import render_snapshot
-from ansible_collections.iotune.storage.plugins.module_utils._tunefstab_plan import read_live
+from ansible_collections.iotune.storage.plugins.module_utils.common.checks import STATUSES
+from ansible_collections.iotune.storage.plugins.module_utils.act.journal import Journal, acquire_lock, journal_path, mark_path
+from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandRunner
+from ansible_collections.iotune.storage.plugins.module_utils.engine.snapshot import render_snapshot
+from ansible_collections.iotune.storage.plugins.module_utils.plan.tunefstab import read_live
 from ansible_collections.iotune.storage.plugins.modules import cache_limits, copy_tools, fio, io_report, io_rollback, io_snapshot
 from ansible_collections.iotune.storage.plugins.plugin_utils._fleet_report import write_reports
 from ansible_collections.iotune.storage.tests.unit.conftest import fixture_path, write_file
 from ansible_collections.iotune.storage.tests.unit.module_harness import run_main
-from ansible_collections.iotune.storage.tests.unit.plugins.module_utils.test_apply import FakeMount
+from ansible_collections.iotune.storage.tests.unit.plugins.module_utils.act.test_apply import FakeMount
 
 RUN = 'r-20261125T101500Z-1'
 OWN_MOUNT = '/own/bin/mount'

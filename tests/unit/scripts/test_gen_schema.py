@@ -14,7 +14,7 @@ import os
 import pytest
 import yaml
 
-from ansible_collections.iotune.storage.plugins.module_utils import _policy
+from ansible_collections.iotune.storage.plugins.module_utils.policy import schema as _policy
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..')
 LOADER = importlib.machinery.SourceFileLoader('gen_schema', os.path.join(ROOT, 'scripts', 'gen_schema'))

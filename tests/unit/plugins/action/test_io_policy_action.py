@@ -11,7 +11,7 @@ __metaclass__ = type
 import os
 
 from ansible_collections.iotune.storage.plugins.action.io_policy import module_args
-from ansible_collections.iotune.storage.plugins.module_utils._cache_plan import plan_slice
+from ansible_collections.iotune.storage.plugins.module_utils.plan.cache import plan_slice
 
 POLICY = {
     'iotune_cache': {'dirty_ratio': 20, 'bulk_slice': {'memory_high': '25%', 'name': 'backup.slice'}},

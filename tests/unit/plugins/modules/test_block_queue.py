@@ -10,8 +10,8 @@ import os
 
 import pytest
 
-from ansible_collections.iotune.storage.plugins.module_utils._apply import sysfs_value
-from ansible_collections.iotune.storage.plugins.module_utils._journal import read_records
+from ansible_collections.iotune.storage.plugins.module_utils.act.apply import sysfs_value
+from ansible_collections.iotune.storage.plugins.module_utils.act.journal import read_records
 from ansible_collections.iotune.storage.plugins.modules import block_queue, io_rollback
 from ansible_collections.iotune.storage.tests.unit.module_harness import run_main
 from ansible_collections.iotune.storage.tests.unit.conftest import journal_files

@@ -14,7 +14,7 @@ import stat
 
 import pytest
 
-from ansible_collections.iotune.storage.plugins.module_utils._copy_tools_plan import plan_copy_tools
+from ansible_collections.iotune.storage.plugins.module_utils.plan.copy_tools import plan_copy_tools
 from ansible_collections.iotune.storage.plugins.modules import copy_tools, io_rollback
 from ansible_collections.iotune.storage.tests.unit.module_harness import run_main
 

@@ -21,7 +21,7 @@ import shutil
 
 import pytest
 
-from ansible_collections.iotune.storage.plugins.module_utils._fio import RESULT_METRICS
+from ansible_collections.iotune.storage.plugins.module_utils.measure.fio import RESULT_METRICS
 from ansible_collections.iotune.storage.plugins.modules import fio as fio_module
 
 from ansible_collections.iotune.storage.tests.unit.module_harness import run_main

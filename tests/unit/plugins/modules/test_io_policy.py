@@ -16,7 +16,7 @@ import pytest
 
 from ansible.module_utils import basic
 
-from ansible_collections.iotune.storage.plugins.module_utils._journal import read_records
+from ansible_collections.iotune.storage.plugins.module_utils.act.journal import read_records
 from ansible_collections.iotune.storage.plugins.modules import io_policy, io_rollback
 from ansible_collections.iotune.storage.tests.unit.module_harness import run_main
 from ansible_collections.iotune.storage.tests.unit.conftest import journal_files

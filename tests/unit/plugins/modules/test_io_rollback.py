@@ -19,12 +19,12 @@ import pytest
 
 from ansible.module_utils import basic
 
-from ansible_collections.iotune.storage.plugins.module_utils._apply import apply_file, apply_sysctl, apply_sysfs
-from ansible_collections.iotune.storage.plugins.module_utils._journal import (
+from ansible_collections.iotune.storage.plugins.module_utils.act.apply import apply_file, apply_sysctl, apply_sysfs
+from ansible_collections.iotune.storage.plugins.module_utils.act.journal import (
     Journal, journal_path, latest_open_run, mark_path, read_mark, read_records)
 from ansible_collections.iotune.storage.plugins.modules import cache_limits, io_rollback, mount_options
 from ansible_collections.iotune.storage.tests.unit.module_harness import run_main
-from ansible_collections.iotune.storage.tests.unit.plugins.module_utils.test_apply import FakeMount
+from ansible_collections.iotune.storage.tests.unit.plugins.module_utils.act.test_apply import FakeMount
 
 
 def _read(path):
@@ -328,8 +328,8 @@ def test_unit_records_reload_systemd_once(host, rollback, monkeypatch, tmp_path)
 
 KILLED_RUN = textwrap.dedent('''
     import sys
-    from ansible_collections.iotune.storage.plugins.module_utils._apply import apply_file
-    from ansible_collections.iotune.storage.plugins.module_utils._journal import Journal
+    from ansible_collections.iotune.storage.plugins.module_utils.act.apply import apply_file
+    from ansible_collections.iotune.storage.plugins.module_utils.act.journal import Journal
     journal = Journal(sys.argv[1], 'killed', 'mount_options', failpoint_file=sys.argv[2])
     for path in sys.argv[3:]:
         apply_file(journal, path, b'changed\\n')

@@ -14,7 +14,7 @@ import subprocess
 
 import pytest
 
-from ansible_collections.iotune.storage.plugins.module_utils._journal import read_records
+from ansible_collections.iotune.storage.plugins.module_utils.act.journal import read_records
 from ansible_collections.iotune.storage.plugins.modules import io_rollback, tunefstab
 from ansible_collections.iotune.storage.tests.unit.module_harness import run_main
 from ansible_collections.iotune.storage.tests.unit.conftest import journal_files

@@ -18,7 +18,7 @@ from xml.etree import ElementTree
 
 import pytest
 
-from ansible_collections.iotune.storage.plugins.module_utils._checks import STATUSES
+from ansible_collections.iotune.storage.plugins.module_utils.common.checks import STATUSES
 from ansible_collections.iotune.storage.plugins.plugin_utils import _fleet_report as fleet_report
 
 RUN_ID = 'r-20261125T050000Z'

@@ -12,7 +12,7 @@ import re
 import pytest
 
 from ansible_collections.iotune.storage.plugins.plugin_utils import _profiles
-from ansible_collections.iotune.storage.plugins.module_utils._policy import PROFILE_NAMES, validate_policy
+from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import PROFILE_NAMES, validate_policy
 from ansible_collections.iotune.storage.plugins.plugin_utils._profiles import (
     PROFILES,
     PolicyError,

@@ -1,0 +1,462 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Making changes, and undoing them: the write side of every concern.
+
+Each ``apply_*`` function journals the previous state (write-ahead) and then
+makes one change; each ``restore_*`` function puts a journal record's
+``before`` back and says whether anything had to change.  No AnsibleModule:
+commands run through a ``run_command(argv) -> (rc, out, err)`` callable."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import base64
+import errno
+import hashlib
+import os
+import re
+import stat
+import tempfile
+
+from ansible_collections.iotune.storage.plugins.module_utils.act.journal import (
+    JournalError, failpoint, file_content, file_state, fsync_dir, read_xattrs)
+from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_algebra import in_effect, option_state, plan_remount
+from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import read_mountinfo, visible_mounts
+from ansible_collections.iotune.storage.plugins.module_utils.parse.sysfs import parse_scheduler
+
+
+class ApplyError(Exception):
+    pass
+
+
+def _as_bytes(data):
+    return data.encode('utf-8', 'surrogateescape') if not isinstance(data, bytes) else data
+
+
+TEMP_SUFFIX = '.iotune'
+
+
+def _temp_name_re(path):
+    # tempfile.mkstemp's names: prefix, 8 characters of [a-z0-9_], suffix
+    return re.compile(r'^\.%s\.[a-z0-9_]{8}%s\Z' % (re.escape(os.path.basename(path)), re.escape(TEMP_SUFFIX)))
+
+
+def stale_temps(path):
+    """Temporary files that atomic_write left beside ``path`` when its process was killed
+    (SIGKILL between the temporary file and the rename; issue 18, F4)."""
+    directory = os.path.dirname(path)
+    pattern = _temp_name_re(path)
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return []
+    return sorted(os.path.join(directory, name) for name in names if pattern.match(name))
+
+
+def _set_xattrs(fd, xattrs):
+    for name, value in sorted(xattrs.items()):
+        os.setxattr(fd, name, base64.b64decode(value))
+
+
+def atomic_write(path, data, mode=None, uid=None, gid=None, keep_existing=True, xattrs=None, follow_links=True):
+    """Write ``data`` to ``path`` through a temporary file and a rename.
+
+    With ``keep_existing`` an existing file keeps its mode, owner and extended
+    attributes (POSIX ACLs, SELinux label); a new one (or any, without it) gets
+    ``mode`` (default 0644), ``uid``/``gid`` (default the caller) and ``xattrs``
+    ({name: base64 value}). A symlink at a managed file is followed: the file it points to is
+    replaced and the link stays (issue 18, F5). A file the collection creates for itself
+    (``follow_links=False``: snapshots, reports) replaces whatever is at ``path``, a planted
+    link included, and never writes where a link points (issue 23, T3)."""
+    data = _as_bytes(data)
+    if follow_links:
+        path = os.path.realpath(path)
+    try:
+        st = os.stat(path) if follow_links else os.lstat(path)
+        if keep_existing and stat.S_ISREG(st.st_mode):
+            mode, uid, gid = stat.S_IMODE(st.st_mode), st.st_uid, st.st_gid
+            xattrs = read_xattrs(path)
+    except OSError as exc:
+        if exc.errno != errno.ENOENT:
+            raise
+    mode = 0o644 if mode is None else mode
+    directory = os.path.dirname(path)
+    fd, temp = tempfile.mkstemp(prefix='.%s.' % os.path.basename(path), suffix=TEMP_SUFFIX, dir=directory)
+    try:
+        with os.fdopen(fd, 'wb') as handle:
+            handle.write(data)
+            handle.flush()
+            os.fchmod(handle.fileno(), mode)
+            if uid is not None or gid is not None:
+                os.fchown(handle.fileno(), -1 if uid is None else uid, -1 if gid is None else gid)
+            # after chmod and chown, which would change an ACL's mask or drop security.capability
+            _set_xattrs(handle.fileno(), xattrs or {})
+            os.fsync(handle.fileno())
+        failpoint('kill-before-rename', os.path.basename(path))
+        os.rename(temp, path)
+    except BaseException:
+        if os.path.exists(temp):
+            os.unlink(temp)
+        raise
+    fsync_dir(directory)
+
+
+def apply_file(journal, path, data, mode=None, **extra):
+    """Journal ``path`` as it is, then write ``data`` (a new file gets ``mode``, default
+    0644; an existing one keeps its own); False when it already holds it."""
+    data = _as_bytes(data)
+    before = file_state(path)
+    if file_content(before) == data:
+        return False
+    after = {'state': 'present', 'sha256': hashlib.sha256(data).hexdigest(), 'size': len(data)}
+    journal.record('file', path, before, after, **extra)
+    directory = os.path.dirname(os.path.realpath(path))
+    if not os.path.isdir(directory):
+        raise ApplyError('cannot write %s: directory %s does not exist' % (path, directory))
+    atomic_write(path, data, mode=mode)
+    return True
+
+
+def remove_file(journal, path):
+    """Journal ``path`` as it is, then remove it; False when it is absent."""
+    before = file_state(path)
+    if before['state'] == 'absent':
+        return False
+    journal.record('file', path, before, {'state': 'absent'})
+    os.unlink(path)
+    fsync_dir(os.path.dirname(os.path.abspath(path)))
+    return True
+
+
+def apply_directory(journal, path, mode=0o755):
+    """Create directory ``path``, journalled (a rollback removes it again when it is
+    empty); False when it exists. Its parent must exist."""
+    if os.path.isdir(path):
+        return False
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise ApplyError('cannot create %s: directory %s does not exist' % (path, parent))
+    journal.record('dir', path, {'state': 'absent'}, {'state': 'present', 'mode': '%04o' % mode})
+    os.mkdir(path, mode)
+    os.chmod(path, mode)
+    fsync_dir(parent)
+    return True
+
+
+def restore_directory(record, check=False):
+    """Remove a directory a run created (``before`` absent); an emptied one only: what
+    someone put there since is kept, and the rollback says so."""
+    path = record['target']
+    if record['before'].get('state') == 'present' or not os.path.isdir(path):
+        return False
+    left = sorted(os.listdir(path))
+    if left:
+        raise ApplyError('%s was created by the run but now holds %s: left in place' % (path, ', '.join(left[:5])))
+    if not check:
+        os.rmdir(path)
+    return True
+
+
+def restore_file(path, before, check=False):
+    """Put a file back as a journal record's ``before`` has it (content, mode,
+    owner, extended attributes; or absent), through a symlink as the run wrote
+    it, and remove the temporary files a killed run left beside it. True when
+    something changed (or, with ``check``, would change)."""
+    current = file_state(path)
+    temps = stale_temps(os.path.realpath(path))
+    if not check:
+        for temp in temps:
+            os.unlink(temp)
+    if before.get('state') != 'present':
+        if current['state'] == 'absent':
+            return bool(temps)
+        if not check:
+            os.unlink(os.path.realpath(path))
+        return True
+    if current == before or check:
+        return current != before or bool(temps)
+    directory = os.path.dirname(os.path.realpath(path))
+    if not os.path.isdir(directory):
+        os.makedirs(directory, 0o755)
+    atomic_write(path, file_content(before), int(before['mode'], 8), before['uid'], before['gid'], keep_existing=False,
+                 xattrs=before.get('xattrs'))
+    return True
+
+
+def replaced_since(first, last):
+    """Why a file a run wrote must not be put back, or None: it holds neither what the run's first record
+    says was there before (``first``) nor what its last record wrote (``last``): an upgrade, a package or an
+    administrator replaced it since, and restoring the run's ``before`` would undo their change."""
+    content = file_content(file_state(first['target']))
+    if content == file_content(first['before']) or holds_after(last) is not False:
+        return None
+    return ('%s was replaced since the run (it holds neither what the run wrote, sha256 %s, nor what was there '
+            'before it): not restored, since that would undo whoever replaced it (an upgrade, a package, an '
+            'administrator); compare it with the journal\'s before (seq %s) and put back by hand what you want'
+            % (first['target'], (last.get('after') or {}).get('sha256', 'absent'), first.get('seq')))
+
+
+# ---------------------------------------------------------------- sysfs and /proc/sys values
+
+def read_value(path):
+    with open(path) as handle:
+        return handle.read().strip()
+
+
+def write_value(path, value):
+    """Write one sysfs or /proc/sys value; ApplyError with the kernel's reason."""
+    try:
+        with open(path, 'w') as handle:
+            handle.write('%s' % value)
+    except (IOError, OSError) as exc:
+        raise ApplyError('cannot write %s to %s: %s' % (value, path, exc.strerror or exc))
+
+
+def sysfs_value(path):
+    """A queue attribute as the planners compare it: int, or the active scheduler."""
+    text = read_value(path)
+    if os.path.basename(path) == 'scheduler':
+        return parse_scheduler(text)[0]
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+# Queue attributes a scheduler switch sets anew (blk-mq gives the queue the new elevator's depth).
+RESET_BY_SCHEDULER = ('nr_requests',)
+
+
+def _reset_values(path):
+    """The values a write to ``path`` resets in the same queue directory, as they are now."""
+    if os.path.basename(path) != 'scheduler':
+        return {}
+    found = {}
+    for name in RESET_BY_SCHEDULER:
+        sibling = os.path.join(os.path.dirname(path), name)
+        if os.path.exists(sibling):
+            found[name] = sysfs_value(sibling)
+    return found
+
+
+def apply_sysfs(journal, change):
+    """One queue attribute: journal, write, read back. A scheduler record also keeps the
+    values the switch resets, so that a rollback can put them back (issue 18, R1)."""
+    path = change['path']
+    before = sysfs_value(path)
+    if before == change['after']:
+        return False
+    extra = dict(device=change['target'], setting=change['setting'])
+    resets = _reset_values(path)
+    if resets:
+        extra['resets'] = resets
+    journal.record('sysfs', path, before, change['after'], **extra)
+    write_value(path, change['after'])
+    now = sysfs_value(path)
+    if now != change['after']:
+        raise ApplyError('%s reads %s after writing %s' % (path, now, change['after']))
+    return True
+
+
+def restore_sysfs(record, check=False):
+    """Write the value back; after a scheduler, the values its switch reset (``resets``)."""
+    path = record['target']
+    directory = os.path.dirname(path)
+    resets = dict((os.path.join(directory, name), value) for name, value in sorted((record.get('resets') or {}).items()))
+    wrong = [(target, value) for target, value in [(path, record['before'])] + sorted(resets.items())
+             if sysfs_value(target) != value]
+    if not wrong or check:
+        return bool(wrong)
+    if sysfs_value(path) != record['before']:
+        write_value(path, record['before'])
+    for target, value in sorted(resets.items()):
+        if sysfs_value(target) != value:
+            write_value(target, value)
+    return True
+
+
+def _sysctl_path(proc_root, key):
+    return os.path.join(proc_root, 'sys', *key.split('.'))
+
+
+def apply_sysctl(journal, change, proc_root='/proc'):
+    """One vm.* value.  Writing dirty_bytes zeroes dirty_ratio (and so on for
+    each bytes/ratio pair), so the record keeps both values of the pair."""
+    key, expected = change['target'], change['after']
+    before = {key: int(read_value(_sysctl_path(proc_root, key)))}
+    if change.get('pair'):
+        before[change['pair']] = int(read_value(_sysctl_path(proc_root, change['pair'])))
+    if before[key] == expected:
+        return False
+    journal.record('sysctl', key, before, {key: expected})
+    write_value(_sysctl_path(proc_root, key), expected)
+    now = int(read_value(_sysctl_path(proc_root, key)))
+    if now != expected:
+        raise ApplyError('%s reads %s after writing %s' % (key, now, expected))
+    return True
+
+
+def restore_sysctl(record, check=False, proc_root='/proc'):
+    """Restore the values of a sysctl record.  Of a bytes/ratio pair only the
+    one that was in force (non-zero) is written: that sets the other to 0,
+    as it was. ``proc_root`` is the rollback's own, never the record's."""
+    before = record['before']
+    current = dict((key, int(read_value(_sysctl_path(proc_root, key)))) for key in before)
+    if current == before or check:
+        return current != before
+    in_force = [key for key, value in sorted(before.items()) if value != 0] or sorted(before)[:1]
+    for key in in_force:
+        write_value(_sysctl_path(proc_root, key), before[key])
+    return True
+
+
+def holds_after(record, proc_root='/proc'):
+    """Whether a journal record's target holds the record's ``after`` now: True, False, or None when
+    it cannot be told (a kind without a comparable ``after``, or a target that cannot be read)."""
+    kind, target, after = record.get('kind'), record.get('target'), record.get('after')
+    try:
+        if kind == 'sysfs':
+            return sysfs_value(target) == after
+        if kind == 'sysctl':
+            return all(int(read_value(_sysctl_path(proc_root, key))) == value for key, value in after.items())
+        if kind == 'file':
+            content = file_content(file_state(target))
+            if after.get('state') != 'present':
+                return content is None
+            return content is not None and hashlib.sha256(content).hexdigest() == after['sha256']
+    except (IOError, OSError, ValueError, KeyError, AttributeError, TypeError, JournalError):
+        return None
+    return None
+
+
+# ---------------------------------------------------------------- mounts
+
+def live_options_of(proc_root, path):
+    """Live option list of the mount at ``path`` (None when not mounted)."""
+    errors = []
+    entry = visible_mounts(read_mountinfo(proc_root, errors)).get(path)
+    if errors and entry is None:
+        raise ApplyError('; '.join(errors))
+    return None if entry is None else list(entry['options'])
+
+
+def remount_argv(mount_bin, path, words):
+    # --options-source=disable: fstab must not add options to a remount
+    return [mount_bin, '--options-source=disable', '-o', ','.join(['remount'] + list(words)), path]
+
+
+def remount(run_command, mount_bin, path, words):
+    rc, out, err = run_command(remount_argv(mount_bin, path, words))
+    if rc != 0:
+        raise ApplyError('mount -o %s %s failed (rc=%s): %s' % (
+            ','.join(['remount'] + list(words)), path, rc, (err or out).strip() or 'no output'))
+
+
+def missing_options(live, present, absent):
+    """Requested options the live list does not honour (semantically)."""
+    state = option_state(live, 'live')
+    return [o for o in present if in_effect(o, state) is False] + [o for o in absent if in_effect(o, state)]
+
+
+def apply_mount(journal, change, run_command, mount_bin='mount', proc_root='/proc', present=(), absent=()):
+    """Remount ``change['target']`` with ``change['options']`` and verify the
+    requested options in mountinfo."""
+    path = change['target']
+    before = live_options_of(proc_root, path)
+    if before is None:
+        raise ApplyError('%s is no longer mounted' % path)
+    words = change['options'].split(',')[1:]
+    journal.record('mount', path, before, change['after'], options=change['options'])
+    remount(run_command, mount_bin, path, words)
+    now = live_options_of(proc_root, path) or []
+    # options a remount cannot change (planned as unresolved) are not expected to be there
+    unresolved = missing_options(change['after'], present, absent)
+    wrong = [option for option in missing_options(now, present, absent) if option not in unresolved]
+    if wrong:
+        message = ('after mount -o %s %s the live options are %s: %s not as requested'
+                   % (change['options'], path, ','.join(now), ', '.join(wrong)))
+        try:
+            restore_mount({'target': path, 'before': before}, run_command, mount_bin=mount_bin, proc_root=proc_root)
+        except ApplyError as exc:
+            message += '; putting the options back failed too: %s' % exc
+        raise ApplyError(message)
+    return True
+
+
+def reverse_remount_words(current, before):
+    """Remount words that take the live options ``current`` back to ``before``."""
+    present = [word for word in before if word not in current]
+    absent = [word for word in current if word not in before]
+    # the kernel never prints strictatime: the atime mode is what the lists leave out
+    atime = option_state(before, 'live')['atime']
+    if option_state(current, 'live')['atime'] != atime and atime not in present:
+        present.append(atime)
+    words, dummy, dummy = plan_remount(current, present, absent)
+    return words
+
+
+def restore_mount(record, run_command, check=False, mount_bin='mount', proc_root='/proc'):
+    """Remount with the record's ``before`` options, through the rollback's own ``mount_bin``
+    and ``proc_root`` (never the record's)."""
+    path = record['target']
+    current = live_options_of(proc_root, path)
+    if current is None:
+        raise ApplyError('%s is not mounted: cannot restore its options %s' % (path, ','.join(record['before'])))
+    if sorted(current) == sorted(record['before']):
+        return False
+    words = reverse_remount_words(current, record['before'])
+    if not words:
+        # e.g. a key=value option the run added: a remount cannot drop it
+        raise ApplyError('%s has the live options %s, not %s, and a remount cannot put them back (unmount and mount it)'
+                         % (path, ','.join(current), ','.join(record['before'])))
+    if check:
+        return True
+    remount(run_command, mount_bin, path, words)
+    now = live_options_of(proc_root, path) or []
+    if sorted(now) != sorted(record['before']):
+        raise ApplyError('after mount -o remount,%s %s the live options are %s, not %s'
+                         % (','.join(words), path, ','.join(now), ','.join(record['before'])))
+    return True
+
+
+# ---------------------------------------------------------------- vxtunefs
+
+def apply_vxtunefs(journal, change, run_command, read_live):
+    """``vxtunefs -o name=value mount_point``, then ``vxtunefs -p`` to read it back.
+    ``read_live(vxtunefs, mount_point)`` -> (values, error)."""
+    vxtunefs, mount_point, name = change['argv'][0], change['target'], change['setting']
+    values, error = read_live(vxtunefs, mount_point)
+    if error:
+        raise ApplyError(error)
+    if values.get(name) == change['after']:
+        return False
+    journal.record('vxtunefs', mount_point, values.get(name), change['after'], setting=name,
+                   device=change.get('device'))
+    set_vxtunefs(run_command, vxtunefs, mount_point, name, change['after'])
+    values, error = read_live(vxtunefs, mount_point)
+    if error or values.get(name) != change['after']:
+        raise ApplyError('%s -p %s: %s reads %s after setting %s' % (
+            vxtunefs, mount_point, name, error or values.get(name), change['after']))
+    return True
+
+
+def set_vxtunefs(run_command, vxtunefs, mount_point, name, value):
+    argv = [vxtunefs, '-o', '%s=%s' % (name, value), mount_point]
+    rc, out, err = run_command(argv)
+    if rc != 0:
+        raise ApplyError('%s failed (rc=%s): %s' % (' '.join(argv), rc, (err or out).strip() or 'no output'))
+
+
+def restore_vxtunefs(record, run_command, read_live, check=False, vxtunefs=None):
+    """Set the tunable back through the rollback's own ``vxtunefs`` (never the record's)."""
+    if not vxtunefs:
+        raise ApplyError('vxtunefs not found: name the binary with the vxtunefs option')
+    values, error = read_live(vxtunefs, record['target'])
+    if error:
+        raise ApplyError(error)
+    if values.get(record['setting']) == record['before'] or record['before'] is None or check:
+        return record['before'] is not None and values.get(record['setting']) != record['before']
+    set_vxtunefs(run_command, vxtunefs, record['target'], record['setting'], record['before'])
+    return True

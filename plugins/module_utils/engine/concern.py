@@ -1,0 +1,173 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""What every concern does the same way: journal options, the diff of a plan,
+applying it through the journal, and the summary line."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import os
+
+from ansible_collections.iotune.storage.plugins.module_utils.act.apply import apply_file
+from ansible_collections.iotune.storage.plugins.module_utils.common.checks import STATUSES, summarize
+from ansible_collections.iotune.storage.plugins.module_utils.act.journal import validate_run_id
+
+DEFAULT_JOURNAL_DIR = '/var/lib/iotune/journal'
+# Options every concern module takes for the write-ahead journal.
+JOURNAL_ARGS = dict(
+    run_id=dict(type='str'),
+    journal_dir=dict(type='path', default=DEFAULT_JOURNAL_DIR),
+)
+
+
+def normalize_path(path):
+    """/a/../b and /a//b as /b and /a/b (os.path.normpath), and a leading // as /."""
+    path = os.path.normpath(path)
+    return '/' + path.lstrip('/') if path.startswith('//') else path
+
+
+def check_args(params, paths=(), written=()):
+    """Errors in the arguments every changing module shares, found before anything is read or
+    written: the run_id, that journal_dir and each of ``paths`` are absolute (they are normalised
+    in ``params``), that an existing journal_dir is a directory, and that no file of ``written`` is a
+    directory."""
+    errors = []
+    if params.get('run_id') is not None:
+        problem = validate_run_id(params['run_id'])
+        if problem:
+            errors.append('run_id: ' + problem)
+    for name in ('journal_dir',) + tuple(paths):
+        value = params.get(name)
+        if value is None:
+            continue
+        if not os.path.isabs(value):
+            errors.append('%s: must be an absolute path, got %r' % (name, value))
+            continue
+        params[name] = normalize_path(value)
+    journal_dir = params.get('journal_dir')
+    if journal_dir is not None and os.path.isabs(journal_dir) and os.path.lexists(journal_dir) and not os.path.isdir(journal_dir):
+        errors.append('journal_dir: %s is not a directory' % journal_dir)
+    for name in written:
+        value = params.get(name)
+        if value is not None and os.path.isabs(value) and os.path.isdir(value):
+            errors.append('%s: %s is a directory, not a file' % (name, value))
+    return errors
+
+
+def unwritable(changes):
+    """Why the file changes of a plan cannot be made (a file whose directory neither exists nor
+    is created by the plan), as sentences; [] when they can. Checked before the first change, so
+    that no live value is changed ahead of a file that cannot be written."""
+    created = set(change['target'] for change in changes if change['kind'] == 'dir')
+    problems = []
+    for change in changes:
+        if change['kind'] != 'file' or change.get('after') is None:
+            continue
+        path = change.get('path') or change['target']
+        directory = os.path.dirname(path)
+        if directory not in created and not os.path.isdir(directory):
+            problems.append('cannot write %s: directory %s does not exist' % (path, directory))
+    return problems
+
+
+# Room a run keeps free beside what its journal records and its files need: the rolled-back mark,
+# directory blocks, and a margin so that a rollback never meets a full file system (issue 18, F1).
+RECORD_BYTES = 1024
+SPACE_RESERVE = 256 * 1024
+
+
+def _size(text):
+    if text is None:
+        return 0
+    return len(text if isinstance(text, bytes) else text.encode('utf-8', 'surrogateescape'))
+
+
+def _file_system(path):
+    """(st_dev, path) of the nearest existing directory at or above ``path``."""
+    path = os.path.abspath(path)
+    while not os.path.isdir(path) and path != os.path.dirname(path):
+        path = os.path.dirname(path)
+    return os.stat(path).st_dev, path
+
+
+def space_needs(changes, journal_dir):
+    """{st_dev: (a path on it, bytes needed)} for a plan's changes: each journal record (a file's
+    record holds its whole previous content, base64), and on each file's own file system the
+    larger of its new and old content (the temporary file of the change, then of its rollback)."""
+    needs = {}
+
+    def need(path, size):
+        dev, where = _file_system(path)
+        known = needs.get(dev, (where, 0))
+        needs[dev] = (known[0], known[1] + size)
+
+    need(journal_dir, SPACE_RESERVE)
+    for change in changes:
+        before = after = 0
+        if change['kind'] == 'file':
+            before, after = _size(change.get('before')), _size(change.get('after'))
+            need(os.path.dirname(change.get('path') or change['target']), max(before, after) + SPACE_RESERVE)
+        need(journal_dir, RECORD_BYTES + (before + 2) // 3 * 4)
+    return needs
+
+
+def space_problems(changes, journal_dir, statvfs=None):
+    """Why the run would not fit on its file systems, as sentences ([] when it does); checked
+    before the first journal record, so that a full file system stops a run before any change
+    rather than between a change and the record of the next one."""
+    problems = []
+    for dev, (where, needed) in sorted(space_needs(changes, journal_dir).items()):
+        fs = (statvfs or os.statvfs)(where)
+        free = fs.f_bavail * fs.f_frsize
+        if free < needed:
+            problems.append('not enough free space on the file system of %s for the journal and the files of this run '
+                            '(and their rollback): %d KiB free, %d KiB needed' % (where, free // 1024, (needed + 1023) // 1024))
+    return problems
+
+
+def summary_message(checks):
+    """'5 checks: 3 compliant, 2 drift' (statuses with a zero count left out)."""
+    counts = summarize(checks)
+    parts = ['%d %s' % (counts[status], status) for status in STATUSES if counts[status]]
+    return '%d checks%s' % (len(checks), (': ' + ', '.join(parts)) if parts else '')
+
+
+def file_diffs(changes):
+    """One diff per planned file change (whole text before and after)."""
+    diffs = []
+    for change in changes:
+        if change['kind'] == 'file':
+            path = change.get('path') or change['target']
+            diffs.append({
+                'before_header': path if change['before'] is not None else '%s (absent)' % path,
+                'after_header': path,
+                'before': change['before'] or '',
+                'after': change['after'],
+            })
+    return diffs
+
+
+def live_diff(changes, kind, header, line):
+    """One diff of the live values a plan would change; ``line(change, side)``
+    renders one change as a line, ``side`` being 'before' or 'after'."""
+    live = [change for change in changes if change['kind'] == kind]
+    if not live:
+        return []
+    return [{
+        'before_header': '%s (live)' % header,
+        'after_header': '%s (planned)' % header,
+        'before': ''.join(line(change, 'before') + '\n' for change in live),
+        'after': ''.join(line(change, 'after') + '\n' for change in live),
+    }]
+
+
+def apply_changes(journal, changes, **appliers):
+    """Make a plan's ``changes`` in order: files with apply_file, every other
+    kind with ``appliers[kind](journal, change)``."""
+    for change in changes:
+        if change['kind'] == 'file':
+            apply_file(journal, change.get('path') or change['target'], change['after'], mode=change.get('mode'))
+        else:
+            appliers[change['kind']](journal, change)

@@ -1,0 +1,62 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The host's copy of a run report: where it goes and what its file holds."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import json
+import os
+
+from ansible_collections.iotune.storage.plugins.module_utils.act.apply import atomic_write
+from ansible_collections.iotune.storage.plugins.module_utils.common.trust import check_existing, open_nofollow, private_directory
+
+
+def report_paths(directory, names):
+    """The path of each report file; ValueError naming the field when a name is not a plain file name."""
+    if not directory or not os.path.isabs(directory):
+        raise ValueError('dir: must be an absolute path, got %r' % (directory,))
+    if not names:
+        raise ValueError('names: at least one file name is needed')
+    paths = []
+    for index, name in enumerate(names):
+        if not name or '/' in name or name.startswith('.') or any(ord(char) < 32 or ord(char) == 127 for char in name):
+            raise ValueError('names[%d]: %r is not a plain file name (no "/", no control characters such as a newline, '
+                             'not empty, not starting with ".")' % (index, name))
+        path = os.path.join(directory, name)
+        if path not in paths:
+            paths.append(path)
+    return paths
+
+
+def render_report(report):
+    """The bytes of a report file: JSON as the controller's copy is written (to_nice_json), and a newline."""
+    return (json.dumps(report, indent=4, sort_keys=True, separators=(',', ': ')) + '\n').encode('utf-8')
+
+
+def _holds(path, data):
+    try:
+        with os.fdopen(open_nofollow(path, os.O_RDONLY), 'rb') as handle:
+            return handle.read() == data
+    except (IOError, OSError):
+        return False
+
+
+def write_report(directory, names, report, mode=0o640, dir_mode=0o750, check=False):
+    """Write ``report`` to each of ``names`` in ``directory`` (created with ``dir_mode``),
+    atomically, skipping files that already hold it. Returns (paths, written).
+    The directory must belong to the running user and not be writable by group or other, and a
+    link planted at a report's name is replaced, never written through (issue 23, T3).
+    ValueError names a bad field; IOError/OSError come from the file system."""
+    paths = report_paths(directory, names)
+    check_existing(directory, 'dir')
+    data = render_report(report)
+    written = [path for path in paths if not _holds(path, data)]
+    if check or not written:
+        return paths, written
+    private_directory(directory, 'dir', dir_mode)
+    for path in written:
+        atomic_write(path, data, mode=mode, follow_links=False)
+    return paths, written

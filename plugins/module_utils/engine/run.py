@@ -1,0 +1,428 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The policy engine: every concern planned, applied and re-read in one module run.
+
+A concern is an object with ``name``, ``plan()`` (reads only), ``diff(plan)``,
+``apply(journal, plan)``, ``extra(plan)`` (concern-specific result keys) and
+``reloads(plan)`` (what the host must re-read after the plan's changes). The
+per-concern modules run one concern through ``_concern.finish``; ``io_policy``
+runs them all through ``run_concerns`` under one run id."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import hashlib
+import os
+
+from ansible_collections.iotune.storage.plugins.module_utils.act.apply import (
+    ApplyError, apply_directory, apply_file, apply_mount, apply_sysctl, apply_sysfs, apply_vxtunefs, remove_file)
+from ansible_collections.iotune.storage.plugins.module_utils.plan.block_queue import DEFAULT_RULES_FILE, plan_block_queue
+from ansible_collections.iotune.storage.plugins.module_utils.plan.cache import DEFAULT_SYSCTL_FILE, SYSTEMD_RUN_DIR, plan_cache
+from ansible_collections.iotune.storage.plugins.module_utils.common.checks import ERROR, summarize
+from ansible_collections.iotune.storage.plugins.module_utils.engine.concern import (
+    apply_changes, file_diffs, live_diff, space_problems, summary_message, unwritable)
+from ansible_collections.iotune.storage.plugins.module_utils.plan.copy_tools import plan_copy_tools
+from ansible_collections.iotune.storage.plugins.module_utils.parse.fstab import normalize_mount_point
+from ansible_collections.iotune.storage.plugins.module_utils.parse.iofacts import read_memory_bytes
+from ansible_collections.iotune.storage.plugins.module_utils.act.journal import (
+    LOCK_TIMEOUT, Journal, JournalError, acquire_lock, journal_path, new_run_id)
+from ansible_collections.iotune.storage.plugins.module_utils.plan.mounts import plan_mounts
+from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_algebra import is_userspace_option
+from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandError
+from ansible_collections.iotune.storage.plugins.module_utils.parse.sysctl import CONF_DIRS, SYSCTL_CONF
+from ansible_collections.iotune.storage.plugins.module_utils.plan.tunefstab import plan_tunefstab, read_live
+from ansible_collections.iotune.storage.plugins.module_utils.parse.udev import DB_DIR, RULES_DIRS
+
+CONCERNS = ('mount_options', 'tunefstab', 'block_queue', 'cache_limits', 'copy_tools')
+UDEV_CONTROL = '/run/udev/control'
+
+
+class MountOptions(object):
+    name = 'mount_options'
+
+    def __init__(self, runner, requests, fstab='/etc/fstab', remount=True, proc_root='/proc'):
+        self.runner, self.requests = runner, requests
+        self.fstab, self.remount, self.proc_root = fstab, remount, proc_root
+        self.mount_bin = runner.bin('mount', 'mount')
+
+    def plan(self):
+        return plan_mounts(self.requests, fstab_path=self.fstab, proc_root=self.proc_root, remount=self.remount)
+
+    def diff(self, plan):
+        fstab = plan['fstab']
+        diffs = []
+        if fstab['changed']:
+            diffs.append({'before_header': fstab['path'], 'after_header': fstab['path'],
+                          'before': fstab['before'], 'after': fstab['after']})
+        return diffs + live_diff(plan['changes'], 'mount', 'mount options',
+                                 lambda change, side: '%s %s' % (change['target'], ','.join(change[side])))
+
+    def apply(self, journal, plan):
+        """fstab first, then one remount per mount point; a failed remount puts its
+        fstab line back (journalled too) before the error is raised."""
+        fstab = plan['fstab']
+        if fstab['changed']:
+            apply_file(journal, fstab['path'], fstab['after'])
+        wanted = dict((normalize_mount_point(r['path']), r) for r in self.requests)
+        text = fstab['after']
+        for change in plan['changes']:
+            if change['kind'] != 'mount':
+                continue
+            request = wanted[change['target']]
+            try:
+                apply_mount(journal, change, self.runner.change, self.mount_bin, self.proc_root,
+                            [o for o in request['present'] if not is_userspace_option(o)],
+                            [o for o in request['absent'] if not is_userspace_option(o)])
+            except ApplyError as exc:
+                edits = [c for c in plan['changes'] if c['kind'] == 'fstab' and c['target'] == change['target']]
+                if edits:
+                    text = revert_line(text, edits[0])
+                    apply_file(journal, fstab['path'], text)
+                    raise ApplyError('%s; line %d of %s was put back' % (exc, edits[0]['line'], fstab['path']))
+                raise
+
+    def extra(self, plan):
+        return {'mounts': plan['mounts']}
+
+    def reloads(self, plan):
+        return []
+
+
+def revert_line(text, change):
+    """``text`` with the fstab line of ``change`` as it was before."""
+    lines = text.split('\n')
+    lines[change['line'] - 1] = change['before_line'].rstrip('\n')
+    return '\n'.join(lines)
+
+
+class Tunefstab(object):
+    name = 'tunefstab'
+
+    def __init__(self, runner, entries, path='/etc/vx/tunefstab', apply=False, vxtunefs=None, proc_root='/proc',
+                 mount_entries=None):
+        self.runner, self.entries, self.path, self.apply_live = runner, entries, path, apply
+        self.vxtunefs, self.proc_root, self.mount_entries = vxtunefs, proc_root, mount_entries
+
+    def plan(self):
+        return plan_tunefstab(self.entries, path=self.path, vxtunefs=self.vxtunefs, run_command=self.runner,
+                              proc_root=self.proc_root, apply=self.apply_live, mount_entries=self.mount_entries)
+
+    def diff(self, plan):
+        return live_diff(plan['changes'], 'vxtunefs', 'vxtunefs',
+                         lambda change, side: '%s %s=%s' % (change['target'], change['setting'], change[side])) \
+            + file_diffs(plan['changes'])
+
+    def apply(self, journal, plan):
+        def values(binary, mount_point):
+            return read_live(binary, mount_point, self.runner)
+        apply_changes(journal, plan['changes'],
+                      vxtunefs=lambda journal, change: apply_vxtunefs(journal, change, self.runner.change, values))
+
+    def extra(self, plan):
+        return {'devices': plan['devices'], 'vxtunefs': self.vxtunefs}
+
+    def reloads(self, plan):
+        return []
+
+
+class BlockQueue(object):
+    name = 'block_queue'
+
+    def __init__(self, runner, requests, persist=True, rules_file=DEFAULT_RULES_FILE, sys_root='/sys',
+                 proc_root='/proc', rules_dirs=RULES_DIRS, db_dir=DB_DIR, mount_entries=None):
+        self.runner, self.requests, self.persist, self.rules_file = runner, requests, persist, rules_file
+        self.sys_root, self.proc_root, self.rules_dirs, self.db_dir = sys_root, proc_root, rules_dirs, db_dir
+        self.mount_entries = mount_entries
+
+    def plan(self):
+        return plan_block_queue(self.requests, sys_root=self.sys_root, proc_root=self.proc_root,
+                                rules_dirs=self.rules_dirs, db_dir=self.db_dir, rules_file=self.rules_file,
+                                persist=self.persist, mount_entries=self.mount_entries)
+
+    def diff(self, plan):
+        return live_diff(plan['changes'], 'sysfs', 'sysfs', lambda change, side: '%s = %s' % (change['path'], change[side])) \
+            + file_diffs(plan['changes'])
+
+    def apply(self, journal, plan):
+        apply_changes(journal, plan['changes'], sysfs=apply_sysfs)
+
+    def extra(self, plan):
+        return {'devices': plan['devices']}
+
+    def reloads(self, plan):
+        # values are already written live; udevd must read the new rule file for devices that appear
+        # later. Where udevd does not run (containers) there is nothing to reload.
+        if any(change['kind'] == 'file' for change in plan['changes']) and os.path.exists(UDEV_CONTROL):
+            return [['udevadm', 'control', '--reload']]
+        return []
+
+
+class CacheLimits(object):
+    name = 'cache_limits'
+
+    def __init__(self, runner, sysctl=None, bulk_slice=None, sysctl_file=DEFAULT_SYSCTL_FILE, proc_root='/proc',
+                 conf_dirs=CONF_DIRS, sysctl_conf=SYSCTL_CONF, systemd_run_dir=SYSTEMD_RUN_DIR, memory_bytes=None):
+        self.runner, self.sysctl, self.bulk_slice, self.sysctl_file = runner, sysctl, bulk_slice, sysctl_file
+        self.proc_root, self.conf_dirs, self.sysctl_conf = proc_root, conf_dirs, sysctl_conf
+        self.systemd_run_dir = systemd_run_dir
+        self.systemctl = runner.bin('systemctl')
+        self.memory_bytes = memory_bytes if memory_bytes is not None else read_memory_bytes(proc_root)
+
+    def _systemctl(self, argv):
+        if self.systemctl is None:
+            return 127, '', 'systemctl not found'
+        return self.runner(argv)
+
+    def plan(self):
+        return plan_cache(sysctl=self.sysctl, bulk_slice=self.bulk_slice, sysctl_file=self.sysctl_file,
+                          proc_root=self.proc_root, conf_dirs=self.conf_dirs, sysctl_conf=self.sysctl_conf,
+                          systemd_run_dir=self.systemd_run_dir, run_command=self._systemctl,
+                          systemctl=self.systemctl or 'systemctl', memory_bytes=self.memory_bytes)
+
+    def diff(self, plan):
+        return file_diffs(plan['changes']) + live_diff(
+            plan['changes'], 'sysctl', 'sysctl values', lambda change, side: '%s = %s' % (change['target'], change[side]))
+
+    def apply(self, journal, plan):
+        def daemon_reload(journal, change):
+            journal.record('unit', change['target'], None, change['action'])
+            try:
+                self.runner.change([self.systemctl or 'systemctl', 'daemon-reload'], check_rc=True)
+            except CommandError as exc:
+                raise ApplyError(str(exc))
+
+        apply_changes(journal, plan['changes'], unit=daemon_reload,
+                      sysctl=lambda journal, change: apply_sysctl(journal, change, self.proc_root))
+
+    def extra(self, plan):
+        return {'sysctl': plan['sysctl'], 'bulk_slice': plan['bulk_slice']}
+
+    def reloads(self, plan):
+        # the values are already live: loading only the managed file proves it loads and never resets
+        # values that other files or an administrator set. sysctl(8) writes the real /proc only.
+        wrote = any(change['kind'] == 'file' and change.get('path', change['target']) == self.sysctl_file
+                    for change in plan['changes'])
+        if self.proc_root == '/proc' and wrote and os.path.exists(self.sysctl_file):
+            return [[self.runner.bin('sysctl', 'sysctl'), '--load', self.sysctl_file]]
+        return []
+
+
+def _digest(text):
+    data = text.encode('utf-8', 'surrogateescape')
+    return 'sha256 %s, %d bytes' % (hashlib.sha256(data).hexdigest(), len(data))
+
+
+class CopyTools(object):
+    """The tools (executable files) show in results and diffs as a digest and a size, never
+    as their content; the configuration file shows as text."""
+    name = 'copy_tools'
+
+    def __init__(self, runner, files, state='present'):
+        self.runner, self.files, self.state = runner, files, state
+        self.tools = set(item['path'] for item in files if item['mode'] & 0o111)
+
+    def plan(self):
+        return plan_copy_tools(self.files, self.state)
+
+    def _side(self, change, text):
+        if text is None:
+            return None
+        return _digest(text) if change['target'] in self.tools else text
+
+    def diff(self, plan):
+        diffs = []
+        for change in self.show(plan['changes']):
+            if change['kind'] in ('file', 'remove'):
+                diffs.append({'before_header': change['target'] if change['before'] is not None else '%s (absent)' % change['target'],
+                              'after_header': change['target'] if change['after'] is not None else '%s (removed)' % change['target'],
+                              'before': (change['before'] or '') + ('\n' if change['target'] in self.tools and change['before'] else ''),
+                              'after': (change['after'] or '') + ('\n' if change['target'] in self.tools and change['after'] else '')})
+        return diffs
+
+    def show(self, changes):
+        return [dict(change, before=self._side(change, change.get('before')), after=self._side(change, change.get('after')))
+                if change['kind'] in ('file', 'remove') else change for change in changes]
+
+    def apply(self, journal, plan):
+        apply_changes(journal, plan['changes'], dir=lambda journal, change: apply_directory(journal, change['target']),
+                      remove=lambda journal, change: remove_file(journal, change['target']))
+
+    def extra(self, plan):
+        return {}
+
+    def reloads(self, plan):
+        return []
+
+
+def mark_changed(before_checks, after_checks):
+    """The checks after apply, each with ``changed`` (its status moved) and ``status_before``."""
+    status_before = dict((check['id'], check['status']) for check in before_checks)
+    return [dict(check, status_before=status_before.get(check['id'], check['status']),
+                 changed=status_before.get(check['id'], check['status']) != check['status'])
+            for check in after_checks]
+
+
+class EngineError(Exception):
+    """A run that failed; ``result`` is what the module returns with it."""
+
+    def __init__(self, message, result):
+        Exception.__init__(self, message)
+        self.result = result
+
+
+def _plan_all(concerns, warn, known=None):
+    """Plan each concern; warn each warning (named by its concern when there are several)
+    that is not already in the ``known`` plans."""
+    plans = []
+    for index, concern in enumerate(concerns):
+        plan = concern.plan()
+        seen = known[index]['warnings'] if known else []
+        for warning in plan['warnings']:
+            if warning not in seen:
+                warn('%s: %s' % (concern.name, warning) if len(concerns) > 1 else warning)
+        plans.append(plan)
+    return plans
+
+
+def _concern_results(concerns, plans, applied=None):
+    """Per concern: its own result keys, the summary of ``plans`` and the changes of
+    ``applied`` (the plans that were applied), else of ``plans``."""
+    return dict((concern.name, dict(concern.extra(plan), summary=summarize(plan['checks']),
+                                    changes=concern.show(done['changes']) if hasattr(concern, 'show') else done['changes']))
+                for concern, plan, done in zip(concerns, plans, applied or plans))
+
+
+def run_concerns(concerns, runner, check_mode=False, diff=False, run_id=None, journal_dir=None, warn=None,
+                 apply=True, mark_all=False, lock_timeout=LOCK_TIMEOUT):
+    """run_concerns_unlocked under the host lock when the run may change the host: its plan and
+    its changes cannot interleave with another run's (see _journal.host_lock)."""
+    args = (concerns, runner, check_mode, diff, run_id, journal_dir, warn, apply, mark_all)
+    if check_mode or not apply or journal_dir is None:
+        return run_concerns_unlocked(*args)
+    try:
+        lock = acquire_lock(journal_dir, lock_timeout)
+    except JournalError as exc:
+        # another run holds it, or journal_dir is not private, or a link is planted at the lock
+        # (issue 23, T1/T2): a failure naming it, nothing changed, not a traceback
+        raise EngineError(str(exc), dict(changed=False, checks=[], summary=summarize([]),
+                                         concerns=dict((concern.name, {}) for concern in concerns)))
+    try:
+        return run_concerns_unlocked(*args)
+    finally:
+        os.close(lock)
+
+
+def run_concerns_unlocked(concerns, runner, check_mode=False, diff=False, run_id=None, journal_dir=None, warn=None,
+                          apply=True, mark_all=False):
+    """Plan every concern; unless ``check_mode`` (or not ``apply``: an audit), apply every
+    plan under one run id, reload what the changes need, and plan again. With ``mark_all``
+    an enforcing run marks every check with ``changed`` and ``status_before``, also when
+    nothing was to change.
+
+    Returns the result dict (``checks``, ``summary``, ``concerns``, ``changed``, ``diff``;
+    after changes ``run_id``, ``journal``, ``reloaded``, ``checks_before``). Raises
+    EngineError (with the result so far) when an error check blocks the changes or a
+    change fails."""
+    warn = warn or (lambda message: None)
+    plans = _plan_all(concerns, warn)
+    checks = [check for plan in plans for check in plan['checks']]
+    planned = [(concern, plan) for concern, plan in zip(concerns, plans) if plan['changes']]
+    result = dict(changed=bool(planned), checks=checks, summary=summarize(checks),
+                  concerns=_concern_results(concerns, plans))
+    if diff:
+        result['diff'] = [d for concern, plan in zip(concerns, plans) for d in concern.diff(plan)]
+    if not apply:
+        result['changed'] = False
+        return result
+    if mark_all:
+        # what an enforcing run reports of every check, also when it changes nothing
+        result['checks'] = mark_changed(checks, checks)
+    # An enforcing run cannot bring a check in error to the policy: it fails, in check mode too,
+    # and changes nothing (an error check used to pass as ok when its concern had nothing to change).
+    errors = [check for check in checks if check['status'] == ERROR]
+    if errors:
+        result['changed'] = False
+        raise EngineError('nothing changed: %s' % '; '.join(check['message'] for check in errors), result)
+    if check_mode or not planned:
+        return result
+
+    problems = [problem for concern, plan in planned for problem in unwritable(plan['changes'])]
+    if not problems and journal_dir is not None:
+        problems = space_problems([change for concern, plan in planned for change in plan['changes']], journal_dir)
+    if problems:
+        result['changed'] = False
+        raise EngineError('nothing changed: %s' % '; '.join(problems), result)
+
+    run_id = run_id or new_run_id()
+    result['run_id'] = run_id
+    result['journal'] = journal_path(journal_dir, run_id)
+    written = 0
+    reloads = []
+    for concern, plan in planned:
+        try:
+            journal = Journal(journal_dir, run_id, concern.name)
+        except JournalError as exc:
+            result['changed'] = written > 0
+            raise EngineError('run_id: %s' % exc, result)
+        try:
+            concern.apply(journal, plan)
+        except (ApplyError, CommandError, JournalError, IOError, OSError) as exc:
+            written += journal.written
+            result['changed'] = written > 0
+            prefix = '%s: ' % concern.name if len(concerns) > 1 else ''
+            # records, not changes: each is written before its change, which may have failed or been put back
+            raise EngineError('%s%s (%d journal record(s) written before the failure are in %s; io_rollback run_id=%s '
+                              'undoes whatever of them was made)' % (prefix, exc, written, result['journal'], run_id), result)
+        written += journal.written
+        reloads.extend(argv for argv in concern.reloads(plan) if argv not in reloads)
+
+    result['reloaded'] = []
+    for argv in reloads:
+        rc, out, err = runner.change(argv)
+        if rc != 0:
+            warn('%s failed (rc=%s): %s' % (' '.join(argv), rc, (err or out).strip()))
+        else:
+            result['reloaded'].append(' '.join(argv))
+
+    after_plans = _plan_all(concerns, warn, plans)
+    for concern, plan in zip(concerns, after_plans):
+        if plan['changes']:
+            prefix = '%s: ' % concern.name if len(concerns) > 1 else ''
+            warn('%safter applying, still planned: %s' % (prefix, ', '.join(
+                '%s %s' % (change['kind'], change['target']) for change in plan['changes'])))
+    after = [check for plan in after_plans for check in plan['checks']]
+    result.update(
+        changed=written > 0,
+        checks=mark_changed(checks, after),
+        checks_before=checks,
+        summary=summarize(after),
+        concerns=_concern_results(concerns, after_plans, plans),
+        changes_made=written,
+    )
+    return result
+
+
+def exit_concern(module, concern, runner):
+    """Run one concern as its own module does and exit: the concern's result keys at
+    the top level, as before the engine ran several concerns."""
+    params = module.params
+    try:
+        result = run_concerns([concern], runner, check_mode=module.check_mode, diff=module._diff,
+                              run_id=params.get('run_id'), journal_dir=params['journal_dir'], warn=module.warn)
+    except EngineError as exc:
+        module.fail_json(msg=str(exc), **_flat(exc.result, concern))
+    flat = _flat(result, concern)
+    flat['msg'] = summary_message(flat['checks'])
+    if 'journal' in flat:
+        flat['msg'] += '; %d change(s) journalled in %s' % (result['changes_made'], flat['journal'])
+    module.exit_json(**flat)
+
+
+def _flat(result, concern):
+    flat = dict(result)
+    flat.update(flat.pop('concerns')[concern.name])
+    flat['summary'] = result['summary']
+    flat.pop('changes_made', None)
+    return flat

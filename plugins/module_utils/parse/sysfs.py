@@ -1,0 +1,224 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Read block-device facts from sysfs; pure, no AnsibleModule.
+
+Every reader takes ``sys_root`` (default ``/sys``) so tests point it at a
+fixture tree.  Sysfs in containers is often partial: a missing or unreadable
+attribute gives None and never an exception.
+"""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import os
+
+from ansible_collections.iotune.storage.plugins.module_utils.common.units import SECTOR_SIZE, parse_int
+from ansible_collections.iotune.storage.plugins.module_utils.common.files import read_text
+
+QUEUE_INT_ATTRS = (
+    'read_ahead_kb',
+    'max_sectors_kb',
+    'max_hw_sectors_kb',
+    'nr_requests',
+    'logical_block_size',
+    'physical_block_size',
+    'minimum_io_size',
+    'optimal_io_size',
+)
+
+
+def read_attr(path, errors=None):
+    """Stripped text of a sysfs attribute, or None when missing or unreadable.
+
+    A missing attribute is normal (kernels and drivers differ); any other
+    failure is appended to ``errors``."""
+    text = read_text(path, errors, missing_ok=True)
+    return None if text is None else text.strip()
+
+
+def read_int(path, errors=None):
+    """Int value of a sysfs attribute, or None (a non-integer is reported in ``errors``)."""
+    text = read_attr(path, errors)
+    value = parse_int(text)
+    if value is None and text is not None and errors is not None:
+        errors.append('%s: not an integer: %r' % (path, text))
+    return value
+
+
+def read_bool(path, errors=None):
+    """Bool value of a 0/1 sysfs attribute, or None."""
+    value = read_int(path, errors)
+    if value is None:
+        return None
+    return value != 0
+
+
+def list_dir(path):
+    """Sorted entry names of a directory, [] when missing or unreadable."""
+    try:
+        return sorted(os.listdir(path))
+    except (IOError, OSError):
+        return []
+
+
+def parse_scheduler(text):
+    """Parse queue/scheduler text: returns (active, available list).
+
+    ``none [mq-deadline] kyber bfq`` -> ``('mq-deadline', ['none', 'mq-deadline',
+    'kyber', 'bfq'])``.  A single name without brackets (``none`` on some
+    devices) is the active one.  (None, []) for None or empty text."""
+    if not text:
+        return None, []
+    active = None
+    available = []
+    for word in text.split():
+        if word.startswith('[') and word.endswith(']'):
+            word = word[1:-1]
+            active = word
+        available.append(word)
+    if active is None and len(available) == 1:
+        active = available[0]
+    return active, available
+
+
+def block_dir(sys_root, name):
+    """The real sysfs directory of block device or partition ``name``, or None."""
+    for candidate in (os.path.join(sys_root, 'class', 'block', name), os.path.join(sys_root, 'block', name)):
+        if os.path.isdir(candidate):
+            return os.path.realpath(candidate)
+    # partitions are subdirectories of their disk under /sys/block
+    for disk in list_dir(os.path.join(sys_root, 'block')):
+        candidate = os.path.join(sys_root, 'block', disk, name)
+        if os.path.isfile(os.path.join(candidate, 'partition')):
+            return os.path.realpath(candidate)
+    return None
+
+
+def is_partition_dir(path):
+    """True when the sysfs directory ``path`` is a partition."""
+    return os.path.isfile(os.path.join(path, 'partition'))
+
+
+def partitions_of(disk_dir):
+    """Kernel names of the partitions of a disk directory, by partition number."""
+    found = []
+    for child in list_dir(disk_dir):
+        child_dir = os.path.join(disk_dir, child)
+        if is_partition_dir(child_dir):
+            number = read_int(os.path.join(child_dir, 'partition'))
+            found.append((number if number is not None else 0, child))
+    return [name for dummy, name in sorted(found)]
+
+
+def _first_attr(dev_dir, *relative_paths):
+    for relative in relative_paths:
+        value = read_attr(os.path.join(dev_dir, relative))
+        if value:
+            return value
+    return None
+
+
+def read_block_device(sys_root, name, errors=None):
+    """Facts of one /sys/block entry (see read_block_devices)."""
+    dev_dir = os.path.join(sys_root, 'block', name)
+    queue = os.path.join(dev_dir, 'queue')
+    info = {}
+    for attr in QUEUE_INT_ATTRS:
+        info[attr] = read_int(os.path.join(queue, attr), errors)
+    info['scheduler'], info['schedulers'] = parse_scheduler(read_attr(os.path.join(queue, 'scheduler'), errors))
+    info['rotational'] = read_bool(os.path.join(queue, 'rotational'), errors)
+    sectors = read_int(os.path.join(dev_dir, 'size'), errors)
+    info['size_bytes'] = sectors * SECTOR_SIZE if sectors is not None else None
+    info['dev'] = read_attr(os.path.join(dev_dir, 'dev'), errors)
+    info['ro'] = read_bool(os.path.join(dev_dir, 'ro'), errors)
+    info['removable'] = read_bool(os.path.join(dev_dir, 'removable'), errors)
+    info['parents'] = list_dir(os.path.join(dev_dir, 'slaves'))
+    info['holders'] = list_dir(os.path.join(dev_dir, 'holders'))
+    info['partitions'] = partitions_of(dev_dir)
+    info['wwn'] = _first_attr(dev_dir, 'device/wwid', 'wwid')
+    info['serial'] = _first_attr(dev_dir, 'device/serial', 'serial')
+    info['model'] = _first_attr(dev_dir, 'device/model')
+    info['vendor'] = _first_attr(dev_dir, 'device/vendor')
+    info['dm_name'] = _first_attr(dev_dir, 'dm/name')
+    return info
+
+
+def read_block_devices(sys_root='/sys', errors=None):
+    """Facts of every entry of ``<sys_root>/block``, keyed by kernel name.
+
+    Each value: read_ahead_kb, max_sectors_kb, max_hw_sectors_kb, nr_requests,
+    logical_block_size, physical_block_size, minimum_io_size, optimal_io_size
+    (ints), scheduler (active), schedulers (list), rotational, ro, removable
+    (bools), size_bytes (sysfs size is always in 512-byte sectors), dev
+    ("MAJ:MIN"), parents (slaves/), holders (holders/), partitions, wwn,
+    serial, model, vendor, dm_name (text).  Anything missing or unreadable is
+    None; failures other than a missing attribute are appended to ``errors``.
+    """
+    top = os.path.join(sys_root, 'block')
+    try:
+        names = sorted(os.listdir(top))
+    except (IOError, OSError) as exc:
+        if errors is not None:
+            errors.append('cannot list %s: %s' % (top, exc))
+        return {}
+    devices = {}
+    for name in names:
+        if errors is not None and not os.path.isdir(os.path.join(top, name, 'queue')):
+            errors.append('%s: no queue directory (partial sysfs?)' % os.path.join(top, name))
+        devices[name] = read_block_device(sys_root, name, errors)
+    return devices
+
+
+def resolve_devno(sys_root, major, minor):
+    """Resolve a device number through ``<sys_root>/dev/block/MAJ:MIN``.
+
+    Returns (disk, partition): the /sys/block name backing it and the partition
+    name (None unless it is a partition); (None, None) when the number is not
+    a block device known to sysfs (tmpfs, nfs, overlay, btrfs anonymous ...).
+    """
+    link = os.path.join(sys_root, 'dev', 'block', '%d:%d' % (major, minor))
+    if not os.path.isdir(link):
+        return None, None
+    return split_partition(os.path.realpath(link))
+
+
+def split_partition(path):
+    """(disk, partition) names for a real sysfs block directory."""
+    name = os.path.basename(path)
+    if is_partition_dir(path):
+        return os.path.basename(os.path.dirname(path)), name
+    return name, None
+
+
+def whole_disk(sys_root, name):
+    """The disk a partition belongs to (``sda1`` -> ``sda``); other names unchanged."""
+    path = block_dir(sys_root, name)
+    if path is None:
+        return name
+    return split_partition(path)[0]
+
+
+def backing_disks(sys_root, name):
+    """Leaf disks under ``name``, walking slaves/ through dm and md devices.
+
+    A partition counts as its disk.  Returns a sorted list of /sys/block names;
+    [name's disk] when it has no slaves."""
+    leaves = set()
+    seen = set()
+    pending = [name]
+    while pending:
+        current = pending.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        path = block_dir(sys_root, current)
+        slaves = list_dir(os.path.join(path, 'slaves')) if path else []
+        if slaves:
+            pending.extend(slaves)
+        elif path is not None:
+            leaves.add(split_partition(path)[0])
+        else:
+            leaves.add(current)
+    return sorted(leaves)

@@ -1,0 +1,545 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Block queue settings: the audit decision and the plan of changes; pure, no AnsibleModule.
+
+One planner serves check mode and apply: plan_block_queue() reads sysfs,
+mountinfo, the udev rules and the udev database, and returns the checks (the
+audit) and the changes that would make every check compliant (sysfs writes,
+and the new text of the managed udev rule file).  It never writes anything.
+
+A request is ``{match: {name|mountpoint|wwn|serial: ...}, read_ahead_kb,
+max_sectors_kb, nr_requests, scheduler}`` (unset settings are None).
+"""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import os
+
+from ansible_collections.iotune.storage.plugins.module_utils.parse import sysfs as _sysfs
+
+from ansible_collections.iotune.storage.plugins.module_utils.parse import udev as _udev
+from ansible_collections.iotune.storage.plugins.module_utils.common.checks import (
+    DRIFT, ERROR, NOT_APPLICABLE, NOT_PERSISTENT, make_check, status_of)
+from ansible_collections.iotune.storage.plugins.module_utils.common.files import read_text
+from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import read_mountinfo, visible_mounts
+from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import MATCH_KEYS, SCHEDULERS, schema_bounds, validate_match
+
+CONCERN = 'block_queue'
+SETTINGS = ('read_ahead_kb', 'max_sectors_kb', 'nr_requests', 'scheduler')
+INT_SETTINGS = ('read_ahead_kb', 'max_sectors_kb', 'nr_requests')
+# the order in which the settings are written: a new scheduler reallocates the
+# requests, so nr_requests comes after it
+WRITE_ORDER = ('scheduler', 'nr_requests', 'max_sectors_kb', 'read_ahead_kb')
+BOUNDS = dict((name, schema_bounds('iotune_block_devices', name)) for name in INT_SETTINGS)
+ACCEPTED = {
+    'read_ahead_kb': 'an integer from %d to %d (KiB; 0 turns read-ahead off)' % BOUNDS['read_ahead_kb'],
+    'max_sectors_kb': 'an integer from %d to %d (KiB, at least one page, at most the device\'s max_hw_sectors_kb)'
+                      % BOUNDS['max_sectors_kb'],
+    'nr_requests': 'an integer from %d to %d (the kernel raises smaller values to 4 and refuses larger ones)'
+                   % BOUNDS['nr_requests'],
+    'scheduler': 'one of %s' % ', '.join(SCHEDULERS),
+}
+DEFAULT_RULES_FILE = '/etc/udev/rules.d/60-iotune.rules'
+RULES_HEADER = (
+    '# Managed by iotune.storage (block_queue): block queue settings applied by udev at boot.\n'
+    '# Lines are rewritten by the collection; put your own rules in another file.\n'
+)
+RULE_PREFIX = 'ACTION=="add|change", SUBSYSTEM=="block"'
+_GLOB_CHARS = set('*?[]|"\\')
+
+
+# ---------------------------------------------------------------- input
+
+def validate_request(request, where=''):
+    """Errors (list of str) in one request; each names the field and the accepted values. The
+    match is checked by the policy's own rule (_policy.validate_match): its value goes into a
+    udev rule and a sysfs path."""
+    prefix = '%s.' % where if where else ''
+    errors = []
+    validate_match(request.get('match'), prefix + 'match', errors, dev_paths=True)
+    for setting in INT_SETTINGS:
+        value = request.get(setting)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or not BOUNDS[setting][0] <= value <= BOUNDS[setting][1]:
+            errors.append('%s%s: %r is not valid; expected %s' % (prefix, setting, value, ACCEPTED[setting]))
+    scheduler = request.get('scheduler')
+    if scheduler is not None and scheduler not in SCHEDULERS:
+        errors.append('%sscheduler: %r is not valid; expected %s' % (prefix, scheduler, ACCEPTED['scheduler']))
+    if not [s for s in SETTINGS if request.get(s) is not None]:
+        errors.append('%s: nothing to check; give at least one of %s' % (where or 'request', ', '.join(SETTINGS)))
+    return errors
+
+
+def validate_requests(requests, labels):
+    """validate_request for each, and each device matched once (two requests for one device
+    would fight over its values)."""
+    errors, seen = [], {}
+    for request, label in zip(requests, labels):
+        errors.extend(validate_request(request, label))
+        matched = validate_match(request.get('match'), 'match', [], dev_paths=True)
+        if matched is None:
+            continue
+        if matched in seen:
+            errors.append('%s.match: %s=%s is listed twice (also %s)' % (label, matched[0], matched[1], seen[matched]))
+        else:
+            seen[matched] = label
+    return errors
+
+
+def match_label(match):
+    for key in MATCH_KEYS:
+        if match.get(key) not in (None, ''):
+            return '%s=%s' % (key, match[key])
+    return 'match=?'
+
+
+# ---------------------------------------------------------------- resolution
+
+def _normalize_id(value):
+    text = (value or '').strip().lower()
+    for prefix in ('naa.', 'eui.', 'wwn-', '0x'):
+        if text.startswith(prefix):
+            text = text[len(prefix):]
+    return text
+
+
+def _dm_names(sys_root):
+    names = {}
+    for name in _sysfs.list_dir(os.path.join(sys_root, 'block')):
+        dm_name = _sysfs.read_attr(os.path.join(sys_root, 'block', name, 'dm', 'name'))
+        if dm_name:
+            names[dm_name] = name
+    return names
+
+
+def _queue_note(sys_root, disk):
+    """A note when the queue belongs to a dm or md device stacked on other disks."""
+    if disk.startswith('dm-') or disk.startswith('md') or _sysfs.list_dir(os.path.join(sys_root, 'block', disk, 'slaves')):
+        leaves = _sysfs.backing_disks(sys_root, disk)
+        if leaves and leaves != [disk]:
+            return ('%s is a device-mapper/md device: its own queue settings apply to I/O through it, '
+                    'the leaf disks (%s) keep theirs' % (disk, ', '.join(leaves)))
+    return None
+
+
+def _by_name(sys_root, name):
+    notes = []
+    if name.startswith('/dev/'):
+        name = name[len('/dev/'):]
+    if name.startswith('mapper/'):
+        name = _dm_names(sys_root).get(name[len('mapper/'):], name)
+    path = _sysfs.block_dir(sys_root, name)
+    if path is None:
+        dm = _dm_names(sys_root).get(name)
+        if dm is None:
+            return [], notes, 'no block device named %s in %s' % (name, os.path.join(sys_root, 'block'))
+        notes.append('%s is the device-mapper name of %s' % (name, dm))
+        return [dm], notes, None
+    disk, partition = _sysfs.split_partition(path)
+    if partition:
+        notes.append('%s is a partition: queue settings apply to its disk %s' % (partition, disk))
+    return [disk], notes, None
+
+
+def _by_mountpoint(sys_root, proc_root, mountpoint, mount_entries):
+    if mount_entries is None:
+        mount_entries = read_mountinfo(proc_root)
+    target = mountpoint.rstrip('/') or '/'
+    entry = visible_mounts(mount_entries).get(target)
+    if entry is None:
+        return [], [], 'nothing is mounted on %s' % target
+    disk, partition = _sysfs.resolve_devno(sys_root, entry['major'], entry['minor'])
+    if disk is None and entry['source'].startswith('/dev/'):
+        # btrfs and others report an anonymous device number; the source names the device
+        devices, notes, problem = _by_name(sys_root, entry['source'])
+        if problem is None:
+            return devices, ['%s is mounted from %s' % (target, entry['source'])] + notes, None
+    if disk is None:
+        return [], [], '%s is a %s mount of %s with no block device (device number %d:%d)' % (
+            target, entry['fstype'], entry['source'], entry['major'], entry['minor'])
+    notes = []
+    if partition:
+        notes.append('%s is on partition %s: queue settings apply to its disk %s' % (target, partition, disk))
+    return [disk], notes, None
+
+
+def _identities(sys_root, db_dir, name):
+    """WWN and serial candidates of a /sys/block entry: sysfs first, then the udev database."""
+    info = _sysfs.read_block_device(sys_root, name)
+    devno = info.get('dev')
+    db = _udev.read_db(db_dir, devno) if devno else None
+    env = db['env'] if db else {}
+    wwns = [value for value in (info.get('wwn'), env.get('ID_WWN'), env.get('ID_WWN_WITH_EXTENSION')) if value]
+    serials = [value for value in (info.get('serial'), env.get('ID_SERIAL'), env.get('ID_SERIAL_SHORT'),
+                                   env.get('ID_SCSI_SERIAL')) if value]
+    return wwns, serials
+
+
+def _by_identity(sys_root, db_dir, key, wanted):
+    found = []
+    for name in _sysfs.list_dir(os.path.join(sys_root, 'block')):
+        wwns, serials = _identities(sys_root, db_dir, name)
+        if key == 'wwn' and _normalize_id(wanted) in [_normalize_id(w) for w in wwns]:
+            found.append(name)
+        elif key == 'serial' and wanted.strip() in [s.strip() for s in serials]:
+            found.append(name)
+    if not found:
+        return [], [], 'no block device has %s %s (sysfs wwid/serial and the udev database in %s)' % (
+            key.upper() if key == 'wwn' else key, wanted, db_dir)
+    notes = []
+    if len(found) > 1:
+        notes.append('%s %s is carried by %s (several paths to one LUN?)' % (key, wanted, ', '.join(found)))
+    return found, notes, None
+
+
+def resolve_match(match, sys_root='/sys', proc_root='/proc', db_dir=_udev.DB_DIR, mount_entries=None):
+    """The /sys/block entries whose queue a match selects.
+
+    Returns (names, notes, problem): ``problem`` is a sentence when nothing is
+    found.  A partition resolves to its disk; a mount point resolves through
+    mountinfo to the device whose queue the I/O goes through (a dm or md
+    device stays itself; its leaf disks are named in a note)."""
+    if match.get('name'):
+        names, notes, problem = _by_name(sys_root, match['name'])
+    elif match.get('mountpoint'):
+        names, notes, problem = _by_mountpoint(sys_root, proc_root, match['mountpoint'], mount_entries)
+    elif match.get('wwn'):
+        names, notes, problem = _by_identity(sys_root, db_dir, 'wwn', match['wwn'])
+    elif match.get('serial'):
+        names, notes, problem = _by_identity(sys_root, db_dir, 'serial', match['serial'])
+    else:
+        return [], [], 'match gives none of %s' % ', '.join(MATCH_KEYS)
+    for name in names:
+        note = _queue_note(sys_root, name)
+        if note:
+            notes.append(note)
+    return names, notes, problem
+
+
+# ---------------------------------------------------------------- the managed rule
+
+def _usable(value):
+    return value and not (set(value) & _GLOB_CHARS) and value == value.strip()
+
+
+def rule_identity(sys_root, name, db=None):
+    """The udev match keys that select ``name`` stably, and a warning or None.
+
+    Sysfs attributes are known when udev processes the add event; the
+    properties ID_WWN and ID_SERIAL are only set by 60-persistent-storage.rules,
+    which sorts after 60-iotune.rules, so they are used only when sysfs has no
+    identifier.  Order: WWN (ATTR{wwid}, ATTRS{wwid}, ENV{ID_WWN}), the
+    device-mapper UUID, serial (ATTR{serial}, ATTRS{serial}, ENV{ID_SERIAL}),
+    then the kernel name."""
+    dev_dir = os.path.join(sys_root, 'block', name)
+    env = db['env'] if db else {}
+    candidates = (
+        ('ATTR{wwid}', _sysfs.read_attr(os.path.join(dev_dir, 'wwid')), False),
+        ('ATTRS{wwid}', _sysfs.read_attr(os.path.join(dev_dir, 'device', 'wwid')), True),
+        ('ENV{ID_WWN}', env.get('ID_WWN'), True),
+        ('ATTR{dm/uuid}', _sysfs.read_attr(os.path.join(dev_dir, 'dm', 'uuid')), False),
+        ('ATTR{serial}', _sysfs.read_attr(os.path.join(dev_dir, 'serial')), False),
+        ('ATTRS{serial}', _sysfs.read_attr(os.path.join(dev_dir, 'device', 'serial')), True),
+        ('ENV{ID_SERIAL}', env.get('ID_SERIAL'), True),
+    )
+    for key, value, partitions_match in candidates:
+        if not _usable(value):
+            continue
+        keys = '%s=="%s"' % (key, value)
+        if partitions_match:
+            keys = 'ENV{DEVTYPE}=="disk", ' + keys
+        warning = None
+        if key.startswith('ENV{'):
+            warning = ('%s is only set by 60-persistent-storage.rules, which udev reads after a rules file named '
+                       '60-iotune.rules: name the rules file 61-iotune.rules or later so the rule applies at boot'
+                       % key[4:-1])
+        return keys, warning
+    return 'KERNEL=="%s"' % name, None
+
+
+def rule_line(identity, settings):
+    """The managed rule line: identity keys, then one ATTR{queue/...} per setting in write order."""
+    parts = [RULE_PREFIX, identity]
+    for setting in WRITE_ORDER:
+        if settings.get(setting) is not None:
+            parts.append('ATTR{queue/%s}="%s"' % (setting, settings[setting]))
+    return ', '.join(parts)
+
+
+def _identity_of(tokens):
+    return tuple(t for t in tokens if not (t[0] == 'ATTR' and t[2] in _udev.ASSIGN_OPS and t[1] in _udev.QUEUE_ATTRS))
+
+
+def merge_rules_text(text, identity, settings):
+    """New text of the managed rules file with ``settings`` merged into the device's line.
+
+    The device's line is the first one with the same match keys; its other
+    queue settings are kept, and later lines with the same match keys are
+    dropped (they would override it).  Every other line is kept as it is.
+    A missing file (None) starts with a header comment."""
+    wanted = _identity_of(_udev.parse_rule_line(rule_line(identity, {'scheduler': 'x'})))
+    lines = (text if text is not None else RULES_HEADER).splitlines(True)
+    out = []
+    done = False
+    for line in lines:
+        stripped = line.strip()
+        tokens = None
+        if stripped and not stripped.startswith('#') and not stripped.endswith('\\'):
+            try:
+                tokens = _udev.parse_rule_line(stripped)
+            except ValueError:
+                tokens = None
+        if tokens is None or _identity_of(tokens) != wanted:
+            out.append(line)
+            continue
+        if done:
+            continue
+        merged = {}
+        for key, attr, op, value in tokens:
+            if key == 'ATTR' and attr in _udev.QUEUE_ATTRS:
+                merged[_udev.QUEUE_ATTRS[attr]] = value
+        merged.update(dict((k, v) for k, v in settings.items() if v is not None))
+        ending = line[len(line.rstrip('\r\n')):] or '\n'
+        out.append(rule_line(identity, merged) + ending)
+        done = True
+    if not done:
+        if out and not out[-1].endswith('\n'):
+            out[-1] += '\n'
+        out.append(rule_line(identity, settings) + '\n')
+    return ''.join(out)
+
+
+# ---------------------------------------------------------------- checks
+
+def _as_setting_value(setting, text):
+    if text is None:
+        return None
+    text = text.strip()
+    if setting in INT_SETTINGS:
+        try:
+            return int(text)
+        except ValueError:
+            return text
+    return text
+
+
+def _persistence(evaluation, setting, expected, persist):
+    """(persistent value, persistent_ok, clause describing it)."""
+    if not persist:
+        return None, None, 'persistence not checked (persist is false)'
+    record = evaluation[setting] if evaluation else None
+    if record is None:
+        return None, None, 'persistence unknown: the udev rules could not be evaluated'
+    if record['unknown']:
+        return None, None, 'persistence unknown: %s' % '; '.join(record['unknown'])
+    if record['value'] is None:
+        return None, False, 'no udev rule sets it'
+    value = _as_setting_value(setting, record['value'])
+    return value, value == expected, 'udev rule %s sets %s at boot' % (record['source'], value)
+
+
+def _message(setting, name, live, expected, live_ok, persistent_ok, clause):
+    if live_ok:
+        if persistent_ok is False:
+            if clause == 'no udev rule sets it':
+                return '%s on %s is %s live but no udev rule sets it: lost at reboot' % (setting, name, live)
+            return '%s on %s is %s live but %s' % (setting, name, live, clause)
+        if persistent_ok is True:
+            return '%s on %s is %s live and %s' % (setting, name, live, clause.replace(' at boot', ' at boot too'))
+        return '%s on %s is %s live; %s' % (setting, name, live, clause)
+    return '%s on %s is %s, expected %s; %s' % (setting, name, live, expected, clause)
+
+
+def _check_setting(sys_root, name, info, setting, expected, evaluation, persist):
+    """(check, sysfs changes, persistent_ok) for one setting of one device."""
+    attr_path = os.path.join(sys_root, 'block', name, 'queue', setting)
+    live = info.get(setting)
+    if not os.path.exists(attr_path):
+        return make_check(CONCERN, name, setting, expected, None, None, NOT_APPLICABLE,
+                          '%s has no queue/%s: the setting does not apply to it' % (name, setting)), [], None
+    if live is None:
+        return make_check(CONCERN, name, setting, expected, None, None, ERROR,
+                          'cannot read %s' % attr_path), [], None
+    if setting == 'max_sectors_kb' and info.get('max_hw_sectors_kb') is not None and expected > info['max_hw_sectors_kb']:
+        return make_check(CONCERN, name, setting, expected, live, None, ERROR,
+                          'max_sectors_kb %d is more than %s accepts: its max_hw_sectors_kb is %d'
+                          % (expected, name, info['max_hw_sectors_kb'])), [], None
+    if setting == 'scheduler' and expected not in info.get('schedulers', []):
+        return make_check(CONCERN, name, setting, expected, live, None, ERROR,
+                          'scheduler %s is not offered by %s (available: %s)'
+                          % (expected, name, ', '.join(info.get('schedulers') or ['none listed']))), [], None
+    persistent, persistent_ok, clause = _persistence(evaluation, setting, expected, persist)
+    live_ok = live == expected
+    status = status_of(live_ok, persistent_ok)
+    check = make_check(CONCERN, name, setting, expected, live, persistent, status,
+                       _message(setting, name, live, expected, live_ok, persistent_ok, clause))
+    changes = []
+    if not live_ok:
+        changes.append({'kind': 'sysfs', 'target': name, 'setting': setting, 'path': attr_path,
+                        'before': live, 'after': expected})
+    return check, changes, persistent_ok
+
+
+def _rule_files_with(dirs, rules_file):
+    """The files udev would read once ``rules_file`` exists; and a warning or None."""
+    files = _udev.list_rule_files(dirs)
+    name = os.path.basename(rules_file)
+    directory = os.path.dirname(rules_file)
+    if directory not in [d.rstrip('/') or '/' for d in dirs] or not name.endswith('.rules'):
+        return files, 'rules_file %s is not a *.rules file in the udev search path (%s): udev would not read it' % (
+            rules_file, ', '.join(dirs))
+    for entry in files:
+        if entry['name'] == name:
+            if entry['path'] != rules_file:
+                return files, '%s masks rules_file %s (same name, earlier in the udev search path)' % (
+                    entry['path'], rules_file)
+            return files, None
+    files = files + [{'name': name, 'path': rules_file, 'masked': False}]
+    return sorted(files, key=lambda entry: entry['name']), None
+
+
+def plan_block_queue(requests, sys_root='/sys', proc_root='/proc', rules_dirs=_udev.RULES_DIRS,
+                     db_dir=_udev.DB_DIR, rules_file=DEFAULT_RULES_FILE, persist=True, mount_entries=None):
+    """Audit the requests and plan the changes; reads only.
+
+    Returns a dict:
+
+    * ``checks``: one check per device and requested setting (make_check
+      records); a match that selects nothing gives one not_applicable check.
+    * ``changes``: sysfs writes ``{kind: sysfs, target, setting, path, before,
+      after}`` in write order, then at most one ``{kind: file, target:
+      rules_file, before, after}`` with the full old (None: absent) and new
+      text of the managed rule file.  Empty when every check is compliant.
+    * ``devices``: per resolved device ``{name, matches, notes, identity,
+      rule}`` (``rule``: the managed line it would have, or None).
+    * ``warnings``: sentences about the plan (e.g. a later rule that would
+      still override the managed one at boot).
+    """
+    errors = []
+    files, file_warning = _rule_files_with(rules_dirs, rules_file)
+    rules = _udev.read_rules(files, errors)
+    old_text = read_text(rules_file, errors, missing_ok=True, decode_errors='surrogateescape', newline='')
+    if old_text is None and os.path.lexists(rules_file):
+        # never plan to replace a file that could not be read
+        warnings_first = ['%s cannot be read: no change to it is planned' % rules_file]
+        persist_file = False
+    else:
+        warnings_first = []
+        persist_file = persist
+    checks = []
+    sysfs_changes = []
+    warnings = list(warnings_first)
+    devices = []
+    by_name = {}
+    for index, request in enumerate(requests):
+        match = request.get('match') or {}
+        names, notes, problem = resolve_match(match, sys_root, proc_root, db_dir, mount_entries)
+        if problem:
+            checks.append(make_check(CONCERN, match_label(match), 'device', None, None, None, NOT_APPLICABLE, problem))
+            continue
+        for name in names:
+            if name not in by_name:
+                by_name[name] = {'name': name, 'matches': [], 'notes': [], 'settings': {}, 'conflicts': []}
+                devices.append(by_name[name])
+            entry = by_name[name]
+            entry['matches'].append(match_label(match))
+            entry['notes'].extend(note for note in notes if note not in entry['notes'])
+            for setting in SETTINGS:
+                value = request.get(setting)
+                if value is None:
+                    continue
+                if setting in entry['settings'] and entry['settings'][setting][0] != value:
+                    entry['conflicts'].append((setting, entry['settings'][setting], (value, index)))
+                    continue
+                entry['settings'].setdefault(setting, (value, index))
+    new_text = old_text
+    result_devices = []
+    for entry in devices:
+        name = entry['name']
+        info = _sysfs.read_block_device(sys_root, name)
+        device = _udev.device_properties(sys_root, name, db_dir)
+        evaluation = _udev.evaluate(rules, device) if device else None
+        identity, identity_warning = rule_identity(sys_root, name, device['db'] if device else None)
+        note_text = ''.join('. %s' % note for note in entry['notes'])
+        to_persist = {}
+        conflicted = set(setting for setting, dummy_a, dummy_b in entry['conflicts'])
+        for setting, first, other in entry['conflicts']:
+            checks.append(make_check(CONCERN, name, setting, first[0], info.get(setting), None, ERROR,
+                                     'conflicting policy for %s on %s: %r (devices[%d]) and %r (devices[%d])'
+                                     % (setting, name, first[0], first[1], other[0], other[1])))
+        for setting in SETTINGS:
+            if setting not in entry['settings'] or setting in conflicted:
+                continue
+            expected = entry['settings'][setting][0]
+            check, changes, persistent_ok = _check_setting(sys_root, name, info, setting, expected, evaluation, persist)
+            check['message'] += note_text
+            checks.append(check)
+            sysfs_changes.extend(changes)
+            if persistent_ok is False and check['status'] in (DRIFT, NOT_PERSISTENT):
+                to_persist[setting] = expected
+        entry['persisted'] = to_persist
+        rule = None
+        if persist_file and to_persist:
+            new_text = merge_rules_text(new_text, identity, to_persist)
+            if identity_warning:
+                warnings.append('%s: %s' % (name, identity_warning))
+        if persist:
+            rule = _managed_line(new_text, identity)
+        result_devices.append({'name': name, 'matches': entry['matches'], 'notes': entry['notes'],
+                               'identity': identity, 'rule': rule})
+    changes = sorted(sysfs_changes, key=lambda c: (c['target'], WRITE_ORDER.index(c['setting'])))
+    if persist_file and new_text != old_text:
+        changes.append({'kind': 'file', 'target': rules_file, 'before': old_text, 'after': new_text})
+    if persist_file and any(entry['persisted'] for entry in devices):
+        if file_warning:
+            warnings.append(file_warning)
+        else:
+            warnings.extend(_verify(files, rules_file, new_text, sys_root, db_dir, devices))
+    for error in errors:
+        warnings.append(error)
+    return {'checks': checks, 'changes': changes, 'devices': result_devices, 'warnings': warnings}
+
+
+def _managed_line(text, identity):
+    if text is None:
+        return None
+    wanted = _identity_of(_udev.parse_rule_line(rule_line(identity, {'scheduler': 'x'})))
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped.startswith('#'):
+            continue
+        try:
+            if _identity_of(_udev.parse_rule_line(stripped)) == wanted:
+                return stripped
+        except ValueError:
+            continue
+    return None
+
+
+def _verify(files, rules_file, new_text, sys_root, db_dir, devices):
+    """Warnings for settings the new rules file would still not persist."""
+    warnings = []
+    rules = _udev.read_rules(files, override={rules_file: new_text})
+    for entry in devices:
+        device = _udev.device_properties(sys_root, entry['name'], db_dir)
+        if device is None:
+            continue
+        evaluation = _udev.evaluate(rules, device)
+        for setting, expected in sorted(entry.get('persisted', {}).items()):
+            record = evaluation[setting]
+            if record['unknown']:
+                continue
+            value = _as_setting_value(setting, record['value'])
+            if value == expected:
+                continue
+            if record['source'] is None:
+                warnings.append('after writing %s, no udev rule would set %s on %s at boot: '
+                                'the managed rule would not match it' % (rules_file, setting, entry['name']))
+            elif not record['source'].startswith(rules_file + ':'):
+                warnings.append('after writing %s, udev rule %s would still set %s on %s to %s at boot'
+                                % (rules_file, record['source'], setting, entry['name'], value))
+    return warnings

@@ -1,0 +1,257 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The mount_options decision: checks and intended changes; pure, no AnsibleModule.
+
+For every (mount point, option) of the request the planner says whether the
+option is in effect live (``/proc/self/mountinfo``) and persistently (the
+fstab entry), comparing semantically:
+
+- ``defaults`` in fstab stands for rw,suid,dev,exec,auto,nouser,async;
+- ``relatime`` is the kernel default: an fstab without atime options means
+  relatime; live, the kernel always prints relatime or noatime, so neither
+  means strictatime;
+- ``noatime`` implies ``nodiratime``; ``async``, ``rw``, ``suid``, ``dev`` and
+  ``exec`` are what the absence of their opposites means;
+- key=value options compare by key and value, values as sizes where both are
+  sizes (``logbsize=32k`` == ``logbsize=32768``); a bare key in ``absent``
+  (``mincache``) forbids every value of it.  VxFS options (``mincache=direct``,
+  ``delaylog``...) are ordinary options;
+- options only mount(8) reads (``nofail``, ``_netdev``, ``noauto``, ``x-*``...)
+  have no live side.
+
+The same plan carries the changes an apply run makes (the new fstab option
+list and text, the remount options), so check mode and apply cannot differ.
+"""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import os
+
+from ansible_collections.iotune.storage.plugins.module_utils.common.checks import ERROR, NOT_APPLICABLE, make_check, status_of
+from ansible_collections.iotune.storage.plugins.module_utils.common.files import read_text
+from ansible_collections.iotune.storage.plugins.module_utils.parse.fstab import FstabIndex, FstabLine, normalize_mount_point, parse_fstab, render
+from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import parse_mountinfo, visible_mounts
+from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_algebra import edit_fstab_options, in_effect, is_userspace_option, option_state, plan_remount
+
+CONCERN = 'mount_options'
+
+def _show(options):
+    return ','.join(options) if options else '(none)'
+
+
+def _message(path, option, want, live, persistent, info, unresolved, remount_fixes=True):
+    """A sentence about one (path, option) check; ``remount_fixes`` is False when
+    a remount cannot correct the live side (``unresolved`` says what to do)."""
+    remount = 'a remount would %s it' % ('apply' if want else 'remove') if remount_fixes else ''
+
+    if not info['mounted']:
+        first = '%s is not mounted' % path
+        name = option
+    elif live is None:
+        first = '%s is a mount(8) option the kernel does not show' % option
+        name = 'it'
+    else:
+        first = '%s is %s on %s (live: %s)' % (option, 'in effect' if live else 'not in effect', path,
+                                               _show(info['live_options']))
+        name = 'it'
+    if info['in_fstab']:
+        second = 'fstab %s %s (%s)' % ('has' if persistent else 'does not have', name, _show(info['fstab_options']))
+    elif info['fstab_present']:
+        second = '%s is not in %s' % (path, info['fstab_path'])
+    else:
+        second = 'there is no %s' % info['fstab_path']
+    live_ok = None if live is None else live == want
+    persistent_ok = persistent == want if info['in_fstab'] else False
+    if live_ok is not False and persistent_ok:
+        consequence = ''
+    elif not info['in_fstab']:
+        if path == '/':
+            consequence = "at boot the root file system gets only the kernel's rootflags="
+        else:
+            consequence = 'the mount does not come back at boot' if info['mounted'] else ''
+        if live_ok is False and remount:
+            consequence = '%s, and %s' % (remount, consequence)
+    elif live_ok is False and persistent_ok:
+        consequence = remount
+    elif live_ok is False:
+        consequence = 'both fstab and the live mount need changing'
+    elif live_ok is None:
+        consequence = 'the fstab entry needs changing'
+    else:
+        consequence = 'it is lost at the next mount' if want else 'it comes back at the next mount'
+    sentence = '%s; %s' % (first, second)
+    if consequence:
+        sentence += ': ' + consequence
+    if unresolved:
+        sentence += '; ' + unresolved
+    return sentence
+
+
+def _check(path, option, want, status, live, persistent, message):
+    expected = 'present' if want else 'absent'
+    return make_check(CONCERN, path, '%s:%s' % (expected, option), expected, live, persistent, status, message)
+
+
+def plan_mounts_from(mounts, mountinfo_entries, fstab_records, fstab_present=True, fstab_path='/etc/fstab',
+                     remount=True, live_error=None, fstab_error=None):
+    """Plan from parsed state (see plan_mounts for reading it).
+
+    ``mounts``: [{path, present, absent}] (validated); ``mountinfo_entries``:
+    parse_mountinfo() output; ``fstab_records``: parse_fstab() output;
+    ``live_error``/``fstab_error``: why a source could not be read (its
+    checks become ``error``).
+
+    Both sources are indexed once (the visible mount and the fstab entries of
+    each mount point), and an fstab edit replaces its record in place: the
+    cost grows with mounts + lines, not mounts x lines.  The file is rendered
+    once, after every edit."""
+    live_by_path = visible_mounts(mountinfo_entries or [])
+    fstab_index = FstabIndex(fstab_records)
+    records_after = list(fstab_records)
+    checks = []
+    changes = []
+    details = []
+    for request in mounts:
+        path = normalize_mount_point(request['path'])
+        present = list(request.get('present') or [])
+        absent = list(request.get('absent') or [])
+        live_entry = live_by_path.get(path)
+        # swap entries are not mounts: their second field is no mount point (FstabIndex leaves them out);
+        # the last entry is the one mount(8) uses
+        indexed = fstab_index.mount_entries(path)
+        matches = [match[1] for match in indexed]
+        position, record, fstab_entry = indexed[-1] if indexed else (None, None, None)
+        info = {
+            'path': path,
+            'mounted': live_entry is not None,
+            'in_fstab': fstab_entry is not None,
+            'fstab_present': fstab_present,
+            'fstab_path': fstab_path,
+            'fstab_line': fstab_entry['line'] if fstab_entry else None,
+            'fstype': live_entry['fstype'] if live_entry else (fstab_entry['vfstype'] if fstab_entry else None),
+            'live_options': list(live_entry['options']) if live_entry else None,
+            'fstab_options': list(fstab_entry['options']) if fstab_entry else None,
+            'fstab_options_after': None,
+            'remount_options': None,
+            'live_options_after': None,
+            'unresolved': [],
+        }
+        details.append(info)
+        wanted = [(option, True) for option in present] + [(option, False) for option in absent]
+
+        problem = None
+        if live_error:
+            problem = live_error
+        elif fstab_error:
+            problem = fstab_error
+        elif len(matches) > 1:
+            problem = '%s is listed %d times in %s (lines %s): fix fstab first' % (
+                path, len(matches), fstab_path, ', '.join(str(m.lineno) for m in matches))
+        if problem:
+            for option, want in wanted:
+                checks.append(_check(path, option, want, ERROR, None, None, '%s: %s' % (option, problem)))
+            info['unresolved'].append(problem)
+            continue
+
+        if live_entry is None and fstab_entry is None:
+            where = fstab_path if fstab_present else '%s (no such file)' % fstab_path
+            swaps = [str(lineno) for lineno in fstab_index.swap_lines(path)]
+            if swaps:
+                message = '%s is swap (%s line %s), not a mounted file system; its options were not checked' % (
+                    path, fstab_path, ', '.join(swaps))
+            else:
+                message = '%s is neither mounted nor listed in %s; its options were not checked' % (path, where)
+            checks.append(make_check(CONCERN, path, 'mount_point', 'mounted', None, None, NOT_APPLICABLE, message))
+            continue
+
+        live_state = option_state(info['live_options'], 'live') if live_entry else None
+        fstab_state = option_state(info['fstab_options'], 'fstab') if fstab_entry else None
+
+        # persistent side: the new fstab option list
+        fstab_unresolved = []
+        if fstab_entry is not None:
+            new_options, fstab_unresolved = edit_fstab_options(info['fstab_options'], present, absent)
+            info['fstab_options_after'] = new_options or ['defaults']
+            if new_options != info['fstab_options']:
+                updated = FstabLine(record.raw, record.lineno)
+                updated.set_options(new_options)
+                records_after[position] = updated
+                changes.append({
+                    'kind': 'fstab', 'target': path, 'path': fstab_path, 'line': record.lineno,
+                    'before': info['fstab_options'], 'after': info['fstab_options_after'],
+                    'before_line': record.raw, 'after_line': updated.raw,
+                })
+        # live side: the remount
+        live_unresolved = []
+        if live_entry is not None:
+            kernel_present = [o for o in present if not is_userspace_option(o)]
+            kernel_absent = [o for o in absent if not is_userspace_option(o)]
+            words, after, live_unresolved = plan_remount(info['live_options'], kernel_present, kernel_absent)
+            if words:
+                info['remount_options'] = ','.join(['remount'] + words)
+                info['live_options_after'] = after
+                if remount:
+                    changes.append({
+                        'kind': 'mount', 'target': path, 'options': info['remount_options'],
+                        'before': info['live_options'], 'after': after,
+                    })
+
+        for option, want in wanted:
+            live = in_effect(option, live_state) if live_state else None
+            persistent = in_effect(option, fstab_state) if fstab_state else None
+            live_ok = None if live is None else live == want
+            if fstab_entry is None:
+                persistent_ok = False  # not in fstab: the mount does not come back at boot
+            else:
+                persistent_ok = persistent == want
+            status = status_of(live_ok, persistent_ok)
+            note = ''
+            remount_fixes = True
+            if option in fstab_unresolved and persistent_ok is False:
+                note = ('the other options in fstab keep %s %s; change them by hand'
+                        % (option, 'off' if want else 'in effect'))
+            elif option in live_unresolved and live_ok is False:
+                note = ('a remount cannot %s %s; unmount and mount %s'
+                        % ('set' if want else 'remove', option, path))
+                remount_fixes = False
+            if note:
+                info['unresolved'].append('%s: %s' % (option, note))
+            checks.append(_check(path, option, want, status, live, persistent,
+                                 _message(path, option, want, live, persistent, info, note, remount_fixes)))
+
+    fstab_before = render(fstab_records) if fstab_present else None
+    fstab_after = render(records_after) if fstab_present else None
+    return {
+        'checks': checks,
+        'changes': changes,
+        'mounts': details,
+        'fstab': {'path': fstab_path, 'before': fstab_before, 'after': fstab_after,
+                  'changed': fstab_before != fstab_after},
+    }
+
+
+def plan_mounts(mounts, fstab_path='/etc/fstab', proc_root='/proc', remount=True):
+    """Read mountinfo and fstab and plan ``mounts`` ([{path, present, absent}]).
+
+    Returns {checks, changes, mounts, fstab: {path, before, after, changed}, warnings}:
+    ``changes`` lists what an apply run does, in order: ``{kind: fstab, target,
+    path, line, before, after, before_line, after_line}`` and ``{kind: mount,
+    target, options: 'remount,...', before, after}``.  Nothing is written."""
+    warnings = []
+    read_errors = []
+    mountinfo_path = os.path.join(proc_root, 'self', 'mountinfo')
+    text = read_text(mountinfo_path, read_errors)
+    live_error = read_errors[-1] if text is None else None
+    entries = parse_mountinfo(text, warnings) if text is not None else []
+
+    fstab_text = read_text(fstab_path, read_errors, missing_ok=True, decode_errors='surrogateescape', newline='')
+    fstab_present = fstab_text is not None or os.path.exists(fstab_path)
+    fstab_error = read_errors[-1] if fstab_text is None and fstab_present else None
+    records = parse_fstab(fstab_text, warnings) if fstab_text is not None else []
+    plan = plan_mounts_from(mounts, entries, records, fstab_present and fstab_error is None, fstab_path,
+                            remount, live_error, fstab_error)
+    plan['warnings'] = warnings + read_errors
+    return plan

@@ -1,0 +1,293 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""What mount options mean: which options set the same thing (slots), which one an
+option implies, what is in effect for an option list, and the words a remount needs.
+
+Policy validation, the mount_options planner and the remount of apply and rollback
+all use this one algebra; pure, no I/O.
+"""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+from ansible_collections.iotune.storage.plugins.module_utils.common.units import to_bytes
+
+# Options whose meaning is a boolean of one "slot"; the pair of words that set it.
+BOOL_OPTIONS = {
+    'rw': ('ro', False), 'ro': ('ro', True),
+    'suid': ('nosuid', False), 'nosuid': ('nosuid', True),
+    'dev': ('nodev', False), 'nodev': ('nodev', True),
+    'exec': ('noexec', False), 'noexec': ('noexec', True),
+    'async': ('sync', False), 'sync': ('sync', True),
+    'auto': ('noauto', False), 'noauto': ('noauto', True),
+    'nouser': ('user', False), 'user': ('user', True), 'users': ('user', True),
+    'diratime': ('nodiratime', False), 'nodiratime': ('nodiratime', True),
+    'nolazytime': ('lazytime', False), 'lazytime': ('lazytime', True),
+    'nomand': ('mand', False), 'mand': ('mand', True),
+    'noiversion': ('iversion', False), 'iversion': ('iversion', True),
+    'symfollow': ('nosymfollow', False), 'nosymfollow': ('nosymfollow', True),
+    'dirsync': ('dirsync', True),
+}
+ATIME_OPTIONS = ('noatime', 'atime', 'relatime', 'norelatime', 'strictatime', 'nostrictatime')
+# What "defaults" stands for in fstab (mount(8)).
+DEFAULTS_EXPANSION = ('rw', 'suid', 'dev', 'exec', 'auto', 'nouser', 'async')
+# Options only mount(8)/systemd read; the kernel never shows them in mountinfo.
+USERSPACE_OPTIONS = ('auto', 'noauto', 'user', 'nouser', 'users', 'owner', 'group', 'nofail', '_netdev', 'defaults')
+USERSPACE_PREFIXES = ('x-', 'comment=')
+
+
+
+def split_option(option):
+    """``'commit=60'`` -> ``('commit', '60')``; ``'noatime'`` -> ``('noatime', None)``."""
+    key, sep, value = option.partition('=')
+    return (key, value) if sep else (option, None)
+
+
+def is_userspace_option(option):
+    """True for options only mount(8) or systemd read (never shown in mountinfo)."""
+    return option in USERSPACE_OPTIONS or option.startswith(USERSPACE_PREFIXES)
+
+
+def flag_base(word):
+    """Generic file-system flag and its polarity: ``nodiscard`` -> ('discard', False)."""
+    if word.startswith('no') and len(word) > 2:
+        return word[2:], False
+    return word, True
+
+
+def option_slot(option):
+    """What an option sets: options with the same slot replace each other.
+
+    ``commit=5`` and ``commit=60`` share ``commit=``; ``noatime`` and
+    ``relatime`` share ``atime``; ``ro``/``rw`` share ``ro``; generic flags
+    share their name without ``no`` (``discard``/``nodiscard``).  None for
+    ``defaults``, which sets several slots."""
+    key, value = split_option(option)
+    if value is not None:
+        return key + '='
+    if option == 'defaults':
+        return None
+    if option in BOOL_OPTIONS:
+        return BOOL_OPTIONS[option][0]
+    if option in ATIME_OPTIONS:
+        return 'atime'
+    return 'flag:' + flag_base(option)[0]
+
+
+def values_equal(left, right):
+    """Values of a key=value option compare as text, or as sizes when both are sizes
+    (``logbsize=32k`` equals ``logbsize=32768``)."""
+    if left == right:
+        return True
+    try:
+        return to_bytes(left) == to_bytes(right)
+    except ValueError:
+        return False
+
+
+def options_equal(left, right):
+    """Two option words mean the same (sizes compared as sizes)."""
+    lkey, lvalue = split_option(left)
+    rkey, rvalue = split_option(right)
+    if lkey != rkey or (lvalue is None) != (rvalue is None):
+        return False
+    return lvalue is None or values_equal(lvalue, rvalue)
+
+
+def absent_matches(absent, option):
+    """True when ``option`` (one word of an option list) is what ``absent`` forbids.
+
+    A bare key forbids every value of it: absent ``mincache`` matches
+    ``mincache=direct``."""
+    if options_equal(absent, option):
+        return True
+    key, value = split_option(absent)
+    return value is None and split_option(option)[0] == key and split_option(option)[1] is not None
+
+
+def implies(present, absent):
+    """True when having ``present`` puts ``absent`` in effect (same option,
+    a bare key of it, or ``noatime`` -> ``nodiratime``)."""
+    if absent_matches(absent, present):
+        return True
+    return present == 'noatime' and absent == 'nodiratime'
+
+
+# The word that turns an option off, used to remove it live (remount) or when
+# it is in effect only by default (``defaults`` -> async: add ``sync``).
+OPPOSITES = {
+    'rw': 'ro', 'ro': 'rw',
+    'suid': 'nosuid', 'nosuid': 'suid',
+    'dev': 'nodev', 'nodev': 'dev',
+    'exec': 'noexec', 'noexec': 'exec',
+    'sync': 'async', 'async': 'sync',
+    'auto': 'noauto', 'noauto': 'auto',
+    'user': 'nouser', 'users': 'nouser', 'nouser': 'user',
+    'diratime': 'nodiratime', 'nodiratime': 'diratime',
+    'lazytime': 'nolazytime', 'nolazytime': 'lazytime',
+    'mand': 'nomand', 'nomand': 'mand',
+    'iversion': 'noiversion', 'noiversion': 'iversion',
+    'symfollow': 'nosymfollow', 'nosymfollow': 'symfollow',
+    'noatime': 'relatime', 'strictatime': 'relatime', 'atime': 'noatime',
+    'nostrictatime': 'strictatime',
+}
+
+# Words that only restore a default; mountinfo never shows them.
+KERNEL_UNSHOWN = ('async', 'suid', 'dev', 'exec', 'diratime', 'atime', 'strictatime', 'nostrictatime',
+                  'nolazytime', 'nomand', 'noiversion', 'symfollow')
+
+_FLAG_DEFAULTS = {
+    'ro': False, 'nosuid': False, 'nodev': False, 'noexec': False, 'sync': False,
+    'nodiratime': False, 'lazytime': False, 'mand': False, 'iversion': False,
+    'nosymfollow': False, 'dirsync': False,
+}
+
+
+def option_state(options, source):
+    """What an option list means.  ``source`` is ``live`` (mountinfo: the kernel
+    prints every set flag) or ``fstab`` (mount(8) defaults apply)."""
+    flags = dict(_FLAG_DEFAULTS)
+    userspace = source == 'fstab'
+    flags['noauto'] = False if userspace else None
+    flags['user'] = False if userspace else None
+    noatime = strict = False
+    kv = {}
+    words = {}
+    for option in options:
+        key, value = split_option(option)
+        if value is not None:
+            kv[key] = value
+        elif option == 'defaults':
+            for word in DEFAULTS_EXPANSION:
+                slot, setting = BOOL_OPTIONS[word]
+                if flags.get(slot) is not None:
+                    flags[slot] = setting
+        elif option in BOOL_OPTIONS:
+            slot, setting = BOOL_OPTIONS[option]
+            if flags.get(slot, False) is None:
+                continue
+            flags[slot] = setting
+            if option in ('user', 'users'):
+                # mount(8): user implies noexec, nosuid, nodev (later options may override)
+                flags.update(noexec=True, nosuid=True, nodev=True)
+        elif option in ATIME_OPTIONS:
+            if option == 'noatime':
+                noatime = True
+            elif option == 'atime':
+                noatime = False
+            elif option == 'strictatime':
+                strict = True
+            elif option == 'nostrictatime':
+                strict = False
+        else:
+            base, polarity = flag_base(option)
+            words[base] = polarity
+    if source == 'live':
+        atime = 'noatime' if 'noatime' in options else 'relatime' if 'relatime' in options else 'strictatime'
+    else:
+        # the kernel defaults to relatime unless noatime or strictatime is given
+        atime = 'strictatime' if strict else 'noatime' if noatime else 'relatime'
+    return {'source': source, 'flags': flags, 'atime': atime, 'kv': kv, 'words': words}
+
+
+def in_effect(option, state):
+    """True/False whether ``option`` is in effect in ``state``; None when the
+    source cannot show it (mount(8)-only options live)."""
+    if state['source'] == 'live' and is_userspace_option(option):
+        return None
+    key, value = split_option(option)
+    if value is not None:
+        return key in state['kv'] and values_equal(state['kv'][key], value)
+    if option in ('nodiratime', 'diratime'):
+        nodiratime = state['flags']['nodiratime'] or state['atime'] == 'noatime'
+        return nodiratime if option == 'nodiratime' else not nodiratime
+    if option in BOOL_OPTIONS:
+        slot, setting = BOOL_OPTIONS[option]
+        current = state['flags'].get(slot)
+        return None if current is None else current == setting
+    if option in ATIME_OPTIONS:
+        atime = state['atime']
+        return {
+            'noatime': atime == 'noatime',
+            'atime': atime != 'noatime',
+            'relatime': atime == 'relatime',
+            'norelatime': atime != 'relatime',
+            'strictatime': atime == 'strictatime',
+            'nostrictatime': atime != 'strictatime',
+        }[option]
+    if option in state['kv']:
+        return True  # a bare key of a key=value option (absent: mincache)
+    base, polarity = flag_base(option)
+    return base in state['words'] and state['words'][base] == polarity
+
+
+def _put(options, option):
+    """Set ``option`` in the list: replace the first option of the same slot
+    (and drop the other ones), else append."""
+    slot = option_slot(option)
+    same = [index for index, other in enumerate(options) if slot is not None and option_slot(other) == slot]
+    if not same:
+        options.append(option)
+        return
+    options[same[0]] = option
+    for index in reversed(same[1:]):
+        del options[index]
+
+
+def edit_fstab_options(options, present, absent):
+    """The fstab option list with ``present`` in effect and ``absent`` not,
+    every other option kept in order.  Returns (new list, unresolved options)."""
+    new = list(options)
+    for option in present:
+        if not in_effect(option, option_state(new, 'fstab')):
+            _put(new, option)
+    for option in absent:
+        if in_effect(option, option_state(new, 'fstab')):
+            new = [other for other in new if not absent_matches(option, other)]
+            if in_effect(option, option_state(new, 'fstab')) and option in OPPOSITES:
+                _put(new, OPPOSITES[option])
+    state = option_state(new, 'fstab')
+    unresolved = [option for option in present if not in_effect(option, state)]
+    unresolved += [option for option in absent if in_effect(option, state)]
+    return new, unresolved
+
+
+def plan_remount(live, present, absent):
+    """Options to pass with ``remount`` so that the live mount matches.
+
+    Returns (remount words, simulated live options after, unresolved options).
+    A key=value option cannot be dropped by a remount unless ``present`` gives
+    the key another value; such options are unresolved (unmount and mount).
+    The words were checked with mount(8) of util-linux 2.38 on Linux 6.18: async
+    ends sync, rw ends ro, suid/dev/exec end their no* forms, diratime ends
+    nodiratime, relatime ends strictatime, but only atime,relatime ends noatime."""
+    state = option_state(live, 'live')
+    words = []
+    for option in present:
+        if in_effect(option, state) is False:
+            words.append(option)
+    for option in absent:
+        if in_effect(option, state):
+            slot = option_slot(option)
+            if any(slot is not None and option_slot(word) == slot for word in words):
+                continue
+            if option in OPPOSITES:
+                words.append(OPPOSITES[option])
+    if state['atime'] == 'noatime':
+        atime_words = [word for word in words if option_slot(word) == 'atime']
+        if atime_words and atime_words[-1] not in ('noatime', 'strictatime'):
+            # libmount keeps the mount's noatime flag on remount unless "atime"
+            # clears it, and then the kernel keeps its old atime mode unless
+            # one is given: only "atime,relatime" leaves noatime (util-linux 2.38)
+            words = [word for word in words if option_slot(word) != 'atime'] + ['atime', 'relatime']
+    after = list(live)
+    for word in words:
+        _put(after, word)
+    # as the kernel prints it: words that only restore a default are not shown
+    after = [word for word in after if word not in KERNEL_UNSHOWN]
+    state = option_state(after, 'live')
+    unresolved = [option for option in present if in_effect(option, state) is False]
+    unresolved += [option for option in absent if in_effect(option, state)]
+    return words, after, unresolved
