@@ -11,7 +11,7 @@ DOCUMENTATION = r'''
 ---
 module: io_report
 short_description: Keep an iotune report on the host
-version_added: 0.1.0
+version_added: 0.3.0
 description:
   - Writes one report, as JSON, under each of the given file names in a directory, in one round trip. The
     C(io_audit) role keeps every run's report this way, as C(<mode>-<run_id>.json) and C(<mode>-latest.json).
