@@ -12,7 +12,8 @@ import os
 
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import SLICE_NAME_ACCEPTED, validate_bulk_slice
+from ansible_collections.iotune.storage.plugins.module_utils.common.checks import CONCERNS
+from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import POLICY_KEYS, SLICE_NAME_ACCEPTED, validate_bulk_slice
 from ansible_collections.iotune.storage.plugins.plugin_utils._benchmark import validate_benchmark
 from ansible_collections.iotune.storage.plugins.plugin_utils._copy_tools import (
     DEFAULT_BIN_DIR, DEFAULT_CONFIG, DEFAULT_SLICE, copy_tool_files)
@@ -21,10 +22,8 @@ from ansible_collections.iotune.storage.plugins.plugin_utils._profiles import Po
 # Arguments only the controller side reads; the module never sees them.
 CONTROLLER_ARGS = ('benchmark', 'measuring', 'validate_only', 'copy_tools_bin_dir', 'copy_tools_config',
                    'copy_tools_slice')
-CONCERNS = ('mount_options', 'tunefstab', 'block_queue', 'cache_limits', 'copy_tools')
 # The policy, when the task does not give one: the host's iotune_* variables.
-POLICY_VARS = ('iotune_profile', 'iotune_mounts', 'iotune_tunefstab', 'iotune_block_devices', 'iotune_cache',
-               'iotune_copy_tools')
+POLICY_VARS = POLICY_KEYS
 # An argument the task does not give comes from this variable of the host when it is set: the
 # enforcing roles' settings, which belong in the inventory so audit, enforce and rollback agree.
 ARG_VARS = (

@@ -317,7 +317,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.plan.block_queue im
     DEFAULT_RULES_FILE, SETTINGS, validate_requests)
 from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import MATCH_KEYS, SCHEDULERS
 from ansible_collections.iotune.storage.plugins.module_utils.parse.udev import DB_DIR, RULES_DIRS
-from ansible_collections.iotune.storage.plugins.module_utils.engine.concern import JOURNAL_ARGS, check_args
+from ansible_collections.iotune.storage.plugins.module_utils.common.args import check_args, JOURNAL_ARGS
 from ansible_collections.iotune.storage.plugins.module_utils.engine.run import BlockQueue, exit_concern
 from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandRunner
 

@@ -123,7 +123,7 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.iotune.storage.plugins.module_utils.engine.concern import JOURNAL_ARGS, check_args
+from ansible_collections.iotune.storage.plugins.module_utils.common.args import check_args, JOURNAL_ARGS
 from ansible_collections.iotune.storage.plugins.module_utils.engine.run import CopyTools, exit_concern
 from ansible_collections.iotune.storage.plugins.module_utils.common.files import parse_mode
 from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandRunner

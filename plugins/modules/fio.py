@@ -301,10 +301,10 @@ from ansible_collections.iotune.storage.plugins.module_utils.measure.fio import 
     parse_fio_json,
     preset_sets,
 )
-from ansible_collections.iotune.storage.plugins.module_utils.parse.iofacts import read_memory_bytes
-from ansible_collections.iotune.storage.plugins.module_utils.engine.concern import check_args
+from ansible_collections.iotune.storage.plugins.module_utils.parse.meminfo import read_memory_bytes
+from ansible_collections.iotune.storage.plugins.module_utils.common.args import check_args
 from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandRunner
-from ansible_collections.iotune.storage.plugins.module_utils.act.apply import atomic_write
+from ansible_collections.iotune.storage.plugins.module_utils.common.atomic import atomic_write
 from ansible_collections.iotune.storage.plugins.module_utils.common.trust import private_directory, scratch_directory_problem
 from ansible_collections.iotune.storage.plugins.module_utils.common.units import format_bytes, to_bytes
 SCRATCH_PREFIX = '.iotune-fio-'

@@ -238,9 +238,18 @@ import time
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils.plan.cache import DEFAULT_SLICE, DEFAULT_UNIT_DIR
-from ansible_collections.iotune.storage.plugins.module_utils.engine.concern import JOURNAL_ARGS, check_args, summary_message
+from ansible_collections.iotune.storage.plugins.module_utils.engine.concern import summary_message
+from ansible_collections.iotune.storage.plugins.module_utils.common.args import check_args, JOURNAL_ARGS
 from ansible_collections.iotune.storage.plugins.module_utils.engine.run import (
-    CONCERNS, BlockQueue, CacheLimits, CopyTools, EngineError, MountOptions, Tunefstab, run_concerns)
+    BlockQueue,
+    CacheLimits,
+    CopyTools,
+    EngineError,
+    MountOptions,
+    run_concerns,
+    Tunefstab,
+)
+from ansible_collections.iotune.storage.plugins.module_utils.common.checks import CONCERNS
 from ansible_collections.iotune.storage.plugins.module_utils.common.files import parse_mode
 from ansible_collections.iotune.storage.plugins.module_utils.parse.iofacts import gather_io_facts
 from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import read_mountinfo, visible_mounts

@@ -148,10 +148,21 @@ from ansible_collections.iotune.storage.plugins.module_utils.act.apply import (
     ApplyError, holds_after, replaced_since, restore_directory, restore_file, restore_mount, restore_sysctl, restore_sysfs,
     restore_vxtunefs, sysfs_value)
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import COMPLIANT, DRIFT, ERROR, make_check
-from ansible_collections.iotune.storage.plugins.module_utils.engine.concern import check_args
 from ansible_collections.iotune.storage.plugins.module_utils.act.journal import (
-    JournalError, acquire_lock, check_dir, file_content, file_state, journal_path, latest_open_run, list_runs, read_mark,
-    read_records, torn_record, validate_run_id, write_mark)
+    acquire_lock,
+    check_dir,
+    file_content,
+    file_state,
+    journal_path,
+    JournalError,
+    latest_open_run,
+    list_runs,
+    read_mark,
+    read_records,
+    torn_record,
+    write_mark,
+)
+from ansible_collections.iotune.storage.plugins.module_utils.common.args import check_args, validate_run_id
 from ansible_collections.iotune.storage.plugins.module_utils.engine.run import UDEV_CONTROL
 from ansible_collections.iotune.storage.plugins.module_utils.act.records import (
     RecordError, Trusted, validate_record, validate_records)

@@ -255,7 +255,7 @@ checks_before:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.iotune.storage.plugins.module_utils.engine.concern import JOURNAL_ARGS, check_args
+from ansible_collections.iotune.storage.plugins.module_utils.common.args import check_args, JOURNAL_ARGS
 from ansible_collections.iotune.storage.plugins.module_utils.engine.run import MountOptions, exit_concern
 from ansible_collections.iotune.storage.plugins.module_utils.parse.fstab import normalize_mount_point
 from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import validate_mount_entry

@@ -241,7 +241,7 @@ checks_before:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.iotune.storage.plugins.module_utils.engine.concern import JOURNAL_ARGS, check_args
+from ansible_collections.iotune.storage.plugins.module_utils.common.args import check_args, JOURNAL_ARGS
 from ansible_collections.iotune.storage.plugins.module_utils.engine.run import Tunefstab, exit_concern
 from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandRunner
 from ansible_collections.iotune.storage.plugins.module_utils.plan.tunefstab import find_vxtunefs, validate_entries

@@ -12,16 +12,11 @@ commands run through a ``run_command(argv) -> (rc, out, err)`` callable."""
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
-import base64
-import errno
 import hashlib
 import os
-import re
-import stat
-import tempfile
 
-from ansible_collections.iotune.storage.plugins.module_utils.act.journal import (
-    JournalError, failpoint, file_content, file_state, fsync_dir, read_xattrs)
+from ansible_collections.iotune.storage.plugins.module_utils.act.journal import JournalError, file_content, file_state
+from ansible_collections.iotune.storage.plugins.module_utils.common.atomic import as_bytes, atomic_write, fsync_dir, stale_temps
 from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_algebra import in_effect, option_state, plan_remount
 from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import read_mountinfo, visible_mounts
 from ansible_collections.iotune.storage.plugins.module_utils.parse.sysfs import parse_scheduler
@@ -31,82 +26,10 @@ class ApplyError(Exception):
     pass
 
 
-def _as_bytes(data):
-    return data.encode('utf-8', 'surrogateescape') if not isinstance(data, bytes) else data
-
-
-TEMP_SUFFIX = '.iotune'
-
-
-def _temp_name_re(path):
-    # tempfile.mkstemp's names: prefix, 8 characters of [a-z0-9_], suffix
-    return re.compile(r'^\.%s\.[a-z0-9_]{8}%s\Z' % (re.escape(os.path.basename(path)), re.escape(TEMP_SUFFIX)))
-
-
-def stale_temps(path):
-    """Temporary files that atomic_write left beside ``path`` when its process was killed
-    (SIGKILL between the temporary file and the rename; issue 18, F4)."""
-    directory = os.path.dirname(path)
-    pattern = _temp_name_re(path)
-    try:
-        names = os.listdir(directory)
-    except OSError:
-        return []
-    return sorted(os.path.join(directory, name) for name in names if pattern.match(name))
-
-
-def _set_xattrs(fd, xattrs):
-    for name, value in sorted(xattrs.items()):
-        os.setxattr(fd, name, base64.b64decode(value))
-
-
-def atomic_write(path, data, mode=None, uid=None, gid=None, keep_existing=True, xattrs=None, follow_links=True):
-    """Write ``data`` to ``path`` through a temporary file and a rename.
-
-    With ``keep_existing`` an existing file keeps its mode, owner and extended
-    attributes (POSIX ACLs, SELinux label); a new one (or any, without it) gets
-    ``mode`` (default 0644), ``uid``/``gid`` (default the caller) and ``xattrs``
-    ({name: base64 value}). A symlink at a managed file is followed: the file it points to is
-    replaced and the link stays (issue 18, F5). A file the collection creates for itself
-    (``follow_links=False``: snapshots, reports) replaces whatever is at ``path``, a planted
-    link included, and never writes where a link points (issue 23, T3)."""
-    data = _as_bytes(data)
-    if follow_links:
-        path = os.path.realpath(path)
-    try:
-        st = os.stat(path) if follow_links else os.lstat(path)
-        if keep_existing and stat.S_ISREG(st.st_mode):
-            mode, uid, gid = stat.S_IMODE(st.st_mode), st.st_uid, st.st_gid
-            xattrs = read_xattrs(path)
-    except OSError as exc:
-        if exc.errno != errno.ENOENT:
-            raise
-    mode = 0o644 if mode is None else mode
-    directory = os.path.dirname(path)
-    fd, temp = tempfile.mkstemp(prefix='.%s.' % os.path.basename(path), suffix=TEMP_SUFFIX, dir=directory)
-    try:
-        with os.fdopen(fd, 'wb') as handle:
-            handle.write(data)
-            handle.flush()
-            os.fchmod(handle.fileno(), mode)
-            if uid is not None or gid is not None:
-                os.fchown(handle.fileno(), -1 if uid is None else uid, -1 if gid is None else gid)
-            # after chmod and chown, which would change an ACL's mask or drop security.capability
-            _set_xattrs(handle.fileno(), xattrs or {})
-            os.fsync(handle.fileno())
-        failpoint('kill-before-rename', os.path.basename(path))
-        os.rename(temp, path)
-    except BaseException:
-        if os.path.exists(temp):
-            os.unlink(temp)
-        raise
-    fsync_dir(directory)
-
-
 def apply_file(journal, path, data, mode=None, **extra):
     """Journal ``path`` as it is, then write ``data`` (a new file gets ``mode``, default
     0644; an existing one keeps its own); False when it already holds it."""
-    data = _as_bytes(data)
+    data = as_bytes(data)
     before = file_state(path)
     if file_content(before) == data:
         return False

@@ -23,7 +23,7 @@ Fault injection for tests: when the file named by FAILPOINT_FILE exists and
 holds ``kill-after <seq>``, the process kills itself with SIGKILL right after
 record ``<seq>`` is on disk (before its change); with ``kill-before-rename
 <file name>``, after a file's temporary copy is written and before it replaces
-the file (_apply.atomic_write). The file is removed first so it fires once.
+the file (common.atomic.atomic_write). The file is removed first so it fires once.
 Tests use it to prove rollback after a run killed half-way."""
 
 from __future__ import (absolute_import, division, print_function)
@@ -38,19 +38,18 @@ import hashlib
 import json
 import os
 import re
-import signal
 import stat
 import tempfile
 import time
 
+from ansible_collections.iotune.storage.plugins.module_utils.common.args import validate_run_id
+from ansible_collections.iotune.storage.plugins.module_utils.common.atomic import FAILPOINT_FILE, failpoint, fsync_dir, read_xattrs
 from ansible_collections.iotune.storage.plugins.module_utils.common.trust import (
     UnsafeDirectory, directory_problem, open_nofollow, private_directory)
 
 KINDS = ('file', 'sysfs', 'sysctl', 'mount', 'vxtunefs', 'unit', 'dir')
-RUN_ID_RE = re.compile(r'^[A-Za-z0-9][A-Za-z0-9._:+-]{0,127}\Z')
 SUFFIX = '.jsonl'
 MARK_SUFFIX = '.rolled-back.json'
-FAILPOINT_FILE = '/run/iotune/failpoint'
 
 
 class JournalError(Exception):
@@ -66,29 +65,12 @@ def new_run_id():
     return '%s-%d' % (datetime.datetime.now(datetime.timezone.utc).strftime('%Y%m%dT%H%M%SZ'), os.getpid())
 
 
-def validate_run_id(run_id):
-    """None when ``run_id`` is usable as a file name, else the reason."""
-    if not isinstance(run_id, str) or not RUN_ID_RE.match(run_id):
-        return ('run_id must be 1-128 characters of letters, digits and . _ : + - (not starting with a '
-                'punctuation mark), got %r' % (run_id,))
-    return None
-
-
 def journal_path(journal_dir, run_id):
     return os.path.join(journal_dir, run_id + SUFFIX)
 
 
 def mark_path(journal_dir, run_id):
     return os.path.join(journal_dir, run_id + MARK_SUFFIX)
-
-
-def fsync_dir(path):
-    """fsync a directory, so that a rename or an unlink in it is durable."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def ensure_dir(journal_dir):
@@ -167,25 +149,6 @@ def host_lock(journal_dir, timeout=LOCK_TIMEOUT):
         yield lock_path(journal_dir)
     finally:
         os.close(fd)
-
-
-def read_xattrs(path):
-    """Extended attributes of ``path`` (POSIX ACLs are ``system.posix_acl_*``, SELinux labels
-    ``security.selinux``) as {name: base64 value}; {} where the file system has none."""
-    try:
-        names = os.listxattr(path)
-    except OSError as exc:
-        if exc.errno in (errno.ENOTSUP, errno.EOPNOTSUPP, errno.ENOSYS):
-            return {}
-        raise
-    found = {}
-    for name in sorted(names):
-        try:
-            found[name] = base64.b64encode(os.getxattr(path, name)).decode('ascii')
-        except OSError as exc:
-            if exc.errno != errno.ENODATA:
-                raise
-    return found
 
 
 def file_state(path):
@@ -322,19 +285,6 @@ class Journal(object):
 
     def _failpoint(self, seq):
         failpoint('kill-after', seq, self.failpoint_file)
-
-
-def failpoint(name, arg, path=FAILPOINT_FILE):
-    """Fault injection for tests: SIGKILL this process when ``path`` holds ``<name> <arg>``
-    (the file is removed first, so that it fires once)."""
-    try:
-        with open(path) as handle:
-            words = handle.read().split()
-    except (IOError, OSError):
-        return
-    if words == [name, str(arg)]:
-        os.unlink(path)
-        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def read_bytes(path):

@@ -23,7 +23,7 @@ import re
 
 from ansible_collections.iotune.storage.plugins.module_utils.act.apply import RESET_BY_SCHEDULER
 from ansible_collections.iotune.storage.plugins.module_utils.plan.block_queue import SETTINGS as QUEUE_SETTINGS
-from ansible_collections.iotune.storage.plugins.module_utils.engine.run import CONCERNS as MODULES
+from ansible_collections.iotune.storage.plugins.module_utils.common.checks import CONCERNS as MODULES
 from ansible_collections.iotune.storage.plugins.module_utils.act.journal import KINDS, JournalError
 from ansible_collections.iotune.storage.plugins.module_utils.parse.sysctl import VM_KEYS
 

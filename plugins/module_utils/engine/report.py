@@ -10,7 +10,7 @@ __metaclass__ = type
 import json
 import os
 
-from ansible_collections.iotune.storage.plugins.module_utils.act.apply import atomic_write
+from ansible_collections.iotune.storage.plugins.module_utils.common.atomic import atomic_write
 from ansible_collections.iotune.storage.plugins.module_utils.common.trust import check_existing, open_nofollow, private_directory
 
 

@@ -25,7 +25,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.engine.concern impo
     apply_changes, file_diffs, live_diff, space_problems, summary_message, unwritable)
 from ansible_collections.iotune.storage.plugins.module_utils.plan.copy_tools import plan_copy_tools
 from ansible_collections.iotune.storage.plugins.module_utils.parse.fstab import normalize_mount_point
-from ansible_collections.iotune.storage.plugins.module_utils.parse.iofacts import read_memory_bytes
+from ansible_collections.iotune.storage.plugins.module_utils.parse.meminfo import read_memory_bytes
 from ansible_collections.iotune.storage.plugins.module_utils.act.journal import (
     LOCK_TIMEOUT, Journal, JournalError, acquire_lock, journal_path, new_run_id)
 from ansible_collections.iotune.storage.plugins.module_utils.plan.mounts import plan_mounts
@@ -35,7 +35,6 @@ from ansible_collections.iotune.storage.plugins.module_utils.parse.sysctl import
 from ansible_collections.iotune.storage.plugins.module_utils.plan.tunefstab import plan_tunefstab, read_live
 from ansible_collections.iotune.storage.plugins.module_utils.parse.udev import DB_DIR, RULES_DIRS
 
-CONCERNS = ('mount_options', 'tunefstab', 'block_queue', 'cache_limits', 'copy_tools')
 UDEV_CONTROL = '/run/udev/control'
 
 

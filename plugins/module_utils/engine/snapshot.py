@@ -34,11 +34,9 @@ import re
 import socket
 
 from ansible_collections.iotune.storage.plugins.module_utils.parse import sysctl as _sysctl
-
 from ansible_collections.iotune.storage.plugins.module_utils.parse import tunefstab as _tunefstab
-
 from ansible_collections.iotune.storage.plugins.module_utils.parse import udev as _udev
-from ansible_collections.iotune.storage.plugins.module_utils.act.apply import atomic_write
+from ansible_collections.iotune.storage.plugins.module_utils.common.atomic import atomic_write
 from ansible_collections.iotune.storage.plugins.module_utils.common.trust import check_existing, open_nofollow, private_directory
 from ansible_collections.iotune.storage.plugins.module_utils.plan.cache import DEFAULT_UNIT_DIR
 from ansible_collections.iotune.storage.plugins.module_utils.parse.iofacts import SUBSETS, VXTUNEFS_DIRS, find_executable, gather_io_facts

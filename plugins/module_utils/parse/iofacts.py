@@ -17,13 +17,10 @@ import os
 import re
 
 from ansible_collections.iotune.storage.plugins.module_utils.parse import fstab as _fstab
-
+from ansible_collections.iotune.storage.plugins.module_utils.parse.meminfo import read_memory_bytes
 from ansible_collections.iotune.storage.plugins.module_utils.parse import mountinfo as _mountinfo
-
 from ansible_collections.iotune.storage.plugins.module_utils.parse import sysctl as _sysctl
-
 from ansible_collections.iotune.storage.plugins.module_utils.parse import sysfs as _sysfs
-
 from ansible_collections.iotune.storage.plugins.module_utils.parse import tunefstab as _tunefstab
 
 SUBSETS = ('block_devices', 'mounts', 'fstab', 'vm', 'memory', 'vxfs', 'tools')
@@ -32,34 +29,6 @@ VXTUNEFS_DIRS = ('/opt/VRTS/bin', '/sbin', '/usr/sbin', '/usr/lib/fs/vxfs')
 
 _FIO_RE = re.compile(r'^fio-(\S+)')
 _COREUTILS_RE = re.compile(r'\(GNU coreutils\)\s+(\S+)')
-
-
-def parse_meminfo(text):
-    """/proc/meminfo as {name: bytes} (values given in kB are multiplied by 1024)."""
-    values = {}
-    for line in text.splitlines():
-        name, sep, rest = line.partition(':')
-        words = rest.split()
-        if not sep or not words or not words[0].isdigit():
-            continue
-        number = int(words[0])
-        if len(words) > 1 and words[1] == 'kB':
-            number *= 1024
-        values[name.strip()] = number
-    return values
-
-
-def read_memory_bytes(proc_root='/proc', errors=None):
-    """MemTotal in bytes, or None."""
-    path = os.path.join(proc_root, 'meminfo')
-    try:
-        with open(path, 'r') as handle:
-            total = parse_meminfo(handle.read()).get('MemTotal')
-    except (IOError, OSError) as exc:
-        total = None
-        if errors is not None:
-            errors.append('cannot read %s: %s' % (path, exc))
-    return total
 
 
 def parse_fio_version(text):

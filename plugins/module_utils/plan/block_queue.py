@@ -19,7 +19,6 @@ __metaclass__ = type
 import os
 
 from ansible_collections.iotune.storage.plugins.module_utils.parse import sysfs as _sysfs
-
 from ansible_collections.iotune.storage.plugins.module_utils.parse import udev as _udev
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import (
     DRIFT, ERROR, NOT_APPLICABLE, NOT_PERSISTENT, make_check, status_of)

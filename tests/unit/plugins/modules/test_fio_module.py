@@ -23,7 +23,6 @@ import pytest
 
 from ansible_collections.iotune.storage.plugins.module_utils.measure.fio import RESULT_METRICS
 from ansible_collections.iotune.storage.plugins.modules import fio as fio_module
-
 from ansible_collections.iotune.storage.tests.unit.module_harness import run_main
 
 pytestmark = pytest.mark.skipif(shutil.which('fio') is None, reason='fio is not installed (make setup installs it)')

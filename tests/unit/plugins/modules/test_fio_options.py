@@ -19,7 +19,6 @@ import shutil
 import pytest
 
 from ansible_collections.iotune.storage.plugins.modules import fio as fio_module
-
 from ansible_collections.iotune.storage.tests.unit.module_harness import run_main
 
 CONTENT = b'precious data, not a fio buffer\n'

@@ -20,9 +20,25 @@ import pytest
 
 from ansible_collections.iotune.storage.plugins.module_utils.act import apply as _apply
 from ansible_collections.iotune.storage.plugins.module_utils.act.apply import (
-    ApplyError, apply_file, apply_mount, apply_sysctl, apply_sysfs, apply_vxtunefs, atomic_write, live_options_of,
-    missing_options, remount_argv, restore_file, restore_mount, restore_sysctl, restore_sysfs, restore_vxtunefs,
-    reverse_remount_words, sysfs_value, write_value)
+    apply_file,
+    apply_mount,
+    apply_sysctl,
+    apply_sysfs,
+    apply_vxtunefs,
+    ApplyError,
+    live_options_of,
+    missing_options,
+    remount_argv,
+    restore_file,
+    restore_mount,
+    restore_sysctl,
+    restore_sysfs,
+    restore_vxtunefs,
+    reverse_remount_words,
+    sysfs_value,
+    write_value,
+)
+from ansible_collections.iotune.storage.plugins.module_utils.common.atomic import atomic_write, stale_temps
 from ansible_collections.iotune.storage.plugins.module_utils.act.journal import Journal, read_records
 from ansible_collections.iotune.storage.plugins.module_utils.plan.tunefstab import read_live
 
@@ -211,7 +227,7 @@ def test_restore_file_removes_the_temporary_files_a_killed_run_left(tmp_path, jo
     for other in unrelated:
         other.write_bytes(b'not ours')
     record, = records_of(journal)
-    assert _apply.stale_temps(str(path)) == [str(stale)]
+    assert stale_temps(str(path)) == [str(stale)]
     assert restore_file(str(path), record['before'], check=True) is True
     assert stale.exists()
     assert restore_file(str(path), record['before']) is True

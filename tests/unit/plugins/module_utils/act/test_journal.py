@@ -20,8 +20,21 @@ import pytest
 
 from ansible_collections.iotune.storage.plugins.module_utils.act import journal as journal_module
 from ansible_collections.iotune.storage.plugins.module_utils.act.journal import (
-    Journal, JournalError, file_content, file_state, journal_path, latest_open_run, list_runs, mark_path, new_run_id,
-    read_mark, read_records, torn_record, validate_run_id, write_mark)
+    file_content,
+    file_state,
+    Journal,
+    journal_path,
+    JournalError,
+    latest_open_run,
+    list_runs,
+    mark_path,
+    new_run_id,
+    read_mark,
+    read_records,
+    torn_record,
+    write_mark,
+)
+from ansible_collections.iotune.storage.plugins.module_utils.common.args import validate_run_id
 
 
 def _journal(tmp_path, run_id='run-1', module='mount_options'):

@@ -10,7 +10,8 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.iotune.storage.plugins.module_utils.engine.concern import check_args, normalize_path, unwritable
+from ansible_collections.iotune.storage.plugins.module_utils.engine.concern import unwritable
+from ansible_collections.iotune.storage.plugins.module_utils.common.args import check_args, normalize_absolute_path
 from ansible_collections.iotune.storage.plugins.modules import io_policy, mount_options
 from ansible_collections.iotune.storage.tests.unit.module_harness import run_main
 from ansible_collections.iotune.storage.tests.unit.conftest import journal_files
@@ -20,7 +21,7 @@ from ansible_collections.iotune.storage.tests.unit.conftest import journal_files
     ('/etc/../etc/fstab', '/etc/fstab'), ('/a/./b//c/', '/a/b/c'), ('//etc/fstab', '/etc/fstab'), ('/', '/'),
 ])
 def test_paths_are_normalised(path, normal):
-    assert normalize_path(path) == normal
+    assert normalize_absolute_path(path) == normal
     params = {'fstab': path, 'journal_dir': '/var/lib/iotune/../iotune/journal'}
     assert check_args(params, paths=('fstab',)) == []
     assert params == {'fstab': normal, 'journal_dir': '/var/lib/iotune/journal'}

@@ -17,7 +17,8 @@ from ansible_collections.iotune.storage.plugins.module_utils.common.checks impor
 from ansible_collections.iotune.storage.plugins.module_utils.engine import concern as _concern
 from ansible_collections.iotune.storage.plugins.module_utils.engine.concern import file_diffs, live_diff, space_needs, space_problems, summary_message
 from ansible_collections.iotune.storage.plugins.module_utils.engine.run import exit_concern
-from ansible_collections.iotune.storage.plugins.module_utils.act.journal import read_records, validate_run_id, write_mark
+from ansible_collections.iotune.storage.plugins.module_utils.act.journal import read_records, write_mark
+from ansible_collections.iotune.storage.plugins.module_utils.common.args import validate_run_id
 from ansible_collections.iotune.storage.tests.unit.conftest import journal_files
 
 

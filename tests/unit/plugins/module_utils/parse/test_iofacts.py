@@ -11,16 +11,15 @@ import os
 import pytest
 
 from ansible_collections.iotune.storage.plugins.module_utils.parse.iofacts import (
-    SUBSETS,
     find_executable,
     gather_io_facts,
     gather_tools,
     gather_vxfs,
     parse_cp_version,
     parse_fio_version,
-    parse_meminfo,
-    read_memory_bytes,
+    SUBSETS,
 )
+from ansible_collections.iotune.storage.plugins.module_utils.parse.meminfo import parse_meminfo, read_memory_bytes
 from ansible_collections.iotune.storage.plugins.module_utils.parse.sysctl import CONF_DIRS
 
 
