@@ -11,7 +11,7 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.iotune.storage.plugins.plugin_utils._benchmark import benchmark_settings as _benchmark_settings
 from ansible_collections.iotune.storage.plugins.plugin_utils._benchmark import validate_benchmark
-from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import buffer_size_text, validate_buffer_size, validate_copy_tools
+from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import buffer_size_text, slice_name_problem, validate_buffer_size, validate_copy_tools
 from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import cache_sysctl as _cache_sysctl
 from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import validate_policy
 from ansible_collections.iotune.storage.plugins.plugin_utils._profiles import PolicyError
@@ -39,9 +39,14 @@ def cache_sysctl(cache):
 
 
 def copy_tools_errors(settings, where='iotune_copy_tools', sep='.'):
-    """Every problem of copy tools settings ({state, buffer_size, streams}), [] when they are valid; a message names
-    the field as where + sep + key (the copy_tools role passes 'copy_tools', '_')."""
+    """Every problem of copy tools settings ({state, buffer_size, streams}, and the role's slice), [] when they are
+    valid; a message names the field as where + sep + key (the copy_tools role passes 'copy_tools', '_')."""
     errors = []
+    if isinstance(settings, dict) and 'slice' in settings:
+        settings = dict(settings)
+        problem = slice_name_problem(settings.pop('slice'))
+        if problem:
+            errors.append('%s%sslice: %s' % (where, sep, problem))
     validate_copy_tools(settings, where, errors, sep)
     return errors
 

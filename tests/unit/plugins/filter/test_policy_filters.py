@@ -113,6 +113,19 @@ def test_copy_tools_errors():
         "copy_tools_buffer_size: must be a size of at least 1 bytes, got '0k'"]
 
 
+@pytest.mark.parametrize('name', ['backup.slice', 'system-backup.slice', 'iotune-bulk.slice', 'a\\x2db.slice'])
+def test_copy_tools_errors_accept_the_slices_the_policy_accepts(name):
+    assert copy_tools_errors({'state': 'present', 'buffer_size': '8M', 'slice': name}, 'copy_tools', '_') == []
+
+
+@pytest.mark.parametrize('name', ['system.slice', 'user-1000.slice', '../evil.slice', 'backup', 'a@b.slice', 7])
+def test_copy_tools_errors_refuse_the_slices_the_policy_refuses(name):
+    """The role's copy_tools_slice and the policy's bulk_slice.name follow one rule (the role once had its own
+    regular expression, which took a@b.slice and system.slice)."""
+    errors = copy_tools_errors({'state': 'present', 'buffer_size': '8M', 'slice': name}, 'copy_tools', '_')
+    assert len(errors) == 1 and errors[0].startswith('copy_tools_slice: ')
+
+
 @pytest.mark.parametrize('size, text', [('8M', '8M'), ('8MiB', '8M'), (8388608, '8M'), ('256KiB', '256k'), ('1g', '1G'), (1000, '1000')])
 def test_copy_buffer_size(size, text):
     assert copy_buffer_size(size) == text
