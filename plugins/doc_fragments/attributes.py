@@ -70,3 +70,19 @@ attributes:
     details:
       - A second run with the same request changes nothing and reports C(changed=false).
 '''
+
+    # The modules of the action group iotune.storage.iotune (meta/runtime.yml): those that take journal_dir.
+    # Use with DOCUMENTATION.
+    ACTION_GROUP = r'''
+options: {}
+attributes:
+  action_group:
+    description: Use C(group/iotune.storage.iotune) in C(module_defaults) to set the default of options for all modules in the group.
+    support: full
+    details:
+      - The group holds the modules that take O(journal_dir) (the journal and its rollback), so that
+        C(module_defaults) of C(group/iotune.storage.iotune) can set O(journal_dir) for all of them; an option that
+        not every member takes fails the members without it.
+    membership:
+      - iotune.storage.iotune
+'''

@@ -12,6 +12,14 @@ DOCUMENTATION = r'''
 module: block_queue
 short_description: Ensure block device queue settings, live in sysfs and persistent in udev rules
 version_added: 0.1.0
+deprecated:
+  removed_in: 1.0.0
+  why: >-
+    One grammar for the policy. This module has an option set of its own beside the policy's iotune_block_devices, which
+    iotune.storage.io_policy audits and enforces together with the other concerns in one round trip per host.
+  alternative: >-
+    Use iotune.storage.io_policy with concerns=[block_queue] and the policy's iotune_block_devices, or the iotune.storage.block_queue role,
+    or the iotune.storage.harden_io playbook.
 description:
   - Compares the read-ahead, C(max_sectors_kb), C(nr_requests) and I/O scheduler of block devices with a policy,
     on both sides - the live value in C(/sys/block/<dev>/queue/) and the value the udev rules would set when the
@@ -30,6 +38,7 @@ author:
   - iotune.storage maintainers (@iotune)
 extends_documentation_fragment:
   - iotune.storage.attributes
+  - iotune.storage.attributes.action_group
   - iotune.storage.attributes.concern
   - iotune.storage.journal
 attributes:

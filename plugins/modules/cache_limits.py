@@ -12,6 +12,14 @@ DOCUMENTATION = r'''
 module: cache_limits
 short_description: Ensure page-cache and writeback limits and the memory cap of bulk jobs
 version_added: 0.1.0
+deprecated:
+  removed_in: 1.0.0
+  why: >-
+    One grammar for the policy. This module has an option set of its own beside the policy's iotune_cache, which
+    iotune.storage.io_policy audits and enforces together with the other concerns in one round trip per host.
+  alternative: >-
+    Use iotune.storage.io_policy with concerns=[cache_limits] and the policy's iotune_cache, or the iotune.storage.cache_limits role,
+    or the iotune.storage.harden_io playbook.
 description:
   - Compares C(vm.*) writeback sysctls with a policy, live (C(/proc/sys/vm)) and persistently (the value the next
     boot produces from the kernel default and the sysctl files in the systemd-sysctl load order).
@@ -30,6 +38,7 @@ author:
   - iotune.storage maintainers (@iotune)
 extends_documentation_fragment:
   - iotune.storage.attributes
+  - iotune.storage.attributes.action_group
   - iotune.storage.attributes.concern
   - iotune.storage.journal
 attributes:

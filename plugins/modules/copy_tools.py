@@ -12,6 +12,14 @@ DOCUMENTATION = r'''
 module: copy_tools
 short_description: Ensure the large-block copy tools and their configuration are installed as shipped
 version_added: 0.2.0
+deprecated:
+  removed_in: 1.0.0
+  why: >-
+    One grammar for the policy. This module has an option set of its own beside the policy's iotune_copy_tools, which
+    iotune.storage.io_policy audits and enforces together with the other concerns in one round trip per host.
+  alternative: >-
+    Use iotune.storage.io_policy with concerns=[copy_tools] and the policy's iotune_copy_tools, or the iotune.storage.copy_tools role,
+    or the iotune.storage.harden_io playbook.
 description:
   - Compares each file of O(files) (the C(iotune-copy) and C(iotune-bulk) tools, C(/etc/iotune/copy.conf)) with the
     content this collection ships and returns one check per file, C(drift) when it is missing or differs.
@@ -24,6 +32,7 @@ author:
   - iotune.storage maintainers (@iotune)
 extends_documentation_fragment:
   - iotune.storage.attributes
+  - iotune.storage.attributes.action_group
   - iotune.storage.attributes.concern
   - iotune.storage.journal
 attributes:

@@ -12,6 +12,14 @@ DOCUMENTATION = r'''
 module: mount_options
 short_description: Ensure mount options live and in fstab
 version_added: 0.1.0
+deprecated:
+  removed_in: 1.0.0
+  why: >-
+    One grammar for the policy. This module has an option set of its own beside the policy's iotune_mounts, which
+    iotune.storage.io_policy audits and enforces together with the other concerns in one round trip per host.
+  alternative: >-
+    Use iotune.storage.io_policy with concerns=[mount_options] and the policy's iotune_mounts, or the iotune.storage.mount_options role,
+    or the iotune.storage.harden_io playbook.
 description:
   - Compares options of mount points with a policy of options to ensure (O(present)) and options to forbid (O(absent)),
     both live (C(/proc/self/mountinfo)) and persistently (the fstab entry). Every other option is left alone.
@@ -35,6 +43,7 @@ author:
   - iotune.storage maintainers (@iotune)
 extends_documentation_fragment:
   - iotune.storage.attributes
+  - iotune.storage.attributes.action_group
   - iotune.storage.attributes.concern
   - iotune.storage.journal
 attributes:

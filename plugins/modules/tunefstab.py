@@ -12,6 +12,14 @@ DOCUMENTATION = r'''
 module: tunefstab
 short_description: Ensure VxFS tunables, live with vxtunefs and persistent in /etc/vx/tunefstab
 version_added: 0.1.0
+deprecated:
+  removed_in: 1.0.0
+  why: >-
+    One grammar for the policy. This module has an option set of its own beside the policy's iotune_tunefstab, which
+    iotune.storage.io_policy audits and enforces together with the other concerns in one round trip per host.
+  alternative: >-
+    Use iotune.storage.io_policy with concerns=[tunefstab] and the policy's iotune_tunefstab, or the iotune.storage.tunefstab role,
+    or the iotune.storage.harden_io playbook.
 description:
   - Compares VxFS file system tunables (C(read_pref_io), C(discovered_direct_iosz) ...) with a policy, on both
     sides - the live value that C(vxtunefs -p) prints for the file system mounted from the device, and the value
@@ -28,6 +36,7 @@ author:
   - iotune.storage maintainers (@iotune)
 extends_documentation_fragment:
   - iotune.storage.attributes
+  - iotune.storage.attributes.action_group
   - iotune.storage.attributes.concern
   - iotune.storage.journal
 attributes:
