@@ -129,3 +129,37 @@ def apply_changes(journal, changes, **appliers):
             apply_file(journal, change.get('path') or change['target'], change['after'], mode=change.get('mode'))
         else:
             appliers[change['kind']](journal, change)
+
+
+class Concern(object):
+    """One thing the engine manages (mount options, VxFS tunables, block queues, cache limits, copy
+    tools). The engine reads and plans every concern first, then journals and applies each plan, then
+    runs the reloads the changes need and plans again to report the state after:
+
+    - ``plan()`` reads the host and returns ``{'checks': [...], 'changes': [...], ...}``; it never writes;
+    - ``diff(plan)`` the diff mode's before/after texts; ``show(changes)`` the changes as results show
+      them (a tool's content as its digest);
+    - ``apply(journal, plan)`` makes the changes, each journalled before it is made;
+    - ``reloads(plan)`` the commands the host must run after the changes (argument lists);
+    - ``extra(plan)`` the concern's own result keys.
+
+    A subclass sets ``name`` and ``plan``; the rest has defaults for a concern whose changes are files."""
+    name = None
+
+    def plan(self):
+        raise NotImplementedError('%s.plan' % type(self).__name__)
+
+    def diff(self, plan):
+        return file_diffs(plan['changes'])
+
+    def show(self, changes):
+        return changes
+
+    def apply(self, journal, plan):
+        apply_changes(journal, plan['changes'])
+
+    def extra(self, plan):
+        return {}
+
+    def reloads(self, plan):
+        return []

@@ -4,11 +4,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The policy engine: every concern planned, applied and re-read in one module run.
 
-A concern is an object with ``name``, ``plan()`` (reads only), ``diff(plan)``,
-``apply(journal, plan)``, ``extra(plan)`` (concern-specific result keys) and
-``reloads(plan)`` (what the host must re-read after the plan's changes). The
-per-concern modules run one concern through ``_concern.finish``; ``io_policy``
-runs them all through ``run_concerns`` under one run id."""
+Each concern is a ``Concern`` (engine/concern.py: ``plan``, ``diff``, ``show``, ``apply``,
+``reloads``, ``extra``). ``io_policy`` runs them all through ``run_concerns`` under one run id;
+the deprecated per-concern modules run one each through ``exit_concern``."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
@@ -22,7 +20,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.plan.block_queue im
 from ansible_collections.iotune.storage.plugins.module_utils.plan.cache import DEFAULT_SYSCTL_FILE, SYSTEMD_RUN_DIR, plan_cache
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import ERROR, summarize
 from ansible_collections.iotune.storage.plugins.module_utils.engine.concern import (
-    apply_changes, file_diffs, live_diff, space_problems, summary_message, unwritable)
+    Concern, apply_changes, file_diffs, live_diff, space_problems, summary_message, unwritable)
 from ansible_collections.iotune.storage.plugins.module_utils.plan.copy_tools import plan_copy_tools
 from ansible_collections.iotune.storage.plugins.module_utils.parse.fstab import normalize_mount_point
 from ansible_collections.iotune.storage.plugins.module_utils.parse.meminfo import read_memory_bytes
@@ -38,7 +36,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.parse.udev import D
 UDEV_CONTROL = '/run/udev/control'
 
 
-class MountOptions(object):
+class MountOptions(Concern):
     name = 'mount_options'
 
     def __init__(self, runner, requests, fstab='/etc/fstab', remount=True, proc_root='/proc'):
@@ -85,9 +83,6 @@ class MountOptions(object):
     def extra(self, plan):
         return {'mounts': plan['mounts']}
 
-    def reloads(self, plan):
-        return []
-
 
 def revert_line(text, change):
     """``text`` with the fstab line of ``change`` as it was before."""
@@ -96,7 +91,7 @@ def revert_line(text, change):
     return '\n'.join(lines)
 
 
-class Tunefstab(object):
+class Tunefstab(Concern):
     name = 'tunefstab'
 
     def __init__(self, runner, entries, path='/etc/vx/tunefstab', apply=False, vxtunefs=None, proc_root='/proc',
@@ -122,11 +117,8 @@ class Tunefstab(object):
     def extra(self, plan):
         return {'devices': plan['devices'], 'vxtunefs': self.vxtunefs}
 
-    def reloads(self, plan):
-        return []
 
-
-class BlockQueue(object):
+class BlockQueue(Concern):
     name = 'block_queue'
 
     def __init__(self, runner, requests, persist=True, rules_file=DEFAULT_RULES_FILE, sys_root='/sys',
@@ -158,7 +150,7 @@ class BlockQueue(object):
         return []
 
 
-class CacheLimits(object):
+class CacheLimits(Concern):
     name = 'cache_limits'
 
     def __init__(self, runner, sysctl=None, bulk_slice=None, sysctl_file=DEFAULT_SYSCTL_FILE, proc_root='/proc',
@@ -213,7 +205,7 @@ def _digest(text):
     return 'sha256 %s, %d bytes' % (hashlib.sha256(data).hexdigest(), len(data))
 
 
-class CopyTools(object):
+class CopyTools(Concern):
     """The tools (executable files) show in results and diffs as a digest and a size, never
     as their content; the configuration file shows as text."""
     name = 'copy_tools'
@@ -289,7 +281,7 @@ def _concern_results(concerns, plans, applied=None):
     """Per concern: its own result keys, the summary of ``plans`` and the changes of
     ``applied`` (the plans that were applied), else of ``plans``."""
     return dict((concern.name, dict(concern.extra(plan), summary=summarize(plan['checks']),
-                                    changes=concern.show(done['changes']) if hasattr(concern, 'show') else done['changes']))
+                                    changes=concern.show(done['changes'])))
                 for concern, plan, done in zip(concerns, plans, applied or plans))
 
 

@@ -15,7 +15,7 @@ import pytest
 from ansible_collections.iotune.storage.plugins.module_utils.act.apply import ApplyError
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import make_check
 from ansible_collections.iotune.storage.plugins.module_utils.engine import concern as _concern
-from ansible_collections.iotune.storage.plugins.module_utils.engine.concern import file_diffs, live_diff, space_needs, space_problems, summary_message
+from ansible_collections.iotune.storage.plugins.module_utils.engine.concern import Concern, file_diffs, live_diff, space_needs, space_problems, summary_message
 from ansible_collections.iotune.storage.plugins.module_utils.engine.run import exit_concern
 from ansible_collections.iotune.storage.plugins.module_utils.act.journal import read_records, write_mark
 from ansible_collections.iotune.storage.plugins.module_utils.common.args import validate_run_id
@@ -70,7 +70,7 @@ class Recorder(object):
             raise self.error
 
 
-class FakeConcern(object):
+class FakeConcern(Concern):
     """A concern whose first plan is ``plan`` and whose later plans come from ``replan()``."""
     name = 'block_queue'
 
@@ -304,3 +304,16 @@ def test_live_diff():
         'before_header': 'sysfs (live)', 'after_header': 'sysfs (planned)',
         'before': 'vda = 1\nvdb = 3\n', 'after': 'vda = 2\nvdb = 4\n'}]
     assert live_diff(changes, 'mount', 'mount options', line) == []
+
+
+def test_every_engine_concern_is_a_concern_with_a_plan_of_its_own():
+    from ansible_collections.iotune.storage.plugins.module_utils.engine import run
+    from ansible_collections.iotune.storage.plugins.module_utils.common.checks import CONCERNS
+    classes = [value for value in vars(run).values() if isinstance(value, type) and issubclass(value, Concern) and value is not Concern]
+    assert sorted(cls.name for cls in classes) == sorted(CONCERNS)
+    assert all(cls.plan is not Concern.plan for cls in classes)
+
+
+def test_a_concern_without_a_plan_says_so():
+    with pytest.raises(NotImplementedError, match='FileOnly.plan'):
+        type('FileOnly', (Concern,), {'name': 'x'})().plan()
