@@ -422,36 +422,34 @@ def write_raw(output_dir, name, text):
     return path
 
 
-def main():
-    module = AnsibleModule(
-        argument_spec=dict(
-            directory=dict(type='path'),
-            filename=dict(type='path'),
-            allow_destructive=dict(type='bool', default=False),
-            jobs=dict(type='list', elements='raw', default=['seq-read']),
-            size=dict(type='str', default='256m'),
-            runtime=dict(type='int', default=10),
-            ramp_time=dict(type='int', default=0),
-            direct=dict(type='bool', default=True),
-            ioengine=dict(type='str', choices=list(IOENGINES)),
-            repeat=dict(type='int', default=3),
-            allow_cached=dict(type='bool', default=False),
-            output_dir=dict(type='path'),
-            fio_path=dict(type='path'),
-            min_free=dict(type='str', default='64m'),
-            proc_root=dict(type='path', default='/proc'),
-        ),
-        mutually_exclusive=[('directory', 'filename')],
-        required_one_of=[('directory', 'filename')],
-        supports_check_mode=True,
-    )
-    runner = CommandRunner(module)
-    params = module.params
-    started = time.monotonic()
+ARGUMENT_SPEC = dict(
+    directory=dict(type='path'),
+    filename=dict(type='path'),
+    allow_destructive=dict(type='bool', default=False),
+    jobs=dict(type='list', elements='raw', default=['seq-read']),
+    size=dict(type='str', default='256m'),
+    runtime=dict(type='int', default=10),
+    ramp_time=dict(type='int', default=0),
+    direct=dict(type='bool', default=True),
+    ioengine=dict(type='str', choices=list(IOENGINES)),
+    repeat=dict(type='int', default=3),
+    allow_cached=dict(type='bool', default=False),
+    output_dir=dict(type='path'),
+    fio_path=dict(type='path'),
+    min_free=dict(type='str', default='64m'),
+    proc_root=dict(type='path', default='/proc'),
+)
+
+
+def elapsed(started):
+    return round(time.monotonic() - started, 3)
+
+
+def checked_request(module, params):
+    """(size, min_free, jobs) from the parameters, or fail naming the first bad one."""
     errors = check_args(params, paths=('directory', 'filename', 'output_dir', 'fio_path', 'proc_root'))
     if errors:
         fail(module, '; '.join(errors))
-
     for key in ('runtime', 'ramp_time'):
         if params[key] < 0:
             fail(module, '{0} must be 0 or more seconds, got {1}'.format(key, params[key]))
@@ -471,14 +469,20 @@ def main():
     if params['filename'] and not params['allow_destructive']:
         fail(module, 'filename {0} is a raw device measurement that destroys its data; set allow_destructive: true '
                      'to allow it, or use directory to measure a file system'.format(params['filename']))
+    return size, min_free, jobs
 
-    fio = params['fio_path'] or module.get_bin_path('fio')
+
+def find_fio(module, fio_path):
+    """The fio binary to run (fio_path, else fio on the PATH), or fail."""
+    fio = fio_path or module.get_bin_path('fio')
     if fio is None or not os.access(fio, os.X_OK):
         fail(module, 'fio not found{0}: install the fio package on the host'.format(
-            ' at ' + params['fio_path'] if params['fio_path'] else ' on the PATH'))
-    ioengine = params['ioengine'] or default_ioengine(runner, fio)
-    memory = read_memory_bytes(params['proc_root'])
+            ' at ' + fio_path if fio_path else ' on the PATH'))
+    return fio
 
+
+def complete_jobs(jobs, params, size, ioengine):
+    """Give every job the module-wide settings: direct and ioengine unless the job sets them, size and times."""
     for job in jobs:
         job.setdefault('direct', params['direct'])
         if 'ioengine' not in job and not preset_sets(job, 'ioengine'):
@@ -487,77 +491,113 @@ def main():
         job['runtime'] = params['runtime']
         job['ramp_time'] = params['ramp_time']
 
-    def plan(target):
-        try:
-            return [build_argv(fio, dict(job, filename=target)) for job in jobs]
-        except ValueError as exc:
-            raise MeasureError('jobs: {0}'.format(exc))
 
-    result = dict(changed=False, results=[], repeat=params['repeat'], ioengine=ioengine, working_set_bytes=size,
-                  memory_bytes=memory, cache_suspect=False)
+def plan_argvs(fio, jobs, target):
+    """The fio command line of each job on target; MeasureError names a job that cannot run."""
+    try:
+        return [build_argv(fio, dict(job, filename=target)) for job in jobs]
+    except ValueError as exc:
+        raise MeasureError('jobs: {0}'.format(exc))
+
+
+def plan_target(runner, fio, jobs, params, result):
+    """(device or None, argvs): a device is checked and caps the working set; for a directory the
+    jobs are validated on a stand-in name before the scratch file is created."""
+    if params['filename']:
+        check_device(runner, params['filename'])
+        result['working_set_bytes'] = min(result['working_set_bytes'], device_bytes(params['filename']))
+        return params['filename'], plan_argvs(fio, jobs, params['filename'])
+    return None, plan_argvs(fio, jobs, os.path.join(params['directory'], SCRATCH_PREFIX + 'check'))
+
+
+def run_repeats(runner, params, jobs, argvs, result):
+    """Every job, params['repeat'] times: one run per repeat; each raw JSON kept in output_dir when set."""
+    if params['output_dir']:
+        try:
+            private_directory(params['output_dir'], 'output_dir', 0o755)
+        except ValueError as exc:
+            raise MeasureError(str(exc))
+        result['raw_files'] = []
+    runs = []
+    for number in range(1, params['repeat'] + 1):
+        run = {'fio_version': None, 'jobs': []}
+        for job, argv in zip(jobs, argvs):
+            text, parsed = run_fio(runner, argv)
+            run['fio_version'] = parsed['fio_version']
+            run['jobs'].extend(parsed['jobs'])
+            if params['output_dir']:
+                result['raw_files'].append(write_raw(params['output_dir'], '{0}-{1}.json'.format(job['name'], number), text))
+        runs.append(run)
+    return runs
+
+
+def measure(module, runner, fio, jobs, min_free, result, started):
+    """(runs, target, argvs); check mode exits with the plan. The scratch file is removed and the signal
+    handlers restored whatever happens; a failure fails the module with the result so far."""
+    params = module.params
     scratch = None
     previous = dict((signum, signal.signal(signum, stop_on_signal)) for signum in (signal.SIGTERM, signal.SIGHUP))
     try:
-        if params['filename']:
-            check_device(runner, params['filename'])
-            result['working_set_bytes'] = size = min(size, device_bytes(params['filename']))
-            target = params['filename']
-            argvs = plan(target)
-        else:
-            # validated before anything is created
-            argvs = plan(os.path.join(params['directory'], SCRATCH_PREFIX + 'check'))
-            target = None
+        target, argvs = plan_target(runner, fio, jobs, params, result)
         if module.check_mode:
-            result.update(argv=argvs, target=target or params['directory'], wall_s=round(time.monotonic() - started, 3),
+            result.update(argv=argvs, target=target or params['directory'], wall_s=elapsed(started),
                           msg='check mode: {0} fio run(s) planned, nothing measured'.format(len(jobs) * params['repeat']))
             module.exit_json(**result)
         if target is None:
-            target = scratch = create_scratch(params['directory'], size, min_free)
-            argvs = plan(target)
-        if params['output_dir']:
-            try:
-                private_directory(params['output_dir'], 'output_dir', 0o755)
-            except ValueError as exc:
-                raise MeasureError(str(exc))
-            result['raw_files'] = []
-        runs = []
-        for number in range(1, params['repeat'] + 1):
-            run = {'fio_version': None, 'jobs': []}
-            for job, argv in zip(jobs, argvs):
-                text, parsed = run_fio(runner, argv)
-                run['fio_version'] = parsed['fio_version']
-                run['jobs'].extend(parsed['jobs'])
-                if params['output_dir']:
-                    result['raw_files'].append(write_raw(params['output_dir'], '{0}-{1}.json'.format(job['name'], number), text))
-            runs.append(run)
+            target = scratch = create_scratch(params['directory'], result['working_set_bytes'], min_free)
+            argvs = plan_argvs(fio, jobs, target)
+        runs = run_repeats(runner, params, jobs, argvs, result)
     except (MeasureError, OSError) as exc:
-        result['wall_s'] = round(time.monotonic() - started, 3)
+        result['wall_s'] = elapsed(started)
         fail(module, str(exc), **result)
     finally:
         if scratch is not None and os.path.exists(scratch):
             os.unlink(scratch)
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+    return runs, target, argvs
 
+
+def add_results(module, result, runs, jobs):
+    """The median results of each job into result, with a cache warning for each suspect job (unless allow_cached)."""
     summary = aggregate(runs)
+    size, memory = result['working_set_bytes'], result['memory_bytes']
     warnings = []
     for aggregated, job in zip(summary['jobs'], jobs):
         suspect = cache_suspect(job['direct'], size, memory)
         result['results'].append(job_result(aggregated, job, suspect))
-        if suspect and not params['allow_cached']:
+        if suspect and not module.params['allow_cached']:
             warnings.append(cache_warning(job['name'], size, memory))
     for warning in warnings:
         module.warn(warning)
+    return summary
+
+
+def main():
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, mutually_exclusive=[('directory', 'filename')],
+                           required_one_of=[('directory', 'filename')], supports_check_mode=True)
+    runner = CommandRunner(module)
+    params = module.params
+    started = time.monotonic()
+    size, min_free, jobs = checked_request(module, params)
+    fio = find_fio(module, params['fio_path'])
+    ioengine = params['ioengine'] or default_ioengine(runner, fio)
+    memory = read_memory_bytes(params['proc_root'])
+    complete_jobs(jobs, params, size, ioengine)
+
+    result = dict(changed=False, results=[], repeat=params['repeat'], ioengine=ioengine, working_set_bytes=size,
+                  memory_bytes=memory, cache_suspect=False)
+    runs, target, argvs = measure(module, runner, fio, jobs, min_free, result, started)
+    summary = add_results(module, result, runs, jobs)
     result.update(
         fio_version=summary['fio_version'],
         target=target,
         argv=argvs,
         cache_suspect=any(entry['cache_suspect'] for entry in result['results']),
         changed=bool(params['filename']) and any(entry['write'] is not None for entry in result['results']),
-        wall_s=round(time.monotonic() - started, 3),
+        wall_s=elapsed(started),
     )
     module.exit_json(**result)
-
 
 if __name__ == '__main__':
     main()

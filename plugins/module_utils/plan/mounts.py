@@ -95,6 +95,147 @@ def _check(path, option, want, status, live, persistent, message):
     return make_check(CONCERN, path, '%s:%s' % (expected, option), expected, live, persistent, status, message)
 
 
+def _mount_info(path, live_entry, fstab_entry, fstab_present, fstab_path):
+    """What the plan says about one mount point (its ``mounts`` entry), before any decision."""
+    return {
+        'path': path,
+        'mounted': live_entry is not None,
+        'in_fstab': fstab_entry is not None,
+        'fstab_present': fstab_present,
+        'fstab_path': fstab_path,
+        'fstab_line': fstab_entry['line'] if fstab_entry else None,
+        'fstype': live_entry['fstype'] if live_entry else (fstab_entry['vfstype'] if fstab_entry else None),
+        'live_options': list(live_entry['options']) if live_entry else None,
+        'fstab_options': list(fstab_entry['options']) if fstab_entry else None,
+        'fstab_options_after': None,
+        'remount_options': None,
+        'live_options_after': None,
+        'unresolved': [],
+    }
+
+
+def _duplicate_entries(path, matches, fstab_path):
+    """Why the options of a mount point listed more than once in fstab cannot be planned, or None."""
+    if len(matches) > 1:
+        return '%s is listed %d times in %s (lines %s): fix fstab first' % (
+            path, len(matches), fstab_path, ', '.join(str(m.lineno) for m in matches))
+    return None
+
+
+def _not_mounted_check(path, swap_lines, fstab_present, fstab_path):
+    """The one check of a path that is neither mounted nor a file system entry of fstab."""
+    where = fstab_path if fstab_present else '%s (no such file)' % fstab_path
+    swaps = [str(lineno) for lineno in swap_lines]
+    if swaps:
+        message = '%s is swap (%s line %s), not a mounted file system; its options were not checked' % (
+            path, fstab_path, ', '.join(swaps))
+    else:
+        message = '%s is neither mounted nor listed in %s; its options were not checked' % (path, where)
+    return make_check(CONCERN, path, 'mount_point', 'mounted', None, None, NOT_APPLICABLE, message)
+
+
+def _plan_fstab_edit(info, record, present, absent):
+    """(updated record or None, change or None, options fstab cannot resolve): the persistent side,
+    the entry's new option list (into ``info``)."""
+    new_options, unresolved = edit_fstab_options(info['fstab_options'], present, absent)
+    info['fstab_options_after'] = new_options or ['defaults']
+    if new_options == info['fstab_options']:
+        return None, None, unresolved
+    updated = FstabLine(record.raw, record.lineno)
+    updated.set_options(new_options)
+    change = {
+        'kind': 'fstab', 'target': info['path'], 'path': info['fstab_path'], 'line': record.lineno,
+        'before': info['fstab_options'], 'after': info['fstab_options_after'],
+        'before_line': record.raw, 'after_line': updated.raw,
+    }
+    return updated, change, unresolved
+
+
+def _plan_live_remount(info, present, absent):
+    """(change or None, options a remount cannot resolve): the live side, the remount of the kernel's
+    options (into ``info``); mount(8)-only options have no live side."""
+    kernel_present = [o for o in present if not is_userspace_option(o)]
+    kernel_absent = [o for o in absent if not is_userspace_option(o)]
+    words, after, unresolved = plan_remount(info['live_options'], kernel_present, kernel_absent)
+    if not words:
+        return None, unresolved
+    info['remount_options'] = ','.join(['remount'] + words)
+    info['live_options_after'] = after
+    change = {
+        'kind': 'mount', 'target': info['path'], 'options': info['remount_options'],
+        'before': info['live_options'], 'after': after,
+    }
+    return change, unresolved
+
+
+def _option_check(info, option, want, states, fstab_unresolved, live_unresolved):
+    """The check of one (mount point, option); ``states``: the live and fstab option states (None: no such side).
+    What neither a remount nor the fstab edit can resolve is added to ``info['unresolved']``."""
+    path = info['path']
+    live_state, fstab_state = states
+    live = in_effect(option, live_state) if live_state else None
+    persistent = in_effect(option, fstab_state) if fstab_state else None
+    live_ok = None if live is None else live == want
+    if not info['in_fstab']:
+        persistent_ok = False  # not in fstab: the mount does not come back at boot
+    else:
+        persistent_ok = persistent == want
+    status = status_of(live_ok, persistent_ok)
+    note = ''
+    remount_fixes = True
+    if option in fstab_unresolved and persistent_ok is False:
+        note = ('the other options in fstab keep %s %s; change them by hand'
+                % (option, 'off' if want else 'in effect'))
+    elif option in live_unresolved and live_ok is False:
+        note = ('a remount cannot %s %s; unmount and mount %s'
+                % ('set' if want else 'remove', option, path))
+        remount_fixes = False
+    if note:
+        info['unresolved'].append('%s: %s' % (option, note))
+    return _check(path, option, want, status, live, persistent,
+                  _message(path, option, want, live, persistent, info, note, remount_fixes))
+
+
+def _plan_request(request, live_by_path, fstab_index, records_after, sources):
+    """(info, checks, changes) of one requested mount point; an fstab edit replaces its record in
+    ``records_after``.  ``sources``: (fstab_present, fstab_path, remount, why a source cannot be read)."""
+    fstab_present, fstab_path, remount, source_error = sources
+    path = normalize_mount_point(request['path'])
+    present = list(request.get('present') or [])
+    absent = list(request.get('absent') or [])
+    wanted = [(option, True) for option in present] + [(option, False) for option in absent]
+    live_entry = live_by_path.get(path)
+    # swap entries are not mounts: their second field is no mount point (FstabIndex leaves them out);
+    # the last entry is the one mount(8) uses
+    indexed = fstab_index.mount_entries(path)
+    position, record, fstab_entry = indexed[-1] if indexed else (None, None, None)
+    info = _mount_info(path, live_entry, fstab_entry, fstab_present, fstab_path)
+
+    problem = source_error or _duplicate_entries(path, [match[1] for match in indexed], fstab_path)
+    if problem:
+        info['unresolved'].append(problem)
+        return info, [_check(path, option, want, ERROR, None, None, '%s: %s' % (option, problem))
+                      for option, want in wanted], []
+    if live_entry is None and fstab_entry is None:
+        return info, [_not_mounted_check(path, fstab_index.swap_lines(path), fstab_present, fstab_path)], []
+
+    states = (option_state(info['live_options'], 'live') if live_entry else None,
+              option_state(info['fstab_options'], 'fstab') if fstab_entry else None)
+    changes = []
+    fstab_unresolved, live_unresolved = [], []
+    if fstab_entry is not None:
+        updated, change, fstab_unresolved = _plan_fstab_edit(info, record, present, absent)
+        if updated is not None:
+            records_after[position] = updated
+            changes.append(change)
+    if live_entry is not None:
+        change, live_unresolved = _plan_live_remount(info, present, absent)
+        if change is not None and remount:
+            changes.append(change)
+    checks = [_option_check(info, option, want, states, fstab_unresolved, live_unresolved) for option, want in wanted]
+    return info, checks, changes
+
+
 def plan_mounts_from(mounts, mountinfo_entries, fstab_records, fstab_present=True, fstab_path='/etc/fstab',
                      remount=True, live_error=None, fstab_error=None):
     """Plan from parsed state (see plan_mounts for reading it).
@@ -111,116 +252,15 @@ def plan_mounts_from(mounts, mountinfo_entries, fstab_records, fstab_present=Tru
     live_by_path = visible_mounts(mountinfo_entries or [])
     fstab_index = FstabIndex(fstab_records)
     records_after = list(fstab_records)
+    sources = (fstab_present, fstab_path, remount, live_error or fstab_error)
     checks = []
     changes = []
     details = []
     for request in mounts:
-        path = normalize_mount_point(request['path'])
-        present = list(request.get('present') or [])
-        absent = list(request.get('absent') or [])
-        live_entry = live_by_path.get(path)
-        # swap entries are not mounts: their second field is no mount point (FstabIndex leaves them out);
-        # the last entry is the one mount(8) uses
-        indexed = fstab_index.mount_entries(path)
-        matches = [match[1] for match in indexed]
-        position, record, fstab_entry = indexed[-1] if indexed else (None, None, None)
-        info = {
-            'path': path,
-            'mounted': live_entry is not None,
-            'in_fstab': fstab_entry is not None,
-            'fstab_present': fstab_present,
-            'fstab_path': fstab_path,
-            'fstab_line': fstab_entry['line'] if fstab_entry else None,
-            'fstype': live_entry['fstype'] if live_entry else (fstab_entry['vfstype'] if fstab_entry else None),
-            'live_options': list(live_entry['options']) if live_entry else None,
-            'fstab_options': list(fstab_entry['options']) if fstab_entry else None,
-            'fstab_options_after': None,
-            'remount_options': None,
-            'live_options_after': None,
-            'unresolved': [],
-        }
+        info, request_checks, request_changes = _plan_request(request, live_by_path, fstab_index, records_after, sources)
         details.append(info)
-        wanted = [(option, True) for option in present] + [(option, False) for option in absent]
-
-        problem = None
-        if live_error:
-            problem = live_error
-        elif fstab_error:
-            problem = fstab_error
-        elif len(matches) > 1:
-            problem = '%s is listed %d times in %s (lines %s): fix fstab first' % (
-                path, len(matches), fstab_path, ', '.join(str(m.lineno) for m in matches))
-        if problem:
-            for option, want in wanted:
-                checks.append(_check(path, option, want, ERROR, None, None, '%s: %s' % (option, problem)))
-            info['unresolved'].append(problem)
-            continue
-
-        if live_entry is None and fstab_entry is None:
-            where = fstab_path if fstab_present else '%s (no such file)' % fstab_path
-            swaps = [str(lineno) for lineno in fstab_index.swap_lines(path)]
-            if swaps:
-                message = '%s is swap (%s line %s), not a mounted file system; its options were not checked' % (
-                    path, fstab_path, ', '.join(swaps))
-            else:
-                message = '%s is neither mounted nor listed in %s; its options were not checked' % (path, where)
-            checks.append(make_check(CONCERN, path, 'mount_point', 'mounted', None, None, NOT_APPLICABLE, message))
-            continue
-
-        live_state = option_state(info['live_options'], 'live') if live_entry else None
-        fstab_state = option_state(info['fstab_options'], 'fstab') if fstab_entry else None
-
-        # persistent side: the new fstab option list
-        fstab_unresolved = []
-        if fstab_entry is not None:
-            new_options, fstab_unresolved = edit_fstab_options(info['fstab_options'], present, absent)
-            info['fstab_options_after'] = new_options or ['defaults']
-            if new_options != info['fstab_options']:
-                updated = FstabLine(record.raw, record.lineno)
-                updated.set_options(new_options)
-                records_after[position] = updated
-                changes.append({
-                    'kind': 'fstab', 'target': path, 'path': fstab_path, 'line': record.lineno,
-                    'before': info['fstab_options'], 'after': info['fstab_options_after'],
-                    'before_line': record.raw, 'after_line': updated.raw,
-                })
-        # live side: the remount
-        live_unresolved = []
-        if live_entry is not None:
-            kernel_present = [o for o in present if not is_userspace_option(o)]
-            kernel_absent = [o for o in absent if not is_userspace_option(o)]
-            words, after, live_unresolved = plan_remount(info['live_options'], kernel_present, kernel_absent)
-            if words:
-                info['remount_options'] = ','.join(['remount'] + words)
-                info['live_options_after'] = after
-                if remount:
-                    changes.append({
-                        'kind': 'mount', 'target': path, 'options': info['remount_options'],
-                        'before': info['live_options'], 'after': after,
-                    })
-
-        for option, want in wanted:
-            live = in_effect(option, live_state) if live_state else None
-            persistent = in_effect(option, fstab_state) if fstab_state else None
-            live_ok = None if live is None else live == want
-            if fstab_entry is None:
-                persistent_ok = False  # not in fstab: the mount does not come back at boot
-            else:
-                persistent_ok = persistent == want
-            status = status_of(live_ok, persistent_ok)
-            note = ''
-            remount_fixes = True
-            if option in fstab_unresolved and persistent_ok is False:
-                note = ('the other options in fstab keep %s %s; change them by hand'
-                        % (option, 'off' if want else 'in effect'))
-            elif option in live_unresolved and live_ok is False:
-                note = ('a remount cannot %s %s; unmount and mount %s'
-                        % ('set' if want else 'remove', option, path))
-                remount_fixes = False
-            if note:
-                info['unresolved'].append('%s: %s' % (option, note))
-            checks.append(_check(path, option, want, status, live, persistent,
-                                 _message(path, option, want, live, persistent, info, note, remount_fixes)))
+        checks.extend(request_checks)
+        changes.extend(request_changes)
 
     fstab_before = render(fstab_records) if fstab_present else None
     fstab_after = render(records_after) if fstab_present else None
@@ -231,7 +271,6 @@ def plan_mounts_from(mounts, mountinfo_entries, fstab_records, fstab_present=Tru
         'fstab': {'path': fstab_path, 'before': fstab_before, 'after': fstab_after,
                   'changed': fstab_before != fstab_after},
     }
-
 
 def plan_mounts(mounts, fstab_path='/etc/fstab', proc_root='/proc', remount=True):
     """Read mountinfo and fstab and plan ``mounts`` ([{path, present, absent}]).
