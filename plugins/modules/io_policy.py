@@ -331,44 +331,41 @@ def written_files(params):
     return written
 
 
-def main():
-    module = AnsibleModule(
-        argument_spec=dict(
-            JOURNAL_ARGS,
-            policy=dict(type='dict'),
-            validate_only=dict(type='bool', default=False),
-            benchmark=dict(type='dict'),
-            measuring=dict(type='bool', default=False),
-            copy_tools_bin_dir=dict(type='path'),
-            copy_tools_config=dict(type='path'),
-            copy_tools_slice=dict(type='str'),
-            concerns=dict(type='list', elements='str', choices=list(CONCERNS), default=list(CONCERNS)),
-            mode=dict(type='str', choices=['audit', 'enforce'], default='audit'),
-            fstab=dict(type='path', default='/etc/fstab'),
-            remount=dict(type='bool', default=True),
-            tunefstab_path=dict(type='path', default='/etc/vx/tunefstab'),
-            tunefstab_apply=dict(type='bool', default=False),
-            vxtunefs=dict(type='path'),
-            block_queue_persist=dict(type='bool', default=True),
-            rules_file=dict(type='path', default='/etc/udev/rules.d/60-iotune.rules'),
-            sysctl_file=dict(type='path', default='/etc/sysctl.d/60-iotune.conf'),
-            copy_tools_files=dict(type='list', elements='dict', default=[]),
-            report=dict(type='dict', options=dict(
-                dir=dict(type='path', default='/var/lib/iotune/reports'),
-                names=dict(type='list', elements='str', default=[]),
-                host=dict(type='str', required=True),
-                profile=dict(type='str'),
-                mode=dict(type='str', required=True),
-            )),
-            sys_root=dict(type='path', default='/sys'),
-            proc_root=dict(type='path', default='/proc'),
-        ),
-        supports_check_mode=True,
-    )
-    params = module.params
-    if params['policy'] is None:
-        module.fail_json(msg='policy: the effective policy is needed (the io_policy action plugin passes it)')
-    errors = check_args(params, paths=PATH_ARGS, written=written_files(params))
+ARGUMENT_SPEC = dict(
+    JOURNAL_ARGS,
+    policy=dict(type='dict'),
+    validate_only=dict(type='bool', default=False),
+    benchmark=dict(type='dict'),
+    measuring=dict(type='bool', default=False),
+    copy_tools_bin_dir=dict(type='path'),
+    copy_tools_config=dict(type='path'),
+    copy_tools_slice=dict(type='str'),
+    concerns=dict(type='list', elements='str', choices=list(CONCERNS), default=list(CONCERNS)),
+    mode=dict(type='str', choices=['audit', 'enforce'], default='audit'),
+    fstab=dict(type='path', default='/etc/fstab'),
+    remount=dict(type='bool', default=True),
+    tunefstab_path=dict(type='path', default='/etc/vx/tunefstab'),
+    tunefstab_apply=dict(type='bool', default=False),
+    vxtunefs=dict(type='path'),
+    block_queue_persist=dict(type='bool', default=True),
+    rules_file=dict(type='path', default='/etc/udev/rules.d/60-iotune.rules'),
+    sysctl_file=dict(type='path', default='/etc/sysctl.d/60-iotune.conf'),
+    copy_tools_files=dict(type='list', elements='dict', default=[]),
+    report=dict(type='dict', options=dict(
+        dir=dict(type='path', default='/var/lib/iotune/reports'),
+        names=dict(type='list', elements='str', default=[]),
+        host=dict(type='str', required=True),
+        profile=dict(type='str'),
+        mode=dict(type='str', required=True),
+    )),
+    sys_root=dict(type='path', default='/sys'),
+    proc_root=dict(type='path', default='/proc'),
+)
+
+
+def copy_tools_file_errors(params):
+    """Each copy_tools_files path must be absolute, and a file when the copy_tools concern runs."""
+    errors = []
     for index, item in enumerate(params['copy_tools_files']):
         # the action plugin names the option each file comes from (copy_tools_bin_dir, copy_tools_config)
         where = 'copy_tools_files[%d].path%s' % (index, ' (%s)' % item['option'] if item.get('option') else '')
@@ -376,24 +373,37 @@ def main():
             errors.append('%s: must be an absolute path, got %r' % (where, item.get('path')))
         elif 'copy_tools' in params['concerns'] and os.path.isdir(item['path']):
             errors.append('%s: %s is a directory, not a file' % (where, item['path']))
-    if params['report'] is not None:
-        # checked before any change, not when the report is written after them
-        try:
-            report_paths(params['report']['dir'], params['report']['names'] or ['report.json'])
-        except ValueError as exc:
-            errors.append('report.%s' % exc)
-        if os.path.lexists(params['report']['dir']) and not os.path.isdir(params['report']['dir']):
-            errors.append('report.dir: %s is not a directory' % params['report']['dir'])
-    if errors:
-        module.fail_json(msg='invalid arguments, nothing read or changed: ' + '; '.join(errors), errors=errors)
-    runner = CommandRunner(module)
-    read_errors = []
-    mount_entries = read_mountinfo(params['proc_root'], read_errors)
-    facts = gather_io_facts(gather=['memory', 'vxfs', 'tools'], proc_root=params['proc_root'],
-                            tunefstab_path=params['tunefstab_path'], run_command=runner)
+    return errors
+
+
+def report_errors(spec):
+    """The report's names and directory, checked before any change, not when the report is written after them."""
+    if spec is None:
+        return []
+    errors = []
     try:
-        concerns = build_concerns(params, runner, mount_entries if not read_errors else None,
-                                  facts.get('memory_bytes'), module.warn)
+        report_paths(spec['dir'], spec['names'] or ['report.json'])
+    except ValueError as exc:
+        errors.append('report.%s' % exc)
+    if os.path.lexists(spec['dir']) and not os.path.isdir(spec['dir']):
+        errors.append('report.dir: %s is not a directory' % spec['dir'])
+    return errors
+
+
+def argument_errors(params):
+    """Every problem of the arguments, before anything is read or changed."""
+    errors = check_args(params, paths=PATH_ARGS, written=written_files(params))
+    errors.extend(copy_tools_file_errors(params))
+    errors.extend(report_errors(params['report']))
+    return errors
+
+
+def run_policy(module, runner, mount_entries, facts):
+    """(result, failure): the engine's run of the concerns asked for, with its message; failure is the
+    engine's error or None."""
+    params = module.params
+    try:
+        concerns = build_concerns(params, runner, mount_entries, facts.get('memory_bytes'), module.warn)
     except ValueError as exc:
         module.fail_json(msg=str(exc))
     try:
@@ -406,34 +416,59 @@ def main():
     result['msg'] = failure or summary_message(result['checks'])
     if result.get('journal') and not failure:
         result['msg'] += '; %d change(s) journalled in %s' % (result['changes_made'], result['journal'])
+    return result, failure
 
+
+def host_report(params, result, runner, mount_entries, facts):
+    """The host's report of this run (docs/reports.md)."""
+    spec = params['report']
+    report = {
+        'host': spec['host'],
+        'run_id': result.get('run_id') or params['run_id'],
+        'time': time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()),
+        'profile': spec['profile'],
+        'host_facts': host_facts(params, runner, mount_entries, facts),
+        'mode': spec['mode'],
+        'summary': dict(result['summary']),
+        'checks': result['checks'],
+    }
+    if params['mode'] == 'enforce':
+        report['summary']['changed'] = sum(1 for check in result['checks'] if check.get('changed'))
+    return report
+
+
+def write_host_report(module, spec, result):
+    """Write result['report'] under each of the report's names (in check mode only the paths); fail naming the file."""
+    try:
+        result['report_paths'] = write_report(spec['dir'], spec['names'], result['report'], check=module.check_mode)[1] \
+            if spec['names'] else []
+    except ValueError as exc:
+        module.fail_json(**dict(result, msg='report.%s' % exc))
+    except (IOError, OSError) as exc:
+        where = getattr(exc, 'filename', None) or spec['dir']
+        module.fail_json(**dict(result, msg='cannot write the report %s: %s' % (where, exc.strerror or exc)))
+
+
+def main():
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
+    params = module.params
+    if params['policy'] is None:
+        module.fail_json(msg='policy: the effective policy is needed (the io_policy action plugin passes it)')
+    errors = argument_errors(params)
+    if errors:
+        module.fail_json(msg='invalid arguments, nothing read or changed: ' + '; '.join(errors), errors=errors)
+    runner = CommandRunner(module)
+    read_errors = []
+    mount_entries = read_mountinfo(params['proc_root'], read_errors)
+    facts = gather_io_facts(gather=['memory', 'vxfs', 'tools'], proc_root=params['proc_root'],
+                            tunefstab_path=params['tunefstab_path'], run_command=runner)
+    result, failure = run_policy(module, runner, mount_entries if not read_errors else None, facts)
     if params['report'] is not None:
-        spec = params['report']
-        report = {
-            'host': spec['host'],
-            'run_id': result.get('run_id') or params['run_id'],
-            'time': time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()),
-            'profile': spec['profile'],
-            'host_facts': host_facts(params, runner, mount_entries, facts),
-            'mode': spec['mode'],
-            'summary': dict(result['summary']),
-            'checks': result['checks'],
-        }
-        if params['mode'] == 'enforce':
-            report['summary']['changed'] = sum(1 for check in result['checks'] if check.get('changed'))
-        result['report'] = report
-        try:
-            result['report_paths'] = write_report(spec['dir'], spec['names'], report, check=module.check_mode)[1] \
-                if spec['names'] else []
-        except ValueError as exc:
-            module.fail_json(**dict(result, msg='report.%s' % exc))
-        except (IOError, OSError) as exc:
-            where = getattr(exc, 'filename', None) or spec['dir']
-            module.fail_json(**dict(result, msg='cannot write the report %s: %s' % (where, exc.strerror or exc)))
+        result['report'] = host_report(params, result, runner, mount_entries, facts)
+        write_host_report(module, params['report'], result)
     if failure:
         module.fail_json(**result)
     module.exit_json(**result)
-
 
 if __name__ == '__main__':
     main()
