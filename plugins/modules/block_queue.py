@@ -41,6 +41,8 @@ extends_documentation_fragment:
   - iotune.storage.attributes.action_group
   - iotune.storage.attributes.concern
   - iotune.storage.journal
+  - iotune.storage.roots
+  - iotune.storage.roots.udev
 attributes:
   diff_mode:
     support: full
@@ -133,25 +135,6 @@ options:
       - It must be a C(*.rules) file in one of O(udev_rules_dirs), or udev never reads it (the module warns).
     type: path
     default: /etc/udev/rules.d/60-iotune.rules
-  sys_root:
-    description: Mount point of sysfs. Only changed for tests.
-    type: path
-    default: /sys
-  proc_root:
-    description: Mount point of procfs, for C(self/mountinfo). Only changed for tests.
-    type: path
-    default: /proc
-  udev_rules_dirs:
-    description:
-      - The udev rules search path, highest priority first. A file name in an earlier directory masks the same
-        name in later ones; the files are then read sorted by name. Only changed for tests.
-    type: list
-    elements: path
-    default: [/etc/udev/rules.d, /run/udev/rules.d, /usr/local/lib/udev/rules.d, /usr/lib/udev/rules.d, /lib/udev/rules.d]
-  udev_db_dir:
-    description: The udev database (C(b<major>:<minor>) files with the device properties). Only changed for tests.
-    type: path
-    default: /run/udev/data
 notes:
   - The persistent value is what the udev rules would write when the device is added at boot (the C(add) event
     that coldplug sends), evaluated key by key like systemd-udevd does - C(ACTION), C(SUBSYSTEM), C(KERNEL),
@@ -301,23 +284,36 @@ devices:
       notes: []
       identity: ATTR{serial}=="overlayblk"
       rule: ACTION=="add|change", SUBSYSTEM=="block", ATTR{serial}=="overlayblk", ATTR{queue/read_ahead_kb}="4096"
+# BEGIN scripts/gen_return_docs: iotune.storage.journal
 run_id:
-  description: The run whose journal holds the changes (the O(run_id) given, or one made up). Pass it to C(io_rollback).
+  description:
+    - The run whose journal holds the changes (the O(run_id) given, or one made from the time and the process id).
+    - Pass it to C(io_rollback) as its C(run_id) to undo the run.
   returned: when changes were applied
   type: str
   sample: 20261122T101500Z-4242
 journal:
-  description: Path of the run's journal file.
+  description: Path of the run's journal file, C(<journal_dir>/<run_id>.jsonl).
   returned: when changes were applied
   type: str
   sample: /var/lib/iotune/journal/20261122T101500Z-4242.jsonl
+reloaded:
+  description:
+    - The reload commands the changes needed, each run once after all of them, for example C(udevadm control --reload)
+      after a new udev rule file (where udevd runs) or C(sysctl --load) of the managed sysctl file.
+    - A reload that fails is a warning and is not listed.
+  returned: when changes were applied
+  type: list
+  elements: str
+  sample: [udevadm control --reload]
 checks_before:
   description:
-    - The checks as they were before the changes; RV(checks) then holds the state after them, each with C(changed)
-      (true when the change moved the check's status).
+    - The checks as they were before the changes. RV(checks) then holds the state after them, each check with
+      C(changed) (true when the change moved its status) and C(status_before).
   returned: when changes were applied
   type: list
   elements: dict
+# END scripts/gen_return_docs
 '''
 
 from ansible.module_utils.basic import AnsibleModule

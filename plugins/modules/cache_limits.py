@@ -41,6 +41,8 @@ extends_documentation_fragment:
   - iotune.storage.attributes.action_group
   - iotune.storage.attributes.concern
   - iotune.storage.journal
+  - iotune.storage.roots.proc
+  - iotune.storage.roots.sysctl
 attributes:
   diff_mode:
     support: full
@@ -88,19 +90,6 @@ options:
         description: Directory of the slice unit file (drop-ins in C(<unit_dir>/<name>.d/) are read too).
         type: path
         default: /etc/systemd/system
-  proc_root:
-    description: Mount point of procfs. Only changed for tests.
-    type: path
-    default: /proc
-  sysctl_conf_dirs:
-    description: The sysctl.d directories in precedence order. Only changed for tests.
-    type: list
-    elements: path
-    default: [/etc/sysctl.d, /run/sysctl.d, /usr/local/lib/sysctl.d, /usr/lib/sysctl.d, /lib/sysctl.d]
-  sysctl_conf:
-    description: The sysctl file applied after all sysctl.d files. Only changed for tests.
-    type: path
-    default: /etc/sysctl.conf
   systemd_run_dir:
     description: The directory whose existence shows that systemd runs as the service manager. Only changed for tests.
     type: path
@@ -235,23 +224,36 @@ msg:
   returned: always
   type: str
   sample: "3 checks: 1 compliant, 1 not_persistent, 1 not_applicable"
+# BEGIN scripts/gen_return_docs: iotune.storage.journal
 run_id:
-  description: The run whose journal holds the changes (the O(run_id) given, or one made up). Pass it to C(io_rollback).
+  description:
+    - The run whose journal holds the changes (the O(run_id) given, or one made from the time and the process id).
+    - Pass it to C(io_rollback) as its C(run_id) to undo the run.
   returned: when changes were applied
   type: str
   sample: 20261122T101500Z-4242
 journal:
-  description: Path of the run's journal file.
+  description: Path of the run's journal file, C(<journal_dir>/<run_id>.jsonl).
   returned: when changes were applied
   type: str
   sample: /var/lib/iotune/journal/20261122T101500Z-4242.jsonl
+reloaded:
+  description:
+    - The reload commands the changes needed, each run once after all of them, for example C(udevadm control --reload)
+      after a new udev rule file (where udevd runs) or C(sysctl --load) of the managed sysctl file.
+    - A reload that fails is a warning and is not listed.
+  returned: when changes were applied
+  type: list
+  elements: str
+  sample: [udevadm control --reload]
 checks_before:
   description:
-    - The checks as they were before the changes; RV(checks) then holds the state after them, each with C(changed)
-      (true when the change moved the check's status).
+    - The checks as they were before the changes. RV(checks) then holds the state after them, each check with
+      C(changed) (true when the change moved its status) and C(status_before).
   returned: when changes were applied
   type: list
   elements: dict
+# END scripts/gen_return_docs
 '''
 
 import os

@@ -113,19 +113,36 @@ msg:
   description: Summary of the checks.
   returned: always
   type: str
+# BEGIN scripts/gen_return_docs: iotune.storage.journal
 run_id:
-  description: The run whose journal holds the changes. Pass it to C(io_rollback).
+  description:
+    - The run whose journal holds the changes (the O(run_id) given, or one made from the time and the process id).
+    - Pass it to C(io_rollback) as its C(run_id) to undo the run.
   returned: when changes were applied
   type: str
+  sample: 20261122T101500Z-4242
 journal:
-  description: Path of the run's journal file.
+  description: Path of the run's journal file, C(<journal_dir>/<run_id>.jsonl).
   returned: when changes were applied
   type: str
+  sample: /var/lib/iotune/journal/20261122T101500Z-4242.jsonl
+reloaded:
+  description:
+    - The reload commands the changes needed, each run once after all of them, for example C(udevadm control --reload)
+      after a new udev rule file (where udevd runs) or C(sysctl --load) of the managed sysctl file.
+    - A reload that fails is a warning and is not listed.
+  returned: when changes were applied
+  type: list
+  elements: str
+  sample: [udevadm control --reload]
 checks_before:
-  description: The checks as they were before the changes; RV(checks) holds the state after them, each with C(changed).
+  description:
+    - The checks as they were before the changes. RV(checks) then holds the state after them, each check with
+      C(changed) (true when the change moved its status) and C(status_before).
   returned: when changes were applied
   type: list
   elements: dict
+# END scripts/gen_return_docs
 '''
 
 import os

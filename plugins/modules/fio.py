@@ -29,6 +29,7 @@ author:
   - iotune.storage maintainers (@iotune)
 extends_documentation_fragment:
   - iotune.storage.attributes
+  - iotune.storage.roots.proc
 attributes:
   check_mode:
     support: full
@@ -136,10 +137,6 @@ options:
     description: Free space to leave in O(directory) beyond the scratch file.
     type: str
     default: 64m
-  proc_root:
-    description: Mount point of procfs (C(meminfo) for the cache guard). Only changed for tests.
-    type: path
-    default: /proc
 notes:
   - Each job runs in its own fio process, the jobs in turn for each repeat, so slow drift spreads over all jobs.
   - SIGTERM and SIGHUP end a run with the scratch file removed. When the module is killed with SIGKILL (an async

@@ -27,6 +27,9 @@ extends_documentation_fragment:
   - iotune.storage.attributes
   - iotune.storage.attributes.facts
   - iotune.storage.attributes.info_module
+  - iotune.storage.roots
+  - iotune.storage.roots.fstab
+  - iotune.storage.roots.tunefstab
 attributes:
   facts:
     support: full
@@ -39,28 +42,6 @@ options:
     elements: str
     choices: [block_devices, mounts, fstab, vm, memory, vxfs, tools]
     default: [block_devices, mounts, fstab, vm, memory, vxfs, tools]
-  fstab_path:
-    description: Path of the fstab file to parse and join with the live mounts.
-    type: path
-    default: /etc/fstab
-  tunefstab_path:
-    description:
-      - Path of the VxFS tunefstab file.
-      - The E(VXTUNEFSTAB) environment variable that C(vxtunefs) honours is not consulted; set this option instead.
-    type: path
-    default: /etc/vx/tunefstab
-  sys_root:
-    description: Mount point of sysfs. Only changed for tests or when inspecting another root.
-    type: path
-    default: /sys
-  proc_root:
-    description: Mount point of procfs. Only changed for tests or when inspecting another root.
-    type: path
-    default: /proc
-  dev_root:
-    description: Device directory used to resolve C(UUID=), C(LABEL=), C(PARTUUID=) and C(PARTLABEL=) fstab specs.
-    type: path
-    default: /dev
 notes:
   - Persistent sysctl sources are read in the systemd-sysctl / C(sysctl --system) order
     (C(/etc/sysctl.d), C(/run/sysctl.d), C(/usr/local/lib/sysctl.d), C(/usr/lib/sysctl.d), C(/lib/sysctl.d),

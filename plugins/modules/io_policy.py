@@ -34,6 +34,9 @@ extends_documentation_fragment:
   - iotune.storage.attributes.action_group
   - iotune.storage.attributes.concern
   - iotune.storage.journal
+  - iotune.storage.roots
+  - iotune.storage.roots.tunefstab
+  - iotune.storage.roots.vxtunefs
 attributes:
   diff_mode:
     support: full
@@ -95,17 +98,10 @@ options:
     description: Whether enforcing remounts to change live mount options (else only fstab changes).
     type: bool
     default: true
-  tunefstab_path:
-    description: The VxFS tunefstab file.
-    type: path
-    default: /etc/vx/tunefstab
   tunefstab_apply:
     description: Whether enforcing also sets live VxFS values with C(vxtunefs -o) (which briefly freezes the file system).
     type: bool
     default: false
-  vxtunefs:
-    description: Path of C(vxtunefs); by default searched in E(PATH) and the VxFS directories.
-    type: path
   block_queue_persist:
     description: Whether block queue settings must also be in the udev rule file.
     type: bool
@@ -149,14 +145,6 @@ options:
         description: The report's mode (V(audit), V(harden)).
         type: str
         required: true
-  sys_root:
-    description: Mount point of sysfs. Only changed for tests.
-    type: path
-    default: /sys
-  proc_root:
-    description: Mount point of procfs. Only changed for tests.
-    type: path
-    default: /proc
 notes:
   - The per-concern modules (M(iotune.storage.mount_options), M(iotune.storage.tunefstab),
     M(iotune.storage.block_queue), M(iotune.storage.cache_limits), M(iotune.storage.copy_tools)) run the same planners
@@ -213,24 +201,36 @@ report_paths:
   returned: when O(report) is given
   type: list
   elements: str
+# BEGIN scripts/gen_return_docs: iotune.storage.journal
 run_id:
-  description: The run whose journal holds the changes.
+  description:
+    - The run whose journal holds the changes (the O(run_id) given, or one made from the time and the process id).
+    - Pass it to C(io_rollback) as its C(run_id) to undo the run.
   returned: when changes were applied
   type: str
+  sample: 20261122T101500Z-4242
 journal:
-  description: Path of the run's journal file.
+  description: Path of the run's journal file, C(<journal_dir>/<run_id>.jsonl).
   returned: when changes were applied
   type: str
+  sample: /var/lib/iotune/journal/20261122T101500Z-4242.jsonl
 reloaded:
-  description: The reload commands run after the changes.
+  description:
+    - The reload commands the changes needed, each run once after all of them, for example C(udevadm control --reload)
+      after a new udev rule file (where udevd runs) or C(sysctl --load) of the managed sysctl file.
+    - A reload that fails is a warning and is not listed.
   returned: when changes were applied
   type: list
   elements: str
+  sample: [udevadm control --reload]
 checks_before:
-  description: The checks as they were before the changes.
+  description:
+    - The checks as they were before the changes. RV(checks) then holds the state after them, each check with
+      C(changed) (true when the change moved its status) and C(status_before).
   returned: when changes were applied
   type: list
   elements: dict
+# END scripts/gen_return_docs
 '''
 
 import os

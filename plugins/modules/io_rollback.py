@@ -46,6 +46,7 @@ author:
 extends_documentation_fragment:
   - iotune.storage.attributes
   - iotune.storage.attributes.action_group
+  - iotune.storage.roots.vxtunefs
 attributes:
   check_mode:
     support: full
@@ -90,9 +91,6 @@ options:
     default: /proc
   mount_bin:
     description: The C(mount) program that remounts; default is C(mount) from the PATH.
-    type: path
-  vxtunefs:
-    description: The C(vxtunefs) program; default is looked for in C(/opt/VRTS/bin), C(/sbin) and the PATH.
     type: path
 '''
 

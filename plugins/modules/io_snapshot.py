@@ -34,6 +34,12 @@ author:
   - iotune.storage maintainers (@iotune)
 extends_documentation_fragment:
   - iotune.storage.attributes
+  - iotune.storage.roots
+  - iotune.storage.roots.fstab
+  - iotune.storage.roots.tunefstab
+  - iotune.storage.roots.vxtunefs
+  - iotune.storage.roots.udev
+  - iotune.storage.roots.sysctl
 attributes:
   check_mode:
     support: full
@@ -72,48 +78,6 @@ options:
     type: list
     elements: dict
     default: []
-  fstab_path:
-    description: Path of the fstab file.
-    type: path
-    default: /etc/fstab
-    aliases: [fstab]
-  tunefstab_path:
-    description: Path of the VxFS tunefstab file.
-    type: path
-    default: /etc/vx/tunefstab
-  vxtunefs:
-    description: Path of C(vxtunefs). Default is the one found on PATH or in the VxFS directories, as C(io_facts) finds it.
-    type: path
-  sys_root:
-    description: Mount point of sysfs. Only changed for tests or when inspecting another root.
-    type: path
-    default: /sys
-  proc_root:
-    description: Mount point of procfs. Only changed for tests or when inspecting another root.
-    type: path
-    default: /proc
-  dev_root:
-    description: Device directory used to resolve C(UUID=) and similar fstab specs.
-    type: path
-    default: /dev
-  sysctl_conf_dirs:
-    description: The sysctl.d directories, in priority order.
-    type: list
-    elements: path
-    default: [/etc/sysctl.d, /run/sysctl.d, /usr/local/lib/sysctl.d, /usr/lib/sysctl.d, /lib/sysctl.d]
-  sysctl_conf:
-    description: The sysctl file applied after the sysctl.d directories.
-    type: path
-    default: /etc/sysctl.conf
-  udev_rules_dirs:
-    description: The udev rules directories, in priority order.
-    type: list
-    elements: path
-    default: [/etc/udev/rules.d, /run/udev/rules.d, /usr/local/lib/udev/rules.d, /usr/lib/udev/rules.d, /lib/udev/rules.d]
-  udev_db_dir:
-    description: The udev database directory (device properties the rules match on).
-    type: path
-    default: /run/udev/data
   unit_dir:
     description: Directory of the bulk-job slice unit.
     type: path
@@ -142,6 +106,8 @@ options:
     type: list
     elements: path
     default: [/vmlinuz, /boot/vmlinuz]
+  fstab_path:
+    aliases: [fstab]
 notes:
   - A file a package ships as defaults (in C(/usr/lib/sysctl.d), C(/lib/sysctl.d), C(/usr/lib/udev/rules.d),
     C(/lib/udev/rules.d)) is marked C(vendor). The owner of every source is looked up with one C(dpkg-query -S)

@@ -39,6 +39,7 @@ extends_documentation_fragment:
   - iotune.storage.attributes.action_group
   - iotune.storage.attributes.concern
   - iotune.storage.journal
+  - iotune.storage.roots.proc
 attributes:
   diff_mode:
     support: full
@@ -94,10 +95,6 @@ options:
       - When the path named here is not an executable file, the checks of every device mounted as C(vxfs) are
         V(error) (their live values were not read), and an enforcing run fails without changing anything.
     type: path
-  proc_root:
-    description: Mount point of procfs, for C(self/mountinfo). Only changed for tests.
-    type: path
-    default: /proc
 notes:
   - The live values are read with C(vxtunefs -p <mount point>) (C(LANG=C)), for the visible mount whose source is
     the device and whose type is C(vxfs). When the device is not mounted (or not as C(vxfs)) there is no live value;
@@ -229,23 +226,36 @@ vxtunefs:
     host has none.
   type: str
   returned: always
+# BEGIN scripts/gen_return_docs: iotune.storage.journal
 run_id:
-  description: The run whose journal holds the changes (the O(run_id) given, or one made up). Pass it to C(io_rollback).
+  description:
+    - The run whose journal holds the changes (the O(run_id) given, or one made from the time and the process id).
+    - Pass it to C(io_rollback) as its C(run_id) to undo the run.
   returned: when changes were applied
   type: str
   sample: 20261122T101500Z-4242
 journal:
-  description: Path of the run's journal file.
+  description: Path of the run's journal file, C(<journal_dir>/<run_id>.jsonl).
   returned: when changes were applied
   type: str
   sample: /var/lib/iotune/journal/20261122T101500Z-4242.jsonl
+reloaded:
+  description:
+    - The reload commands the changes needed, each run once after all of them, for example C(udevadm control --reload)
+      after a new udev rule file (where udevd runs) or C(sysctl --load) of the managed sysctl file.
+    - A reload that fails is a warning and is not listed.
+  returned: when changes were applied
+  type: list
+  elements: str
+  sample: [udevadm control --reload]
 checks_before:
   description:
-    - The checks as they were before the changes; RV(checks) then holds the state after them, each with C(changed)
-      (true when the change moved the check's status).
+    - The checks as they were before the changes. RV(checks) then holds the state after them, each check with
+      C(changed) (true when the change moved its status) and C(status_before).
   returned: when changes were applied
   type: list
   elements: dict
+# END scripts/gen_return_docs
 '''
 
 from ansible.module_utils.basic import AnsibleModule

@@ -27,7 +27,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.common.files import
 from ansible_collections.iotune.storage.plugins.module_utils.parse.iofacts import VXTUNEFS_DIRS, find_executable
 from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import read_mountinfo, visible_mounts
 from ansible_collections.iotune.storage.plugins.module_utils.common.units import is_size, parse_int, to_bytes
-from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import VXFS_TUNABLE_MAX
+from ansible_collections.iotune.storage.plugins.module_utils.policy.validate import VXFS_TUNABLE_MAX
 
 CONCERN = 'tunefstab'
 
@@ -358,6 +358,119 @@ def _unreadable_live(vxtunefs, device, mount_point, can_run):
     return None
 
 
+def _read_tunefstab_file(path, errors):
+    """The tunefstab file as the plan sees it: ``{path, text, present, unreadable, entries, defaults}``;
+    ``text`` None when absent or unreadable, ``defaults`` what its system-default lines set
+    (``{name: (value, line)}``)."""
+    text = read_text(path, errors, missing_ok=True, decode_errors='surrogateescape', newline='')
+    present = text is not None
+    unreadable = not present and os.path.lexists(path)
+    entries = _tunefstab.parse_tunefstab(text, errors) if present else []
+    return {'path': path, 'text': text, 'present': present, 'unreadable': unreadable, 'entries': entries,
+            'defaults': effective_for(entries, _tunefstab.SYSTEM_DEFAULT)}
+
+
+def _policy_defaults(entries):
+    """What the policy's own system-default entry asks for ({name: value}): a system-default line takes
+    precedence over a device's lines."""
+    defaults = {}
+    for entry in entries:
+        if entry['device'] == _tunefstab.SYSTEM_DEFAULT:
+            defaults.update(entry['tunables'])
+    return defaults
+
+
+def _live_side(device, mount_entries, vxtunefs, run_command, can_run, live_cache):
+    """What can be known of the live values of ``device``: ``{mount_point, fstype, values, error, why, where}``
+    (``why``: why there are no values; ``where``: the command that printed them).  Each mount point is
+    read once (``live_cache``)."""
+    mount_point, fstype = find_mount(mount_entries, device)
+    values, error, where = None, None, None
+    if mount_point is None:
+        why = '%s is not mounted: live value not checked' % device
+    elif fstype != 'vxfs':
+        why = '%s is mounted on %s as %s, not vxfs: live value not checked' % (device, mount_point, fstype)
+    else:
+        if mount_point not in live_cache:
+            problem = _unreadable_live(vxtunefs, device, mount_point, can_run)
+            live_cache[mount_point] = (None, problem) if problem else read_live(vxtunefs, mount_point, run_command)
+        values, error = live_cache[mount_point]
+        why = error
+        where = 'vxtunefs -p %s' % mount_point
+    return {'mount_point': mount_point, 'fstype': fstype, 'values': values, 'error': error, 'why': why, 'where': where}
+
+
+def _tunable_state(device, name, expected, setting, side, tfile, vxtunefs, policy_defaults):
+    """What is known of one tunable of a device whose live side could be read: ``live``, ``live_ok`` and
+    ``persistent_ok`` (None: unknown), ``reason`` (why the live value is unknown), ``by_default`` (a
+    system-default line gives it its value once the plan is applied) and ``deciding`` (that value)."""
+    live = side['values'].get(name) if side['values'] is not None else None
+    if tfile['present']:
+        persistent_ok = (setting[0] if setting else None) == expected
+    elif tfile['unreadable']:
+        persistent_ok = None
+    else:
+        persistent_ok = None if vxtunefs is None else False
+    return {
+        'live': live,
+        'live_ok': None if live is None else live == expected,
+        'persistent_ok': persistent_ok,
+        'reason': side['why'] if side['values'] is None else '%s does not print it: live value not checked' % side['where'],
+        'by_default': device != _tunefstab.SYSTEM_DEFAULT and (name in policy_defaults or name in tfile['defaults']),
+        'deciding': policy_defaults[name] if name in policy_defaults else tfile['defaults'].get(name, (None,))[0],
+    }
+
+
+def _verdict(device, name, expected, setting, state, side, tfile, policy_defaults):
+    """(status, message) of one tunable of a device whose live side could be read."""
+    path = tfile['path']
+    live_state = (state['live'], side['where'], state['reason'])
+    if state['by_default'] and state['deciding'] != expected:
+        # the system-default value decides for this device, and it is not the policy's: editing the
+        # device's line would change nothing (issue 23, P4)
+        return ERROR, _default_wins(name, device, live_state, expected, path, tfile['defaults'].get(name),
+                                    policy_defaults.get(name))
+    status = status_of(state['live_ok'], state['persistent_ok'])
+    if tfile['unreadable'] and state['live_ok'] is None:
+        return ERROR, '%s on %s: %s; %s cannot be read' % (name, device, state['reason'], path)
+    if status == NOT_APPLICABLE:
+        return status, 'no vxtunefs on this host and no %s: VxFS is not in use here' % path
+    clause = '%s cannot be read' % path if tfile['unreadable'] else _file_clause(
+        path, tfile['present'], setting, device != _tunefstab.SYSTEM_DEFAULT and setting == tfile['defaults'].get(name))
+    if state['by_default'] and name in policy_defaults and state['persistent_ok'] is False:
+        clause += ('; the policy\'s %s entry writes %s=%s on a %s line, which decides for every device'
+                   % ((_tunefstab.SYSTEM_DEFAULT, name, expected, _tunefstab.SYSTEM_DEFAULT)))
+    return status, _message(name, device, live_state, expected, state['live_ok'], state['persistent_ok'], clause)
+
+
+def _plan_device(entry, side, tfile, vxtunefs, policy_defaults, apply):
+    """(checks, vxtunefs changes, {name: value} to persist on the device's line) of one policy entry."""
+    device = entry['device']
+    effective = effective_for(tfile['entries'], device)
+    checks, changes, to_persist = [], [], {}
+    for name in [n for n in TUNABLE_NAMES if n in entry['tunables']]:
+        expected = entry['tunables'][name]
+        setting = effective.get(name)
+        persistent = setting[0] if setting else None
+        if side['error']:
+            checks.append(make_check(CONCERN, device, name, expected, None, persistent, ERROR,
+                                     '%s on %s: %s' % (name, device, side['error'])))
+            continue
+        state = _tunable_state(device, name, expected, setting, side, tfile, vxtunefs, policy_defaults)
+        status, message = _verdict(device, name, expected, setting, state, side, tfile, policy_defaults)
+        checks.append(make_check(CONCERN, device, name, expected, state['live'], persistent, status, message))
+        if status not in (DRIFT, NOT_PERSISTENT):
+            continue
+        if state['persistent_ok'] is False and not state['by_default']:
+            # (by_default: the policy's system-default entry sets this value, and its line is what changes)
+            to_persist[name] = expected
+        if apply and state['live_ok'] is False:
+            changes.append({'kind': 'vxtunefs', 'target': side['mount_point'], 'device': device, 'setting': name,
+                            'before': state['live'], 'after': expected,
+                            'argv': [vxtunefs, '-o', '%s=%d' % (name, expected), side['mount_point']]})
+    return checks, changes, to_persist
+
+
 def plan_tunefstab(entries, path=_tunefstab.DEFAULT_PATH, vxtunefs=None, run_command=None,
                    proc_root='/proc', apply=False, mount_entries=None, can_run=is_executable):
     """Audit the (validated) entries and plan the changes; reads only.
@@ -384,100 +497,28 @@ def plan_tunefstab(entries, path=_tunefstab.DEFAULT_PATH, vxtunefs=None, run_com
     same value: that entry's line change is then what makes it persist.
     """
     errors = []
-    old_text = read_text(path, errors, missing_ok=True, decode_errors='surrogateescape', newline='')
-    present = old_text is not None
-    unreadable = not present and os.path.lexists(path)
-    file_entries = _tunefstab.parse_tunefstab(old_text, errors) if present else []
+    tfile = _read_tunefstab_file(path, errors)
     if mount_entries is None:
         mount_entries = read_mountinfo(proc_root, errors)
+    policy_defaults = _policy_defaults(entries)
     checks = []
     changes = []
     devices = []
-    warnings = []
-    new_text = old_text
+    new_text = tfile['text']
     live_cache = {}
-    # what the file's system-default lines set ({name: (value, line)}), and what the policy's own
-    # system-default entry asks for: a system-default line takes precedence over a device's lines
-    file_defaults = effective_for(file_entries, _tunefstab.SYSTEM_DEFAULT)
-    policy_defaults = {}
-    for entry in entries:
-        if entry['device'] == _tunefstab.SYSTEM_DEFAULT:
-            policy_defaults.update(entry['tunables'])
     for entry in entries:
         device = entry['device']
-        mount_point, fstype = find_mount(mount_entries, device)
-        live_values, live_error, where = None, None, None
-        if mount_point is None:
-            why = '%s is not mounted: live value not checked' % device
-        elif fstype != 'vxfs':
-            why = '%s is mounted on %s as %s, not vxfs: live value not checked' % (device, mount_point, fstype)
-        else:
-            if mount_point not in live_cache:
-                problem = _unreadable_live(vxtunefs, device, mount_point, can_run)
-                live_cache[mount_point] = (None, problem) if problem else read_live(vxtunefs, mount_point, run_command)
-            live_values, live_error = live_cache[mount_point]
-            why = live_error
-            where = 'vxtunefs -p %s' % mount_point
-        devices.append({'device': device, 'mount_point': mount_point, 'fstype': fstype, 'live_error': live_error})
-        effective = effective_for(file_entries, device)
-        to_persist = {}
-        for name in [n for n in TUNABLE_NAMES if n in entry['tunables']]:
-            expected = entry['tunables'][name]
-            setting = effective.get(name)
-            persistent = setting[0] if setting else None
-            if live_error:
-                checks.append(make_check(CONCERN, device, name, expected, None, persistent, ERROR,
-                                         '%s on %s: %s' % (name, device, live_error)))
-                continue
-            live = live_values.get(name) if live_values is not None else None
-            live_ok = None if live is None else live == expected
-            reason = why if live_values is None else '%s does not print it: live value not checked' % where
-            if present:
-                persistent_ok = persistent == expected
-            elif unreadable:
-                persistent_ok = None
-            else:
-                persistent_ok = None if vxtunefs is None else False
-            status = status_of(live_ok, persistent_ok)
-            # the value a system-default line gives this device once the plan is applied, if one does
-            by_default = device != _tunefstab.SYSTEM_DEFAULT and (name in policy_defaults or name in file_defaults)
-            deciding = policy_defaults[name] if name in policy_defaults else file_defaults.get(name, (None,))[0]
-            if by_default and deciding != expected:
-                # the system-default value decides for this device, and it is not the policy's: editing the
-                # device's line would change nothing (issue 23, P4)
-                message = _default_wins(name, device, (live, where, reason), expected, path, file_defaults.get(name),
-                                        policy_defaults.get(name))
-                checks.append(make_check(CONCERN, device, name, expected, live, persistent, ERROR, message))
-                continue
-            if unreadable and live_ok is None:
-                status = ERROR
-                message = '%s on %s: %s; %s cannot be read' % (name, device, reason, path)
-            elif status == NOT_APPLICABLE:
-                message = 'no vxtunefs on this host and no %s: VxFS is not in use here' % path
-            else:
-                clause = '%s cannot be read' % path if unreadable else _file_clause(
-                    path, present, setting, device != _tunefstab.SYSTEM_DEFAULT and setting == file_defaults.get(name))
-                if by_default and name in policy_defaults and persistent_ok is False:
-                    clause += ('; the policy\'s %s entry writes %s=%s on a %s line, which decides for every device'
-                               % ((_tunefstab.SYSTEM_DEFAULT, name, expected, _tunefstab.SYSTEM_DEFAULT)))
-                message = _message(name, device, (live, where, reason), expected, live_ok, persistent_ok, clause)
-            checks.append(make_check(CONCERN, device, name, expected, live, persistent, status, message))
-            if status not in (DRIFT, NOT_PERSISTENT):
-                continue
-            if persistent_ok is False and not by_default:
-                # (by_default: the policy's system-default entry sets this value, and its line is what changes)
-                to_persist[name] = expected
-            if apply and live_ok is False:
-                changes.append({'kind': 'vxtunefs', 'target': mount_point, 'device': device, 'setting': name,
-                                'before': live, 'after': expected,
-                                'argv': [vxtunefs, '-o', '%s=%d' % (name, expected), mount_point]})
+        side = _live_side(device, mount_entries, vxtunefs, run_command, can_run, live_cache)
+        devices.append({'device': device, 'mount_point': side['mount_point'], 'fstype': side['fstype'],
+                        'live_error': side['error']})
+        device_checks, device_changes, to_persist = _plan_device(entry, side, tfile, vxtunefs, policy_defaults, apply)
+        checks.extend(device_checks)
+        changes.extend(device_changes)
         if to_persist:
             new_text = merge_tunefstab_text(new_text, device, to_persist)
-    if new_text != old_text:
-        changes.append({'kind': 'file', 'target': path, 'before': old_text, 'after': new_text})
-    warnings.extend(errors)
-    return {'checks': checks, 'changes': changes, 'devices': devices, 'warnings': warnings}
-
+    if new_text != tfile['text']:
+        changes.append({'kind': 'file', 'target': path, 'before': tfile['text'], 'after': new_text})
+    return {'checks': checks, 'changes': changes, 'devices': devices, 'warnings': list(errors)}
 
 def find_vxtunefs(explicit=None, find_bin=None):
     """(path or None, sentence or None): the binary to run for live values.
