@@ -10,7 +10,7 @@ __metaclass__ = type
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.iotune.storage.plugins.plugin_utils._benchmark import benchmark_report, benchmark_summary
-from ansible_collections.iotune.storage.plugins.module_utils.measure.fio import change_lines, measurement_lines
+from ansible_collections.iotune.storage.plugins.plugin_utils._fio_compare import change_lines, measurement_lines
 from ansible_collections.iotune.storage.plugins.plugin_utils._fio_compare import DEFAULT_NOISE_FACTOR
 from ansible_collections.iotune.storage.plugins.plugin_utils._fio_compare import DEFAULT_THRESHOLD_PCT
 from ansible_collections.iotune.storage.plugins.plugin_utils._fio_compare import compare

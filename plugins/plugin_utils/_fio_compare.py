@@ -2,7 +2,7 @@
 # Copyright: iotune.storage contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Compare two ``iotune.storage.fio`` measurements (pure, no Ansible imports).
+"""Compare two ``iotune.storage.fio`` measurements and show them (pure, no Ansible imports).
 
 :func:`compare` pairs the jobs of a measurement before a change with those of one after
 it and returns one row per (job, direction, metric): the relative change, whether it is
@@ -14,6 +14,8 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import math
+
+from ansible_collections.iotune.storage.plugins.module_utils.common.units import format_bytes_rate, format_iops, format_ns
 
 DIRECTIONS = ('read', 'write')
 
@@ -210,3 +212,45 @@ def compare(before, after, threshold_pct=DEFAULT_THRESHOLD_PCT, metrics=None, no
                     threshold_pct, noise_factor, cache_suspect,
                 ))
     return rows
+
+
+def format_metric(metric, value):
+    """A metric for people: bytes/s as MiB/s, IOPS as is, nanoseconds as µs or ms."""
+    if metric == 'bw_bytes':
+        return format_bytes_rate(value)
+    if metric == 'iops':
+        return format_iops(value)
+    return format_ns(value)
+
+
+def measurement_lines(results, label):
+    """One line per job and direction of a fio module result, for the play output."""
+    lines = []
+    for entry in results:
+        for direction in DIRECTIONS:
+            values = entry.get(direction)
+            if values is None:
+                continue
+            cov = (entry.get('cov') or {}).get(direction) or {}
+            lines.append('{0} {1} {2}: {3}, {4}, mean {5}, p99 {6} (noise {7:.1f} %){8}'.format(
+                label, entry['name'], direction, format_metric('bw_bytes', values['bw_bytes']),
+                format_metric('iops', values['iops']), format_metric('lat_mean_ns', values['lat_mean_ns']),
+                format_metric('clat_p99_ns', values['clat_p99_ns']), 100 * (cov.get('bw_bytes') or 0),
+                ', CACHE SUSPECT: measures memory' if entry.get('cache_suspect') else ''))
+    return lines
+
+
+def change_lines(rows):
+    """The significant rows of a comparison (fio_compare), one line each; one line when none is."""
+    lines = []
+    for row in rows:
+        if not row['significant']:
+            continue
+        lines.append('{0}: {1} {2} {3} {4} -> {5} ({6:+.1f} %, threshold {7:g} %, noise {8:.1f} %)'.format(
+            'REGRESSION' if row['regression'] else 'improvement', row['job'], row['direction'], row['metric'],
+            format_metric(row['metric'], row['before']), format_metric(row['metric'], row['after']),
+            row['change_pct'], row['threshold_pct'], row['noise_pct']))
+    if not lines:
+        threshold = rows[0]['threshold_pct'] if rows else None
+        lines.append('no significant change' + (' (threshold {0:g} % and the noise)'.format(threshold) if rows else ''))
+    return lines

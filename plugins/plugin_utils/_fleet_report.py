@@ -22,7 +22,7 @@ import time
 from xml.sax.saxutils import escape as _xml_escape
 
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import STATUSES, summarize
-from ansible_collections.iotune.storage.plugins.module_utils.measure.fio import change_lines
+from ansible_collections.iotune.storage.plugins.plugin_utils._fio_compare import change_lines
 from ansible_collections.iotune.storage.plugins.module_utils.common.trust import path_safe_name, private_directory
 from ansible_collections.iotune.storage.plugins.plugin_utils._bench_chart import fleet_view, host_charts
 from ansible_collections.iotune.storage.plugins.plugin_utils._benchmark import benchmark_summary

@@ -19,7 +19,7 @@ import json
 import math
 import re
 
-from ansible_collections.iotune.storage.plugins.module_utils.common.units import format_bytes, format_bytes_rate, format_iops, format_ns, to_bytes
+from ansible_collections.iotune.storage.plugins.module_utils.common.units import format_bytes, to_bytes
 
 DIRECTIONS = ('read', 'write')
 
@@ -610,43 +610,3 @@ def cache_warning(name, working_set_bytes, mem_total_bytes):
             'to accept it.'.format(name, format_bytes(working_set_bytes), memory, needed))
 
 
-def format_metric(metric, value):
-    """A metric for people: bytes/s as MiB/s, IOPS as is, nanoseconds as µs or ms."""
-    if metric == 'bw_bytes':
-        return format_bytes_rate(value)
-    if metric == 'iops':
-        return format_iops(value)
-    return format_ns(value)
-
-
-def measurement_lines(results, label):
-    """One line per job and direction of a fio module result, for the play output."""
-    lines = []
-    for entry in results:
-        for direction in DIRECTIONS:
-            values = entry.get(direction)
-            if values is None:
-                continue
-            cov = (entry.get('cov') or {}).get(direction) or {}
-            lines.append('{0} {1} {2}: {3}, {4}, mean {5}, p99 {6} (noise {7:.1f} %){8}'.format(
-                label, entry['name'], direction, format_metric('bw_bytes', values['bw_bytes']),
-                format_metric('iops', values['iops']), format_metric('lat_mean_ns', values['lat_mean_ns']),
-                format_metric('clat_p99_ns', values['clat_p99_ns']), 100 * (cov.get('bw_bytes') or 0),
-                ', CACHE SUSPECT: measures memory' if entry.get('cache_suspect') else ''))
-    return lines
-
-
-def change_lines(rows):
-    """The significant rows of a comparison (fio_compare), one line each; one line when none is."""
-    lines = []
-    for row in rows:
-        if not row['significant']:
-            continue
-        lines.append('{0}: {1} {2} {3} {4} -> {5} ({6:+.1f} %, threshold {7:g} %, noise {8:.1f} %)'.format(
-            'REGRESSION' if row['regression'] else 'improvement', row['job'], row['direction'], row['metric'],
-            format_metric(row['metric'], row['before']), format_metric(row['metric'], row['after']),
-            row['change_pct'], row['threshold_pct'], row['noise_pct']))
-    if not lines:
-        threshold = rows[0]['threshold_pct'] if rows else None
-        lines.append('no significant change' + (' (threshold {0:g} % and the noise)'.format(threshold) if rows else ''))
-    return lines

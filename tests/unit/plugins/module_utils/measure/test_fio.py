@@ -13,23 +13,21 @@ import os
 import pytest
 
 from ansible_collections.iotune.storage.plugins.module_utils.measure.fio import (
-    METRICS,
-    PRESETS,
-    RESULT_METRICS,
     aggregate,
     build_argv,
     cache_suspect,
     cache_warning,
-    change_lines,
     coefficient_of_variation,
-    format_metric,
     job_result,
-    measurement_lines,
     median,
+    METRICS,
     normalize_jobs,
     parse_fio_json,
     preset_sets,
+    PRESETS,
+    RESULT_METRICS,
 )
+from ansible_collections.iotune.storage.plugins.plugin_utils._fio_compare import change_lines, format_metric, measurement_lines
 FIXTURE_DIR = os.path.join(os.path.dirname(__file__), '..', '..', '..', 'fixtures', 'fio')
 
 
