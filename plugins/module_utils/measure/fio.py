@@ -430,6 +430,84 @@ def _seconds(job, key):
     return value
 
 
+def _workload(job):
+    """(options, writes): the options of the job's preset or of its raw ``rw`` (with ``bs`` 4k and
+    ``rwmixread``), and whether the workload writes."""
+    preset = job.get('preset')
+    raw_rw = job.get('rw')
+    if preset is not None and raw_rw is not None:
+        raise ValueError('a job has either a preset or rw (raw fio options), not both')
+    if preset is None and raw_rw is not None:
+        if raw_rw not in RW_MODES:
+            raise ValueError('unknown rw {0!r}; accepted: {1}'.format(raw_rw, ', '.join(RW_MODES)))
+        base = [('rw', raw_rw), ('bs', '4k')]
+        if job.get('rwmixread') is not None:
+            if raw_rw not in ('rw', 'readwrite', 'randrw'):
+                raise ValueError('rwmixread applies only to rw, readwrite and randrw')
+            base.append(('rwmixread', _check_value('rwmixread', job['rwmixread'])))
+        return base, 'write' in raw_rw or raw_rw in ('rw', 'randrw')
+    if preset not in PRESETS:
+        raise ValueError('unknown fio preset {0!r}; accepted presets: {1}'.format(preset, _accepted_presets()))
+    return list(PRESETS[preset]), preset in _WRITE_PRESETS
+
+
+def _target_and_name(job):
+    """(filename, job name), each checked: fio reads ":" in a file name as a list separator."""
+    filename = job.get('filename')
+    if not isinstance(filename, str) or not filename:
+        raise ValueError('filename is required (a file or block device to test)')
+    if ':' in filename or any(char in filename for char in '\n\r\0'):
+        raise ValueError('filename {0!r} must not contain ":" (fio reads it as a list separator) '
+                         'or control characters'.format(filename))
+    name = job.get('name') or job.get('preset') or job.get('rw')
+    if not isinstance(name, str) or not _KEY_RE.match(name.replace('-', '_')):
+        raise ValueError('job name {0!r}: use letters, digits, "-" and "_" only'.format(name))
+    return filename, name
+
+
+def _with_overrides(options, job):
+    """``options`` with the job's ioengine, bs, iodepth and rwmixread in place of the preset's (added when new)."""
+    overrides = {}
+    for key in ('ioengine', 'bs', 'iodepth', 'rwmixread'):
+        if job.get(key) is not None:
+            overrides[key] = _check_value(key, job[key])
+    options = [(key, overrides.pop(key, value)) for key, value in options]
+    options.extend(sorted(overrides.items()))
+    return options
+
+
+def _io_options(job, writes):
+    """direct (a buffered write flushes at its end), size, runtime (time based) and ramp_time of the job."""
+    direct = job.get('direct', True)
+    if not isinstance(direct, bool):
+        raise ValueError('direct must be true or false, got {0!r}'.format(direct))
+    options = [('direct', '1' if direct else '0')]
+    if not direct and writes:
+        options.append(('end_fsync', '1'))
+    if job.get('size') is not None:
+        options.append(('size', str(to_bytes(job['size']))))
+    runtime = _seconds(job, 'runtime')
+    if runtime:
+        options.append(('runtime', str(runtime)))
+        options.append(('time_based', '1'))
+    ramp_time = _seconds(job, 'ramp_time')
+    if ramp_time:
+        options.append(('ramp_time', str(ramp_time)))
+    return options
+
+
+def _extra_options(job, name, options):
+    """The job's raw fio options, checked, none of them one that ``options`` already sets."""
+    where = 'job {0} options'.format(name)
+    extra = check_fio_options(job.get('extra'), where)
+    seen = set(key for key, dummy in options)
+    for key, dummy in extra:
+        if key in seen:
+            raise ValueError('{0}: fio option "{1}" is already set by the preset'.format(where, key))
+        seen.add(key)
+    return extra
+
+
 def build_argv(fio_bin, job):
     """Build the fio argument list for one job.
 
@@ -445,71 +523,15 @@ def build_argv(fio_bin, job):
         raise ValueError('fio_bin must be a non-empty path')
     if not isinstance(job, dict):
         raise ValueError('job must be a dict')
-    preset = job.get('preset')
-    raw_rw = job.get('rw')
-    if preset is not None and raw_rw is not None:
-        raise ValueError('a job has either a preset or rw (raw fio options), not both')
-    if preset is None and raw_rw is not None:
-        if raw_rw not in RW_MODES:
-            raise ValueError('unknown rw {0!r}; accepted: {1}'.format(raw_rw, ', '.join(RW_MODES)))
-        base = [('rw', raw_rw), ('bs', '4k')]
-        if job.get('rwmixread') is not None:
-            if raw_rw not in ('rw', 'readwrite', 'randrw'):
-                raise ValueError('rwmixread applies only to rw, readwrite and randrw')
-            base.append(('rwmixread', _check_value('rwmixread', job['rwmixread'])))
-        writes = 'write' in raw_rw or raw_rw in ('rw', 'randrw')
-    elif preset not in PRESETS:
-        raise ValueError('unknown fio preset {0!r}; accepted presets: {1}'.format(preset, _accepted_presets()))
-    else:
-        base = list(PRESETS[preset])
-        writes = preset in _WRITE_PRESETS
+    base, writes = _workload(job)
     if job.get('ioengine') is not None and job['ioengine'] not in IOENGINES:
         raise ValueError('unknown ioengine {0!r}; accepted: {1}'.format(job['ioengine'], ', '.join(IOENGINES)))
-    filename = job.get('filename')
-    if not isinstance(filename, str) or not filename:
-        raise ValueError('filename is required (a file or block device to test)')
-    if ':' in filename or any(char in filename for char in '\n\r\0'):
-        raise ValueError('filename {0!r} must not contain ":" (fio reads it as a list separator) '
-                         'or control characters'.format(filename))
-    name = job.get('name') or preset or raw_rw
-    if not isinstance(name, str) or not _KEY_RE.match(name.replace('-', '_')):
-        raise ValueError('job name {0!r}: use letters, digits, "-" and "_" only'.format(name))
-
-    options = [('name', name), ('filename', filename)]
-    options.extend(base)
-    overrides = {}
-    for key in ('ioengine', 'bs', 'iodepth', 'rwmixread'):
-        if job.get(key) is not None:
-            overrides[key] = _check_value(key, job[key])
-    options = [(key, overrides.pop(key, value)) for key, value in options]
-    options.extend(sorted(overrides.items()))
-
-    direct = job.get('direct', True)
-    if not isinstance(direct, bool):
-        raise ValueError('direct must be true or false, got {0!r}'.format(direct))
-    options.append(('direct', '1' if direct else '0'))
-    if not direct and writes:
-        options.append(('end_fsync', '1'))
-    if job.get('size') is not None:
-        options.append(('size', str(to_bytes(job['size']))))
-    runtime = _seconds(job, 'runtime')
-    if runtime:
-        options.append(('runtime', str(runtime)))
-        options.append(('time_based', '1'))
-    ramp_time = _seconds(job, 'ramp_time')
-    if ramp_time:
-        options.append(('ramp_time', str(ramp_time)))
-    where = 'job {0} options'.format(name)
-    extra = check_fio_options(job.get('extra'), where)
-    seen = set(key for key, dummy in options)
-    for key, value in extra:
-        if key in seen:
-            raise ValueError('{0}: fio option "{1}" is already set by the preset'.format(where, key))
-        seen.add(key)
-        options.append((key, value))
+    filename, name = _target_and_name(job)
+    options = _with_overrides([('name', name), ('filename', filename)] + base, job)
+    options.extend(_io_options(job, writes))
+    options.extend(_extra_options(job, name, options))
     options.append(('output-format', 'json'))
     return [fio_bin] + ['--{0}={1}'.format(key, value) for key, value in options]
-
 
 # --------------------------------------------------------------------------- cache check
 
