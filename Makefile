@@ -52,6 +52,8 @@ schema: collection
 lint: collection
 	$(BIN)/yamllint -s .
 	$(BIN)/ansible-lint --profile production
+	$(BIN)/antsibull-changelog lint
+	$(BIN)/antsibull-changelog lint-changelog-yaml --strict changelogs/changelog.yaml
 	cd $(COLL_DIR) && $(BIN)/ansible-test sanity --venv --python 3.11 --color no
 
 unit: collection
