@@ -860,6 +860,42 @@ def utc_now():
     return datetime.datetime.now(datetime.timezone.utc)
 
 
+def _find_vxfs_tool(binary):
+    """The default find_bin: a binary on the PATH or in the VxFS directories."""
+    return find_executable(binary, VXTUNEFS_DIRS)
+
+
+def read_udev_rules(dirs, errors):
+    """(files, rules): the udev rule files ``[(path, bytes)]`` and their rules ``{path: [rule]}``; each file is
+    read once, for the sources and the evaluation."""
+    files = udev_rule_files(dirs, errors)
+    texts = dict((path, data.decode('utf-8', 'replace')) for path, data in files)
+    return files, dict((path, _udev.parse_rules(text, path)) for path, text in texts.items())
+
+
+def attach_packages(sources, find_bin, run_command, kernel_release, scope, errors):
+    """(manager, packages, conffiles): the package manager, the packages, the conffiles of the directories read;
+    every source gets its owner and conffile record.  No command runs without ``run_command``."""
+    manager, tools = package_manager(find_bin) if run_command is not None else (None, {})
+    packages, owners, all_conffiles = gather_packages(manager, tools, run_command, kernel_release, list(sources), scope,
+                                                      errors)
+    for path, source in sources.items():
+        source['package'] = owners.get(path)
+        source['conffile'] = all_conffiles.get(path)
+    conffiles = dict((path, record) for path, record in sorted(all_conffiles.items()) if in_scope(path, *scope))
+    return manager, packages, conffiles
+
+
+def managed_settings(facts, udev_rules, live_vxfs, sys_root, udev_db_dir, fstab_path, tunefstab_path, errors):
+    """The snapshot's ``settings``: vm sysctls, block queues, mount options and VxFS tunables."""
+    settings = {}
+    settings.update(vm_settings(facts['vm']))
+    settings.update(block_queue_settings(facts['block_devices'], udev_rules, sys_root, udev_db_dir, errors))
+    settings.update(mount_settings(facts['mounts'], facts['fstab'], fstab_path))
+    settings.update(tunefstab_settings(live_vxfs, facts['vxfs']['tunefstab'], tunefstab_path))
+    return settings
+
+
 def take_snapshot(name, policy_checks=None, run_command=None, find_bin=None, now=None,
                   sys_root='/sys', proc_root='/proc', dev_root='/dev', fstab_path='/etc/fstab',
                   tunefstab_path=_tunefstab.DEFAULT_PATH, sysctl_conf_dirs=_sysctl.CONF_DIRS,
@@ -876,8 +912,7 @@ def take_snapshot(name, policy_checks=None, run_command=None, find_bin=None, now
     validate_name(name)
     checks = normalize_policy_checks(policy_checks)
     if find_bin is None:
-        def find_bin(binary):
-            return find_executable(binary, VXTUNEFS_DIRS)
+        find_bin = _find_vxfs_tool
     errors = []
     facts = gather_io_facts(SUBSETS, sys_root=sys_root, proc_root=proc_root, dev_root=dev_root,
                             fstab_path=fstab_path, tunefstab_path=tunefstab_path,
@@ -885,36 +920,17 @@ def take_snapshot(name, policy_checks=None, run_command=None, find_bin=None, now
                             run_command=run_command, find_bin=find_bin)
     host = host_identity(proc_root, machine_id_path, errors)
 
-    # persistent sources (udev rule files are read once: for the sources and the evaluation)
-    udev_files = udev_rule_files(udev_rules_dirs, errors)
-    udev_texts = dict((path, data.decode('utf-8', 'replace')) for path, data in udev_files)
-    udev_rules = dict((path, _udev.parse_rules(text, path)) for path, text in udev_texts.items())
-    sysctl_files = _sysctl.load_order(sysctl_conf_dirs, sysctl_conf)
-    sources = gather_sources(fstab_path, tunefstab_path, sysctl_files, udev_files, udev_rules,
-                             slice_unit_files(unit_dir, slice_name), errors)
-
-    # packages, the owner and conffile record of every source, the conffiles of the directories read
-    manager, tools = package_manager(find_bin) if run_command is not None else (None, {})
+    udev_files, udev_rules = read_udev_rules(udev_rules_dirs, errors)
+    sources = gather_sources(fstab_path, tunefstab_path, _sysctl.load_order(sysctl_conf_dirs, sysctl_conf), udev_files,
+                             udev_rules, slice_unit_files(unit_dir, slice_name), errors)
     scope = conffile_scope(fstab_path, tunefstab_path, sysctl_conf_dirs, sysctl_conf, udev_rules_dirs, unit_dir)
-    packages, owners, all_conffiles = gather_packages(manager, tools, run_command, host['kernel_release'],
-                                                      list(sources), scope, errors)
-    for path, source in sources.items():
-        source['package'] = owners.get(path)
-        source['conffile'] = all_conffiles.get(path)
-    conffiles = dict((path, record) for path, record in sorted(all_conffiles.items()) if in_scope(path, *scope))
+    manager, packages, conffiles = attach_packages(sources, find_bin, run_command, host['kernel_release'], scope, errors)
 
-    # live VxFS tunables
-    tunefstab_entries = facts['vxfs']['tunefstab']
     binary = vxtunefs or facts['vxfs']['vxtunefs_path']
-    live_vxfs = gather_vxtunefs(facts['mounts'], tunefstab_entries, binary if run_command is not None else None,
+    live_vxfs = gather_vxtunefs(facts['mounts'], facts['vxfs']['tunefstab'], binary if run_command is not None else None,
                                 run_command)
-
-    settings = {}
-    settings.update(vm_settings(facts['vm']))
     rules = [rule for path, dummy in udev_files for rule in udev_rules[path]]
-    settings.update(block_queue_settings(facts['block_devices'], rules, sys_root, udev_db_dir, errors))
-    settings.update(mount_settings(facts['mounts'], facts['fstab'], fstab_path))
-    settings.update(tunefstab_settings(live_vxfs, tunefstab_entries, tunefstab_path))
+    settings = managed_settings(facts, rules, live_vxfs, sys_root, udev_db_dir, fstab_path, tunefstab_path, errors)
 
     taken = now or utc_now()
     return {
