@@ -170,49 +170,68 @@ def _row_text(row):
     return ' '.join(parts)
 
 
+def _bar_geometry(index, value, top):
+    """(x, y, height, fraction of the tallest) of the bar at ``index``; a missing or 0 value has no height."""
+    drawn = top and value is not None and value > 0
+    height = PLOT * value / top if drawn else 0.0
+    x = PAD + index * SLOT + (SLOT - BAR) / 2.0
+    return x, TOP + PLOT - height, height, round(value / top, 4) if drawn else 0.0
+
+
+def _bar_tooltip(key, phase, value, label, compared):
+    """The tooltip of one bar; ``compared``: (change %, first phase, comparison row) of a bar after the first."""
+    job, direction, metric = key
+    title, kind, dummy = METRIC_INFO[metric]
+    tooltip = u'%s %s %s, %s: %s' % (job, direction, title, phase, label)
+    if value is not None:
+        tooltip += u' (%s %s)' % (one_decimal(value), _UNIT_NAMES[kind])
+    if compared:
+        change, first, row = compared
+        tooltip += u'; %s vs %s' % (format_pct(change), first)
+        text = _row_text(row)
+        if text:
+            tooltip += u'; ' + text
+    return tooltip
+
+
+def _bar(key, index, phases, values, top, rows_by_phase):
+    """Geometry and labels of the bar of phase ``index`` in the chart of ``key`` (job, direction, metric);
+    every bar after the first is compared with the first."""
+    phase, value = phases[index], values[index]
+    change = change_pct(values[0], value) if index else None
+    row = rows_by_phase.get(phase, {}).get(key) if index else None
+    x, y, height, fraction = _bar_geometry(index, value, top)
+    label = format_value(key[2], value)
+    return {
+        'phase': phase,
+        'value': value,
+        'label': label,
+        'missing': value is None,
+        'fraction': fraction,
+        'x': _r(x),
+        'y': _r(y),
+        'width': BAR,
+        'height': _r(height),
+        'center': _r(x + BAR / 2.0),
+        'label_y': _r(y - (17 if index else 5)),
+        'change_y': _r(y - 4),
+        'change_pct': None if change is None else round(change, 1),
+        # no change label under a missing value: its own label already says n/a
+        'change_label': format_pct(change) if index and value is not None else '',
+        'regression': bool(row and row.get('regression')),
+        'improvement': bool(row and row.get('improvement')),
+        'significant': bool(row and row.get('significant')),
+        'tooltip': _bar_tooltip(key, phase, value, label, (change, phases[0], row) if index else None),
+    }
+
+
 def _chart(job, direction, metric, phases, values, rows_by_phase, cache_suspect):
     """Geometry of one bar chart."""
-    title, kind, better = METRIC_INFO[metric]
+    title, dummy, better = METRIC_INFO[metric]
     present = [value for value in values if value is not None and value > 0]
     top = max(present) if present else None
-    first = phases[0] if phases else None
-    bars = []
-    for index, (phase, value) in enumerate(zip(phases, values)):
-        height = PLOT * value / top if top and value is not None and value > 0 else 0.0
-        x = PAD + index * SLOT + (SLOT - BAR) / 2.0
-        y = TOP + PLOT - height
-        change = change_pct(values[0], value) if index else None
-        row = rows_by_phase.get(phase, {}).get((job, direction, metric)) if index else None
-        label = format_value(metric, value)
-        tooltip = u'%s %s %s, %s: %s' % (job, direction, title, phase, label)
-        if value is not None:
-            tooltip += u' (%s %s)' % (one_decimal(value), _UNIT_NAMES[kind])
-        if index:
-            tooltip += u'; %s vs %s' % (format_pct(change), first)
-            text = _row_text(row)
-            if text:
-                tooltip += u'; ' + text
-        bars.append({
-            'phase': phase,
-            'value': value,
-            'label': label,
-            'missing': value is None,
-            'fraction': round(value / top, 4) if top and value is not None and value > 0 else 0.0,
-            'x': _r(x),
-            'y': _r(y),
-            'width': BAR,
-            'height': _r(height),
-            'center': _r(x + BAR / 2.0),
-            'label_y': _r(y - (17 if index else 5)),
-            'change_y': _r(y - 4),
-            'change_pct': None if change is None else round(change, 1),
-            # no change label under a missing value: its own label already says n/a
-            'change_label': format_pct(change) if index and value is not None else '',
-            'regression': bool(row and row.get('regression')),
-            'improvement': bool(row and row.get('improvement')),
-            'significant': bool(row and row.get('significant')),
-            'tooltip': tooltip,
-        })
+    bars = [_bar((job, direction, metric), index, phases, values, top, rows_by_phase)
+            for index in range(min(len(phases), len(values)))]
     comparison = bars[1] if len(bars) > 1 else None
     width = 2 * PAD + max(len(phases), 1) * SLOT
     return {
@@ -239,7 +258,6 @@ def _chart(job, direction, metric, phases, values, rows_by_phase, cache_suspect)
             job, direction, title, better,
             ', '.join(u'%s %s' % (item['phase'], item['label']) for item in bars)),
     }
-
 
 def metric_title(metric):
     """Human name of a fio metric key: ``bandwidth``, ``p99 latency``..."""
@@ -273,6 +291,46 @@ def _trigger(row):
     }
 
 
+def _rows_by_phase(benchmark):
+    """{phase: {(job, direction, metric): row}} of the ``comparison`` and ``recovery`` rows."""
+    comparison_phase, recovery_phase = _row_phases(benchmark)
+    rows_by_phase = {}
+    if comparison_phase:
+        rows_by_phase[comparison_phase] = _raw_rows(benchmark.get('comparison'))
+    if recovery_phase:
+        rows_by_phase[recovery_phase] = _raw_rows(benchmark.get('recovery'))
+    return rows_by_phase
+
+
+def _jobs_by_phase(phases, results):
+    """(job names in first-seen order, {phase: {name: job}})."""
+    order = []
+    per_phase = {}
+    for phase in phases:
+        names, jobs = _phase_jobs(results.get(phase))
+        per_phase[phase] = jobs
+        order.extend(name for name in names if name not in order)
+    return order, per_phase
+
+
+def _job_groups(name, jobs, phases, rows_by_phase):
+    """The chart groups of one job (its ``jobs`` per phase, {} where missing), one per direction with I/O."""
+    suspect = any(bool(job.get('cache_suspect')) for job in jobs)
+    groups = []
+    for direction in DIRECTIONS:
+        sections = [job.get(direction) if isinstance(job.get(direction), dict) else None for job in jobs]
+        if all(section is None for section in sections):
+            continue
+        group = {'job': name, 'direction': direction, 'cache_suspect': suspect, 'charts': []}
+        for metric in CHART_METRICS:
+            values = [real_number(section.get(metric)) if section is not None else None for section in sections]
+            group['charts'].append(_chart(name, direction, metric, phases, values, rows_by_phase, suspect))
+        group['regression'] = any(chart['regression'] for chart in group['charts'])
+        group['improvement'] = any(chart['improvement'] for chart in group['charts'])
+        groups.append(group)
+    return groups
+
+
 def host_charts(benchmark):
     """Bar charts of one host's ``benchmark`` (None or empty: no charts).
 
@@ -290,39 +348,12 @@ def host_charts(benchmark):
     if not isinstance(benchmark, dict):
         raise TypeError('a benchmark must be a dict, got %s' % type(benchmark).__name__)
     phases = measured_phases(benchmark)
-    results = benchmark.get('results') or {}
-    comparison_phase, recovery_phase = _row_phases(benchmark)
-    rows_by_phase = {}
-    if comparison_phase:
-        rows_by_phase[comparison_phase] = _raw_rows(benchmark.get('comparison'))
-    if recovery_phase:
-        rows_by_phase[recovery_phase] = _raw_rows(benchmark.get('recovery'))
-
-    order = []
-    per_phase = {}
-    for phase in phases:
-        names, jobs = _phase_jobs(results.get(phase))
-        per_phase[phase] = jobs
-        order.extend(name for name in names if name not in order)
-
+    rows_by_phase = _rows_by_phase(benchmark)
+    order, per_phase = _jobs_by_phase(phases, benchmark.get('results') or {})
     groups = []
-    charts = []
     for name in order:
-        jobs = [per_phase[phase].get(name) or {} for phase in phases]
-        suspect = any(bool(job.get('cache_suspect')) for job in jobs)
-        for direction in DIRECTIONS:
-            sections = [job.get(direction) if isinstance(job.get(direction), dict) else None for job in jobs]
-            if all(section is None for section in sections):
-                continue
-            group = {'job': name, 'direction': direction, 'cache_suspect': suspect, 'charts': []}
-            for metric in CHART_METRICS:
-                values = [real_number(section.get(metric)) if section is not None else None for section in sections]
-                chart = _chart(name, direction, metric, phases, values, rows_by_phase, suspect)
-                group['charts'].append(chart)
-                charts.append(chart)
-            group['regression'] = any(chart['regression'] for chart in group['charts'])
-            group['improvement'] = any(chart['improvement'] for chart in group['charts'])
-            groups.append(group)
+        groups.extend(_job_groups(name, [per_phase[phase].get(name) or {} for phase in phases], phases, rows_by_phase))
+    charts = [chart for group in groups for chart in group['charts']]
 
     recovered = benchmark.get('recovered')
     triggers = [_trigger(row) for row in benchmark.get('regressions') or [] if isinstance(row, dict)]
@@ -341,7 +372,6 @@ def host_charts(benchmark):
         'charts': charts,
         'count': len(charts),
     }
-
 
 def headline_direction(job):
     """The direction of ``job`` with the most bytes/s (read on a tie); None without I/O."""
@@ -429,82 +459,106 @@ def fleet_view(reports):
     return _fleet_geometry(hosts)
 
 
-def _fleet_geometry(hosts):
-    """Place the fleet rows: grouped by job (first-seen order), hosts in report order."""
+def _fleet_job_order(hosts):
+    """The job names of the hosts, in first-seen order."""
     job_order = []
     for host in hosts:
         for job in host['jobs']:
             if job['job'] not in job_order:
                 job_order.append(job['job'])
+    return job_order
+
+
+def _fleet_flags(host, job):
+    """What a row notes besides the change: rolled back (and recovered or not), cache suspect."""
+    flags = []
+    if host['rolled_back']:
+        flags.append('rolled back')
+        if host['recovered'] is True:
+            flags.append('recovered')
+        elif host['recovered'] is False:
+            flags.append('not recovered')
+    if job['cache_suspect']:
+        flags.append('cache suspect')
+    return flags
+
+
+def _fleet_tooltip(host, job, flags):
+    """The tooltip of one host's row of a job: its bandwidth before and after, and what it was judged."""
+    tooltip = u'%s, %s %s bandwidth: %s -> %s (%s %s)' % (
+        host['host'], job['job'], job['direction'], format_bytes_rate(job['before']),
+        format_bytes_rate(job['after']), job['change_label'],
+        ' vs '.join(host['phases'][:2][::-1]) if len(host['phases']) > 1 else '')
+    tooltip = tooltip.replace(' ()', '')
+    if job['regression']:
+        tooltip += '; regression'
+    elif job['improvement']:
+        tooltip += '; improvement'
+    if job['job_regression'] and not job['regression']:
+        tooltip += '; another metric of this job regressed'
+    if flags:
+        tooltip += '; ' + ', '.join(flags)
+    return tooltip
+
+
+def _fleet_row(host, job, scale, zero_x, y):
+    """The bar of one host's job at height ``y``, on an axis of +-``scale`` % around ``zero_x``."""
+    change = job['change_pct']
+    # bw_bytes: higher is better, so a drop (negative change) is drawn to the left
+    clipped = change is not None and abs(change) > scale
+    length = 0.0 if change is None else min(abs(change), scale) / scale * FLEET_HALF
+    x = zero_x - length if change is not None and change < 0 else zero_x
+    if job['regression']:
+        tone = 'regression'
+    elif job['improvement']:
+        tone = 'improvement'
+    else:
+        tone = 'neutral'
+    flags = _fleet_flags(host, job)
+    return dict(
+        job,
+        host=host['host'],
+        host_label=_short(host['host']),
+        rolled_back=host['rolled_back'],
+        recovered=host['recovered'],
+        tone=tone,
+        clipped=clipped,
+        note=job['change_label'] + (u' \u00b7 ' + u' \u00b7 '.join(flags) if flags else ''),
+        tooltip=_fleet_tooltip(host, job, flags),
+        x=_r(x),
+        y=_r(y + 3),
+        width=_r(length),
+        height=FLEET_ROW - 6,
+        text_y=_r(y + FLEET_ROW - 7),
+    )
+
+
+def _fleet_ticks(scale, zero_x):
+    """The axis ticks: -scale, -scale/2, 0, +scale/2, +scale (in %)."""
+    ticks = []
+    for step in (-1.0, -0.5, 0.0, 0.5, 1.0):
+        pct = step * scale
+        ticks.append({'x': _r(zero_x + step * FLEET_HALF),
+                      'label': '0 %' if step == 0 else (u'%+g %%' % pct).replace('-', MINUS)})
+    return ticks
+
+
+def _fleet_geometry(hosts):
+    """Place the fleet rows: grouped by job (first-seen order), hosts in report order."""
     changes = [abs(job['change_pct']) for host in hosts for job in host['jobs'] if job['change_pct'] is not None]
     scale = _nice_scale(max(changes) if changes else 0.0)
     zero_x = FLEET_LABEL + FLEET_HALF
     y = FLEET_TOP
     headings = []
     rows = []
-    for name in job_order:
+    for name in _fleet_job_order(hosts):
         headings.append({'job': name, 'y': _r(y + FLEET_HEAD - 7)})
         y += FLEET_HEAD
         for host in hosts:
             for job in host['jobs']:
-                if job['job'] != name:
-                    continue
-                change = job['change_pct']
-                # bw_bytes: higher is better, so a drop (negative change) is drawn to the left
-                clipped = change is not None and abs(change) > scale
-                length = 0.0 if change is None else min(abs(change), scale) / scale * FLEET_HALF
-                x = zero_x - length if change is not None and change < 0 else zero_x
-                if job['regression']:
-                    tone = 'regression'
-                elif job['improvement']:
-                    tone = 'improvement'
-                else:
-                    tone = 'neutral'
-                flags = []
-                if host['rolled_back']:
-                    flags.append('rolled back')
-                    if host['recovered'] is True:
-                        flags.append('recovered')
-                    elif host['recovered'] is False:
-                        flags.append('not recovered')
-                if job['cache_suspect']:
-                    flags.append('cache suspect')
-                note = job['change_label'] + (u' \u00b7 ' + u' \u00b7 '.join(flags) if flags else '')
-                tooltip = u'%s, %s %s bandwidth: %s -> %s (%s %s)' % (
-                    host['host'], name, job['direction'], format_bytes_rate(job['before']),
-                    format_bytes_rate(job['after']), job['change_label'],
-                    ' vs '.join(host['phases'][:2][::-1]) if len(host['phases']) > 1 else '')
-                tooltip = tooltip.replace(' ()', '')
-                if job['regression']:
-                    tooltip += '; regression'
-                elif job['improvement']:
-                    tooltip += '; improvement'
-                if job['job_regression'] and not job['regression']:
-                    tooltip += '; another metric of this job regressed'
-                if flags:
-                    tooltip += '; ' + ', '.join(flags)
-                rows.append(dict(
-                    job,
-                    host=host['host'],
-                    host_label=_short(host['host']),
-                    rolled_back=host['rolled_back'],
-                    recovered=host['recovered'],
-                    tone=tone,
-                    clipped=clipped,
-                    note=note,
-                    tooltip=tooltip,
-                    x=_r(x),
-                    y=_r(y + 3),
-                    width=_r(length),
-                    height=FLEET_ROW - 6,
-                    text_y=_r(y + FLEET_ROW - 7),
-                ))
-                y += FLEET_ROW
-    ticks = []
-    for step in (-1.0, -0.5, 0.0, 0.5, 1.0):
-        pct = step * scale
-        ticks.append({'x': _r(zero_x + step * FLEET_HALF),
-                      'label': '0 %' if step == 0 else (u'%+g %%' % pct).replace('-', MINUS)})
+                if job['job'] == name:
+                    rows.append(_fleet_row(host, job, scale, zero_x, y))
+                    y += FLEET_ROW
     return {
         'hosts': hosts,
         'jobs': headings,
@@ -512,7 +566,7 @@ def _fleet_geometry(hosts):
         'count': len(rows),
         'scale_pct': scale,
         'zero_x': zero_x,
-        'ticks': ticks,
+        'ticks': _fleet_ticks(scale, zero_x),
         'tick_y': FLEET_TOP - 10,
         'label_x': 4,
         'note_x': zero_x + FLEET_HALF + 10,
