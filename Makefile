@@ -16,12 +16,13 @@ export PATH := $(BIN):$(PATH)
 export ANSIBLE_FORCE_COLOR := false
 export PY_COLORS := 0
 
-.PHONY: help setup collection schema lint unit integration molecule molecule-default molecule-vm molecule-fleet test images demo bench test-upgrade clean
+.PHONY: help setup collection build schema lint unit integration molecule molecule-default molecule-vm molecule-fleet test images demo bench test-upgrade clean
 
 help:
 	@echo "make demo         run the main job against the built-in lab VM"
 	@echo "make test         setup + lint + unit + integration + molecule (what CI runs)"
 	@echo "make setup        Debian packages, Docker, .venv, offline ansible-test bootstrap"
+	@echo "make build        the collection tarball in build/, with the copy tools built into zipapps"
 	@echo "make schema       regenerate the argument specs and docs/policy.md tables from the policy schema"
 	@echo "make lint         yamllint, ansible-lint (production), ansible-test sanity"
 	@echo "make unit         unit tests of module_utils and modules"
@@ -38,11 +39,18 @@ setup:
 	bash scripts/setup
 
 # A copy of the working tree (tracked and new files, minus .gitignore'd ones) where
-# ansible-test and ansible find the collection.
+# ansible-test and ansible find the collection, with the copy tools built from tools/iotune_copy
+# into their zipapps (roles/copy_tools/files/iotune-copy.pyz, iotune-bulk.pyz).
 collection: $(PYTHON)
 	@rm -rf $(COLL_DIR) && mkdir -p $(COLL_DIR)
 	@git ls-files -z --cached --others --exclude-standard \
 	  | rsync -a --from0 --ignore-missing-args --files-from=- ./ $(COLL_DIR)/
+	@mkdir -p $(COLL_DIR)/roles/copy_tools/files && $(PYTHON) tools/zipapps.py $(COLL_DIR)/roles/copy_tools/files >/dev/null
+
+# The release tarball, built from that copy, so that it holds the built copy tools: build/iotune-storage-<version>.tar.gz
+build: collection
+	@mkdir -p build
+	cd $(COLL_DIR) && $(BIN)/ansible-galaxy collection build --force --output-path $(CURDIR)/build
 
 # The parts of the roles' argument specs, docs/policy.md and the block_queue module's doc that
 # come from the policy schema (plugins/module_utils/policy/schema.py); a unit test fails when they differ.

@@ -38,6 +38,7 @@ with the cgroups, also on Ctrl-C or SIGTERM. Python 3 standard library only, Lin
 """
 
 import argparse
+import importlib.util
 import math
 import os
 import re
@@ -54,7 +55,8 @@ from _common import Interrupted, cov, loadavg, median, mount_of, mountinfo, on_s
 MEMORY_FS = ('tmpfs', 'ramfs', 'devtmpfs', 'hugetlbfs')
 MIB = 1048576.0
 CHUNK = 8 << 20
-TOOL = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, 'roles', 'copy_tools', 'files', 'iotune_copy.py')
+# the builder of the zipapps that the copy_tools concern installs (make collection runs it too)
+ZIPAPPS = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, 'tools', 'zipapps.py')
 SIZE_RE = re.compile(r'^\s*([0-9]+)\s*([kmgt]?)i?b?\s*$', re.IGNORECASE)
 NOISE_FORMULA = 'noise % = 2 x 100 x sqrt(cov_a^2 + cov_b^2)'
 
@@ -138,7 +140,8 @@ def parse_args(argv):
                              'memory back to its hypervisor makes a buffered copy pay for backing it again, so the time would '
                              'measure the hypervisor more than the tools')
     parser.add_argument('--no-pollution', action='store_true', help='skip the cache-pollution part')
-    parser.add_argument('--tool', default=os.path.normpath(TOOL), help='iotune-copy to run (default: %(default)s)')
+    parser.add_argument('--tool', help='iotune-copy to run (default: the zipapp built from tools/iotune_copy into the work '
+                                       'directory, as make collection builds it)')
     parser.add_argument('--python', default=sys.executable or 'python3', help='interpreter that runs it (default: %(default)s)')
     args = parser.parse_args(argv)
     if args.settle < 0:
@@ -149,6 +152,17 @@ def parse_args(argv):
 
 
 # --------------------------------------------------------------------------- helpers
+
+def build_tool(directory):
+    """iotune-copy built from the package as the collection builds it (tools/zipapps.py): its path in directory."""
+    spec = importlib.util.spec_from_file_location('iotune_zipapps', ZIPAPPS)
+    builder = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(builder)
+    path = os.path.join(directory, 'iotune-copy')
+    with open(path, 'wb') as handle:
+        handle.write(builder.build('iotune-copy'))
+    return path
+
 
 def check_disk_dir(path, option):
     if not os.path.isdir(path):
@@ -610,7 +624,7 @@ def report_pollution(args, contenders, runs, limit, cgroups):
 
 def main(argv=None):
     args = parse_args(argv)
-    if not os.path.isfile(args.tool):
+    if args.tool is not None and not os.path.isfile(args.tool):
         print('copy_bench: no iotune-copy at {0}'.format(args.tool), file=sys.stderr)
         return 2
     base = args.dir or '/var/tmp'
@@ -636,6 +650,8 @@ def main(argv=None):
                 raise BenchError('{0} is not installed'.format(tool))
         workdir = tempfile.mkdtemp(prefix='iotune-copybench-', dir=base)
         destdir = tempfile.mkdtemp(prefix='iotune-copybench-dest-', dir=args.dest_dir) if args.dest_dir else workdir
+        if args.tool is None:
+            args.tool = build_tool(workdir)
         print('copy bench: iotune-copy vs dd and cp, {0} rounds, interleaved (the two of a goal one right after the other, '
               'which one first alternating)'.format(args.rounds))
         print('iotune-copy {0} run by {1} (Python {2}); {3}; {4}; {5}'.format(

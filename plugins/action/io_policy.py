@@ -3,7 +3,8 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 """io_policy on the controller: validate the policy and merge its profile before any
-host work, add the copy tools from the collection's files, then run the module once."""
+host work, add the copy tools (by digest; their content only where the host needs it), then
+run the module once."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
@@ -75,9 +76,25 @@ def controller_errors(controller):
     return errors
 
 
-def module_args(args, policy_errors=None):
+# The host fact that says which copy tools (path: sha256) a host has, from io_policy's last result
+# there (kept across plays, and across runs with a fact cache): the tools' content is sent only
+# to a host that is not known to have them.
+INSTALLED_FACT = 'iotune_copy_tools_installed'
+
+
+def tools_sender(args, policy, check_mode, known):
+    """``send(path, sha256)``: whether a tool's content goes with the arguments: only in a run that
+    can install it (mode enforce, not check mode, state present) to a host not known to have it
+    (``known``: path -> sha256 from the host's fact, None when nothing is known)."""
+    installing = args.get('mode') == 'enforce' and not check_mode and \
+        (policy['iotune_copy_tools'].get('state') or 'present') == 'present'
+    return lambda path, digest: installing and (known or {}).get(path) != digest
+
+
+def module_args(args, policy_errors=None, check_mode=False, known=None):
     """(module arguments, errors) for the task arguments ``args``: the effective policy and
-    the copy tools' files; errors name the field and the accepted values."""
+    the copy tools' files (each tool's content only where ``tools_sender`` says); errors name
+    the field and the accepted values."""
     args = dict(args)
     controller = dict((key, args.pop(key, None)) for key in CONTROLLER_ARGS)
     errors = []
@@ -99,11 +116,27 @@ def module_args(args, policy_errors=None):
             policy['iotune_copy_tools'],
             bin_dir=controller['copy_tools_bin_dir'] or DEFAULT_BIN_DIR,
             config=controller['copy_tools_config'] or DEFAULT_CONFIG,
-            slice_name=controller['copy_tools_slice'] or bulk.get('name') or DEFAULT_SLICE)
+            slice_name=controller['copy_tools_slice'] or bulk.get('name') or DEFAULT_SLICE,
+            send=tools_sender(args, policy, check_mode, known))
         # the option each file comes from, for the module's messages: the tools, then copy.conf
         args['copy_tools_files'] = [dict(item, option='copy_tools_config' if index == len(files) - 1 else 'copy_tools_bin_dir')
                                     for index, item in enumerate(files)]
     return args, []
+
+
+def run_module(execute, task_args, args, check_mode, known):
+    """The module's result for ``args`` (``execute(args)`` runs it): one round trip, and a second,
+    with the tools' content, only when the host's fact was stale (the host lost or changed a tool
+    since; the module then changed nothing). With the fact of the tools the host has now."""
+    done = execute(args)
+    tools = (done.get('concerns') or {}).get('copy_tools') or {}
+    if done.get('failed') and tools.get('content_needed') and known:
+        done = execute(module_args(task_args, check_mode=check_mode, known=None)[0])
+        tools = (done.get('concerns') or {}).get('copy_tools') or {}
+    if isinstance(tools.get('installed'), dict):
+        done = dict(done, ansible_facts=dict(done.get('ansible_facts') or {},
+                                             **{INSTALLED_FACT: dict(known or {}, **tools['installed'])}))
+    return done
 
 
 class ActionModule(ActionBase):
@@ -117,7 +150,10 @@ class ActionModule(ActionBase):
         def lookup(name):
             return self._templar.template(task_vars[name]) if name in task_vars else None
 
-        args, errors = module_args(with_host_vars(self._task.args, lookup))
+        facts = task_vars.get('ansible_facts') or {}
+        known = facts.get(INSTALLED_FACT) if isinstance(facts.get(INSTALLED_FACT), dict) else None
+        task_args = with_host_vars(self._task.args, lookup)
+        args, errors = module_args(task_args, check_mode=bool(self._task.check_mode), known=known)
         if errors:
             result.update(failed=True, changed=False, errors=errors,
                           msg='Invalid iotune policy: %s' % '; '.join(errors))
@@ -125,8 +161,10 @@ class ActionModule(ActionBase):
         if self._task.args.get('validate_only'):
             result.update(changed=False, msg='the policy is valid', policy=args['policy'])
             return result
-        result.update(self._execute_module(module_name='iotune.storage.io_policy', module_args=args,
-                                           task_vars=task_vars))
-        # the module's arguments hold the copy tools' content: a result never echoes it
+        result.update(run_module(
+            lambda module_args: self._execute_module(module_name='iotune.storage.io_policy', module_args=module_args,
+                                                     task_vars=task_vars),
+            task_args, args, bool(self._task.check_mode), known))
+        # the module's arguments may hold the copy tools' content: a result never echoes it
         result.pop('invocation', None)
         return result

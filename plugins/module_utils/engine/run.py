@@ -21,7 +21,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.plan.cache import D
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import ERROR, summarize
 from ansible_collections.iotune.storage.plugins.module_utils.engine.concern import (
     Concern, apply_changes, file_diffs, live_diff, space_problems, summary_message, unwritable)
-from ansible_collections.iotune.storage.plugins.module_utils.plan.copy_tools import plan_copy_tools
+from ansible_collections.iotune.storage.plugins.module_utils.plan.copy_tools import plan_copy_tools, wanted_file
 from ansible_collections.iotune.storage.plugins.module_utils.parse.fstab import normalize_mount_point
 from ansible_collections.iotune.storage.plugins.module_utils.parse.meminfo import read_memory_bytes
 from ansible_collections.iotune.storage.plugins.module_utils.act.journal import (
@@ -200,40 +200,56 @@ class CacheLimits(Concern):
         return []
 
 
-def _digest(text):
-    data = text.encode('utf-8', 'surrogateescape')
-    return 'sha256 %s, %d bytes' % (hashlib.sha256(data).hexdigest(), len(data))
+def _digest(data, size=None):
+    """'sha256 <hex>, N bytes' of a tool's bytes, or of the digest (and size) sent for it."""
+    if isinstance(data, bytes):
+        data, size = hashlib.sha256(data).hexdigest(), len(data)
+    return 'sha256 %s' % data + ('' if size is None else ', %d bytes' % size)
 
 
 class CopyTools(Concern):
     """The tools (executable files) show in results and diffs as a digest and a size, never
-    as their content; the configuration file shows as text."""
+    as their content; the configuration file shows as text. A file may come as its digest
+    only (io_policy sends a tool's content only when it expects the host to need it): it
+    is planned from the digest, and a run that would install it without its content fails
+    before any change, naming it in ``content_needed`` (the action plugin then sends it).
+    ``installing``: whether this run writes (default: outside check mode, and for io_policy
+    in mode enforce)."""
     name = 'copy_tools'
 
-    def __init__(self, runner, files, state='present'):
-        self.runner, self.files, self.state = runner, files, state
-        self.tools = set(item['path'] for item in files if item['mode'] & 0o111)
+    def __init__(self, runner, files, state='present', installing=None):
+        self.runner, self.state = runner, state
+        self.files = [wanted_file(item, 'copy_tools_files[%d]' % index) for index, item in enumerate(files)]
+        self.tools = set(item['path'] for item in self.files if item['mode'] & 0o111)
+        if installing is None:
+            module = getattr(runner, 'module', None)
+            installing = module is None or (not module.check_mode and module.params.get('mode', 'enforce') == 'enforce')
+        self.installing = installing
 
     def plan(self):
-        return plan_copy_tools(self.files, self.state)
+        return plan_copy_tools(self.files, self.state, installing=self.installing)
 
-    def _side(self, change, text):
-        if text is None:
+    def _side(self, change, side):
+        data, tool = change.get(side), change['target'] in self.tools
+        if side == 'after' and change['kind'] == 'file' and (data is None or tool):
+            return _digest(change['after_sha256'], change.get('after_size'))
+        if data is None:
             return None
-        return _digest(text) if change['target'] in self.tools else text
+        return _digest(data) if tool else data.decode('utf-8', 'replace')
 
     def diff(self, plan):
         diffs = []
         for change in self.show(plan['changes']):
             if change['kind'] in ('file', 'remove'):
+                tool = change['target'] in self.tools
                 diffs.append({'before_header': change['target'] if change['before'] is not None else '%s (absent)' % change['target'],
                               'after_header': change['target'] if change['after'] is not None else '%s (removed)' % change['target'],
-                              'before': (change['before'] or '') + ('\n' if change['target'] in self.tools and change['before'] else ''),
-                              'after': (change['after'] or '') + ('\n' if change['target'] in self.tools and change['after'] else '')})
+                              'before': (change['before'] or '') + ('\n' if tool and change['before'] else ''),
+                              'after': (change['after'] or '') + ('\n' if tool and change['after'] else '')})
         return diffs
 
     def show(self, changes):
-        return [dict(change, before=self._side(change, change.get('before')), after=self._side(change, change.get('after')))
+        return [dict(change, before=self._side(change, 'before'), after=self._side(change, 'after'))
                 if change['kind'] in ('file', 'remove') else change for change in changes]
 
     def apply(self, journal, plan):
@@ -241,7 +257,7 @@ class CopyTools(Concern):
                       remove=lambda journal, change: remove_file(journal, change['target']))
 
     def extra(self, plan):
-        return {}
+        return {'content_needed': plan['content_needed'], 'installed': plan['installed']}
 
     def reloads(self, plan):
         return []

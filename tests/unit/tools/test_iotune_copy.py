@@ -2,10 +2,10 @@
 # Copyright: iotune.storage contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""iotune-copy (roles/copy_tools/files/iotune_copy.py): sizes, direct I/O, sparse files, cp semantics, atomicity.
+"""iotune-copy (the package tools/iotune_copy): sizes, direct I/O, sparse files, cp semantics, atomicity.
 
-The tool is loaded from its file; the end-to-end cases (pipelines, signals) run it with this
-interpreter in a subprocess.
+The tool is loaded from its package (copy_tool.py); the end-to-end cases (pipelines, signals) run the
+zipapp built from it with this interpreter in a subprocess.
 """
 
 from __future__ import (absolute_import, division, print_function)
@@ -13,7 +13,6 @@ __metaclass__ = type
 
 import errno
 import fcntl
-import importlib.util
 import io
 import os
 import random
@@ -27,11 +26,10 @@ import time
 
 import pytest
 
-TOOL = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..',
-                                     'roles', 'copy_tools', 'files', 'iotune_copy.py'))
-_SPEC = importlib.util.spec_from_file_location('iotune_copy', TOOL)
-tool = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(tool)
+from ansible_collections.iotune.storage.tests.unit.tools.copy_tool import load_tool, zipapp
+
+tool = load_tool()
+TOOL = zipapp('iotune-copy')
 
 KIB = 1024
 MIB = 1024 * 1024

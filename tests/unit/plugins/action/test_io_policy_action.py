@@ -8,9 +8,12 @@ bulk slice's name carried to the host's planner and to the copy tools' copy.conf
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import base64
+import hashlib
+import json
 import os
 
-from ansible_collections.iotune.storage.plugins.action.io_policy import module_args
+from ansible_collections.iotune.storage.plugins.action.io_policy import INSTALLED_FACT, module_args, run_module
 from ansible_collections.iotune.storage.plugins.module_utils.plan.cache import plan_slice
 
 POLICY = {
@@ -60,3 +63,74 @@ def test_the_named_slice_is_the_unit_the_planner_writes(tmp_path):
     assert checks[0]['id'] == 'cache_limits:backup.slice:MemoryHigh'
     assert changes[0]['path'] == os.path.join(str(tmp_path), 'backup.slice')
     assert changes[0]['after'].endswith('Description=iotune bulk I/O jobs (backup.slice)\n\n[Slice]\nMemoryHigh=25%\n')
+
+
+# The copy tools by digest: their content goes only where the host needs it.
+
+TOOLS_POLICY = {'iotune_copy_tools': {'buffer_size': '8M'}}
+
+
+def tools_of(args):
+    return dict((f['path'], f) for f in args['copy_tools_files'] if f['mode'] == '0755')
+
+
+def test_the_tools_are_named_by_digest_and_sent_only_to_an_enforcing_run():
+    audit, dummy = module_args({'policy': TOOLS_POLICY})
+    check, dummy = module_args({'policy': TOOLS_POLICY, 'mode': 'enforce'}, check_mode=True)
+    enforce, dummy = module_args({'policy': TOOLS_POLICY, 'mode': 'enforce'})
+    for args in (audit, check):
+        assert sorted(tools_of(args)) == ['/usr/local/bin/iotune-bulk', '/usr/local/bin/iotune-copy']
+        assert all('content_b64' not in item and len(item['sha256']) == 64 for item in tools_of(args).values())
+    sent = tools_of(enforce)
+    for path, item in sent.items():
+        data = base64.b64decode(item['content_b64'])
+        assert hashlib.sha256(data).hexdigest() == item['sha256'] and len(data) == item['size']
+        assert data.startswith(b'#!/usr/bin/python3 -IS\nPK'), 'a zipapp with the tools\' interpreter line'
+    assert len(json.dumps(audit)) < 3000 < len(json.dumps(enforce))
+
+
+def test_a_host_known_to_have_a_tool_gets_its_digest_only():
+    enforce, dummy = module_args({'policy': TOOLS_POLICY, 'mode': 'enforce'})
+    digests = dict((path, item['sha256']) for path, item in tools_of(enforce).items())
+    known = dict(digests, **{'/usr/local/bin/iotune-bulk': '0' * 64})   # an older iotune-bulk
+    args, dummy = module_args({'policy': TOOLS_POLICY, 'mode': 'enforce'}, known=known)
+    assert 'content_b64' not in tools_of(args)['/usr/local/bin/iotune-copy']
+    assert 'content_b64' in tools_of(args)['/usr/local/bin/iotune-bulk']
+    absent, dummy = module_args({'policy': {'iotune_copy_tools': {'state': 'absent'}}, 'mode': 'enforce'})
+    assert all('content_b64' not in item for item in tools_of(absent).values())
+
+
+def _result(installed, failed=False, needed=()):
+    return {'failed': failed, 'concerns': {'copy_tools': {'installed': installed, 'content_needed': list(needed)}}}
+
+
+def test_one_round_trip_and_the_fact_of_what_the_host_has():
+    task_args = {'policy': TOOLS_POLICY, 'mode': 'enforce'}
+    args, dummy = module_args(task_args, known={'/usr/local/bin/iotune-copy': 'a' * 64})
+    calls = []
+
+    def execute(module_args_):
+        calls.append(module_args_)
+        return _result({'/usr/local/bin/iotune-copy': 'b' * 64})
+    done = run_module(execute, task_args, args, False, {'/usr/local/bin/iotune-copy': 'a' * 64, '/opt/x': 'c' * 64})
+    assert len(calls) == 1
+    assert done['ansible_facts'] == {INSTALLED_FACT: {'/usr/local/bin/iotune-copy': 'b' * 64, '/opt/x': 'c' * 64}}
+
+
+def test_a_stale_fact_costs_a_second_round_trip_with_the_content():
+    task_args = {'policy': TOOLS_POLICY, 'mode': 'enforce'}
+    enforce, dummy = module_args(task_args)
+    known = dict((path, item['sha256']) for path, item in tools_of(enforce).items())
+    args, dummy = module_args(task_args, known=known)
+    calls = []
+
+    def execute(module_args_):
+        calls.append(module_args_)
+        if len(calls) == 1:   # the host lost iotune-copy since the fact was taken: nothing changed
+            return _result({'/usr/local/bin/iotune-copy': None}, failed=True, needed=['/usr/local/bin/iotune-copy'])
+        return _result(known)
+    done = run_module(execute, task_args, args, False, known)
+    assert len(calls) == 2 and not done['failed']
+    assert all('content_b64' not in item for item in tools_of(calls[0]).values())
+    assert all('content_b64' in item for item in tools_of(calls[1]).values())
+    assert done['ansible_facts'][INSTALLED_FACT] == known

@@ -6,16 +6,14 @@
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
-import os
-
 import pytest
 
-from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import (
+from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import POLICY_KEYS
+from ansible_collections.iotune.storage.plugins.module_utils.policy.validate import (
     buffer_size_text,
     cache_sysctl,
     normalize_policy,
     parse_memory_high,
-    POLICY_KEYS,
     validate_copy_tools,
     validate_mount_entry,
     validate_policy,
@@ -639,12 +637,8 @@ def test_buffer_size_text(size, text):
 
 def test_buffer_size_text_is_read_back_by_iotune_copy():
     """What copy.conf gets must be what the tool parses, for every accepted policy form."""
-    import importlib.util
-    here = os.path.dirname(os.path.abspath(__file__))
-    tool_path = os.path.join(here, '..', '..', '..', '..', '..', 'roles', 'copy_tools', 'files', 'iotune_copy.py')
-    spec = importlib.util.spec_from_file_location('iotune_copy_for_policy', tool_path)
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
+    from ansible_collections.iotune.storage.tests.unit.tools.copy_tool import load_tool
+    tool = load_tool()
     for form in ('8M', '8MiB', '8mb', '256k', '256KiB', 1000, '1g', '1536k', 4097):
         size = normalize_policy({'iotune_copy_tools': {'buffer_size': form}})['iotune_copy_tools']['buffer_size']
         assert tool.parse_size(buffer_size_text(size)) == size, form

@@ -2,55 +2,32 @@
 # Copyright: iotune.storage contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Installed as /usr/local/bin/iotune-bulk by the copy_tools role, which adds the #!/usr/bin/python3 -IS line
-# (isolated mode, no site: the standard library only).
 """iotune-bulk CMD [ARG...]: run a bulk job (backup, restore, copy) inside the systemd slice
 whose memory cap (page cache included) the cache_limits role sets, so that it cannot evict
 the host's working set from the page cache. Where systemd does not run, the command runs
 as it is, after a warning.
 
 The slice is iotune-bulk.slice, or the ``slice=`` of /etc/iotune/copy.conf
-(``IOTUNE_COPY_CONF`` names another file).
+(``IOTUNE_COPY_CONF`` names another file), read with iotune-copy's reader (config.py), which
+is built into this zipapp too: iotune-bulk needs nothing beside it.
 """
 
-from __future__ import (absolute_import, division, print_function)
-__metaclass__ = type
-
-import importlib.machinery
-import importlib.util
 import os
 import shutil
 import sys
 
+from .config import DEFAULT_CONFIG, read_config
+
 PROG = 'iotune-bulk'
 DEFAULT_SLICE = 'iotune-bulk.slice'
-CONF = '/etc/iotune/copy.conf'
 SYSTEMD_RUN_DIR = '/run/systemd/system'
 UNIT_DIRS = ('/etc/systemd/system', '/run/systemd/system', '/usr/lib/systemd/system', '/lib/systemd/system')
 
 
-def copy_tool():
-    """iotune-copy, installed beside this file (the copy_tools role installs both): its
-    read_config is the one reader of copy.conf. None when it is not there."""
-    here = os.path.dirname(os.path.realpath(__file__))
-    for name in ('iotune-copy', 'iotune_copy.py'):
-        path = os.path.join(here, name)
-        if os.path.isfile(path):
-            loader = importlib.machinery.SourceFileLoader('iotune_copy', path)
-            module = importlib.util.module_from_spec(importlib.util.spec_from_loader('iotune_copy', loader))
-            loader.exec_module(module)
-            return module
-    return None
-
-
 def slice_of(path):
     """The slice= of the config file, else the default; ValueError naming the file on a bad one."""
-    tool = copy_tool()
-    if tool is None:
-        raise ValueError('iotune-copy is not installed beside %s, and its config reader is needed '
-                         '(the copy_tools role installs both)' % PROG)
     try:
-        return tool.read_config(path).get('slice') or DEFAULT_SLICE
+        return read_config(path).get('slice') or DEFAULT_SLICE
     except OSError as exc:
         raise ValueError('cannot read %s: %s' % (path, exc.strerror))
 
@@ -74,7 +51,7 @@ def main(argv=None):
                          % (PROG, DEFAULT_SLICE))
         return 0 if argv else 2
     try:
-        slice_name = slice_of(os.environ.get('IOTUNE_COPY_CONF', CONF))
+        slice_name = slice_of(os.environ.get('IOTUNE_COPY_CONF', DEFAULT_CONFIG))
     except ValueError as exc:
         sys.stderr.write('%s: %s\n' % (PROG, exc))
         return 2
@@ -87,7 +64,3 @@ def main(argv=None):
         sys.stderr.write('%s: cannot run %s: %s\n' % (PROG, command[0], exc.strerror))
         return 127
     return 0  # not reached: execvp replaced the process
-
-
-if __name__ == '__main__':
-    sys.exit(main())

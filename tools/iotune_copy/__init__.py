@@ -1,0 +1,54 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+# The source of iotune-copy and iotune-bulk, built into one zipapp each (tools/zipapps.py, run by
+# make collection and make build); the copy_tools concern installs them as /usr/local/bin/iotune-copy
+# and iotune-bulk with the interpreter line #!/usr/bin/python3 -IS (isolated mode, no site: the
+# standard library only, whatever PYTHON* variables or site-packages the host has).
+"""iotune-copy: copy files with large I/Os, optionally with direct I/O or without filling the page cache.
+
+Usage like cp::
+
+    iotune-copy [options] SOURCE DEST
+    iotune-copy [options] SOURCE... DIRECTORY
+    iotune-copy db.dbf - | gzip | iotune-copy - db.gz
+
+Every read and write is one buffer (``--buffer-size``, default ``buffer_size=`` in
+/etc/iotune/copy.conf, else 8M). A plain copy (no ``--direct``, no ``--nocache``) between two
+regular files hands each buffer-sized chunk to the kernel with copy_file_range(2), as GNU cp
+does: no copy through user space, and a reflink or a server-side copy where the file system
+offers one; where the kernel declines (another file system type, a device, a pipe), the tool
+reads and writes. From a file or a block device, a second thread reads the next buffer while
+the last one is written (two buffers; with direct I/O at both ends, ``--streams`` below), so the
+source and the destination are busy at once.
+Only the data extents of sparse files are copied
+(SEEK_DATA/SEEK_HOLE); holes stay holes. A regular destination is written under a
+temporary name in its directory (``.<name>.iotune-copy-<random>``), synced and renamed
+over the destination, so an interrupted or failed copy never leaves a partial file
+under the destination name. As with cp, a destination that is a symbolic link is written
+through, in place: the file it points to is truncated and written (its inode, owner and mode
+kept; not atomic), the link stays a link, and a dangling link is refused. With ``-r``, a
+destination directory inside the tree that is a symbolic link is refused ("cannot overwrite
+non-directory"), as by cp -r: nothing is written outside the destination tree through it.
+
+``--direct`` opens both files with O_DIRECT. The alignment is the file's direct I/O
+offset alignment from statx(STATX_DIOALIGN), else the logical block size of the device
+in sysfs, else 4096. Buffers are page-aligned mmap areas, their size a multiple of the
+alignment of both files. The unaligned tail of a file (size not a multiple of the
+alignment) is written with O_DIRECT cleared on the same descriptor (fcntl F_SETFL), then
+the file is synced; no padding, so it is right for block-device destinations too. A file
+system that refuses O_DIRECT is copied buffered, with one message per file system. When both
+ends are direct, ``--streams`` threads (default ``streams=`` in the config file, else 8) each
+read a buffer and write it, chunks taken in file order, so that several I/Os are in flight at
+once: with direct I/O nothing else (no read-ahead, no write-back) keeps the device busy between
+one I/O and the next.
+
+``--nocache`` drops the pages it read from the page cache after each read, and the pages
+it wrote after each 64 MiB (fdatasync, then POSIX_FADV_DONTNEED) and at the end.
+
+Exit status: 0 success, 1 an error (the other sources are still copied), 2 usage,
+128+N when stopped by signal N (SIGINT, SIGTERM, SIGHUP; the temporary file is removed).
+
+Python 3.9+ standard library only, Linux.
+"""

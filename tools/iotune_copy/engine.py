@@ -1,0 +1,190 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The copy of the data between two endpoints: through copy_file_range where the kernel can, else
+through the tool's own buffers, the next one read in a second thread while the last is written, or,
+with direct I/O at both ends, in --streams threads (streams.py)."""
+
+import mmap
+import os
+import queue
+import threading
+
+from .sizes import buffer_length, common_alignment, plan_chunks, plan_extents
+from .streams import concurrent_copy
+from .system import copy_range, data_extents
+
+READ_AHEAD_BUFFERS = 2
+
+
+def copy_data(src, dst, size, options):
+    """Copy the data from src to dst; return the size the destination must have.
+
+    size is the source's size for a positional source, None for a sequential one.
+    """
+    alignment = common_alignment(src.alignment if src.direct else 1, dst.alignment if dst.direct else 1)
+    length = buffer_length(options.buffer_size, alignment, size if src.positional else None)
+    if _concurrent(src, dst):
+        count = min(options.streams, max(1, -(-size // length)))
+    else:
+        count = READ_AHEAD_BUFFERS if src.positional else 1
+    buffers = [mmap.mmap(-1, length) for dummy in range(count)]
+    views = [memoryview(buf) for buf in buffers]
+    try:
+        if src.positional:
+            return _copy_extents(src, dst, size, views, alignment, options)
+        return _copy_stream(src, dst, views[0], options)
+    finally:
+        for view, buf in zip(views, buffers):
+            view.release()
+            try:
+                buf.close()
+            except BufferError:
+                pass
+
+
+class _Position:
+    """How far the copy has got, for --progress: holes count as copied when passed."""
+
+    def __init__(self, options):
+        self.options = options
+        self.at = 0
+
+    def to(self, offset):
+        if offset > self.at:
+            self.options.advance(offset - self.at)
+            self.at = offset
+
+
+def _copy_extents(src, dst, size, views, alignment, options):
+    extents = data_extents(src.fd, size) if dst.sparse else [(0, size)]
+    if src.uses_cache:
+        try:
+            os.posix_fadvise(src.fd, 0, 0, os.POSIX_FADV_SEQUENTIAL)
+        except OSError:
+            pass
+    plan = plan_extents(extents, size, alignment)
+    position = _Position(options)
+    if kernel_copy_allowed(src, dst, options):
+        plan = _kernel_copy_extents(src, dst, size, plan, position, options.buffer_size)
+    if _concurrent(src, dst):
+        return concurrent_copy(src, dst, size, plan_chunks(plan, size, len(views[0])), views, position, alignment)
+    return _read_ahead_copy(src, dst, size, plan, views, position)
+
+
+def _concurrent(src, dst):
+    """Whether the copy goes in --streams threads: direct I/O at both ends, both positional."""
+    return src.direct and dst.direct and src.positional and dst.positional
+
+
+def _kernel_copy_extents(src, dst, size, plan, position, chunk):
+    """Copy the plan with copy_file_range, chunk bytes a call, while the kernel does it; return what is left of the plan."""
+    for index, (start, end) in enumerate(plan):
+        position.to(start)
+        offset = start
+        while offset < min(end, size):
+            count = _kernel_copy(src, dst, min(chunk, min(end, size) - offset), offset)
+            if not count:
+                return [(offset, end)] + plan[index + 1:]
+            offset += count
+            position.to(offset)
+    return []
+
+
+def _read_chunks(src, size, plan, free, emit):
+    """In the reader thread: read the plan into free buffers, emit ('data', view, offset, length), then ('end', size).
+
+    A short read before size means that the source shrank: the copy ends there.
+    """
+    for start, end in plan:
+        offset = start
+        while offset < min(end, size):
+            view = free.get()
+            if view is None:
+                return
+            want = min(len(view), end - offset)
+            count = src.read(view[:want], offset)
+            valid = min(count, size - offset)
+            if valid > 0:
+                emit(('data', view, offset, valid))
+                offset += valid
+            else:
+                free.put(view)
+            if count < want:
+                if offset < size:
+                    emit(('end', offset))
+                    return
+                break
+    emit(('end', size))
+
+
+def _read_ahead_copy(src, dst, size, plan, views, position):
+    """Read the next buffer in a thread while this one writes the last: both devices stay busy.
+
+    The source is positional (a file or a block device), so a read always ends and the
+    thread can be waited for, also when the copy stops on an error or a signal.
+    """
+    free, full = queue.Queue(), queue.Queue()
+    for view in views:
+        free.put(view)
+
+    def reader():
+        try:
+            _read_chunks(src, size, plan, free, full.put)
+        except BaseException as exc:  # handed to the writer, which raises it
+            full.put(('error', exc))
+
+    thread = threading.Thread(target=reader, name='iotune-copy-reader', daemon=True)
+    thread.start()
+    try:
+        while True:
+            item = full.get()
+            if item[0] == 'error':
+                raise item[1]
+            if item[0] == 'end':
+                position.to(item[1])
+                return item[1]
+            dummy, view, offset, length = item
+            position.to(offset)
+            dst.write(view[:length], offset)
+            position.to(offset + length)
+            free.put(view)
+    finally:
+        free.put(None)
+        thread.join()
+
+
+def kernel_copy_allowed(src, dst, options):
+    """Whether the data may go through copy_file_range: a plain copy between two positional files.
+
+    --direct and --nocache need the data in the tool's own buffer, so they never do.
+    """
+    return (src.uses_cache and dst.uses_cache and not options.direct and not options.nocache
+            and hasattr(os, 'copy_file_range'))
+
+
+def _kernel_copy(src, dst, count, offset):
+    """Bytes copied by copy_file_range, or 0: the caller then goes on with read and write.
+
+    Any error counts as 0 (EXDEV, EINVAL for devices and pipes, ENOSYS, EOPNOTSUPP, but also
+    EIO or ENOSPC): read and write take over at the same offset and, if the error is real, report
+    it naming the file it belongs to. 0 is also what files whose size is not their content
+    (procfs, sysfs) return.
+    """
+    try:
+        return copy_range(src.fd, dst.fd, count, offset)
+    except OSError:
+        return 0
+
+
+def _copy_stream(src, dst, view, options):
+    offset = 0
+    while True:
+        count = src.read(view, offset)
+        if count:
+            dst.write(view[:count], offset)
+            options.advance(count)
+            offset += count
+        if count < len(view):
+            return offset

@@ -1,0 +1,238 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Copying one non-directory entry: a regular destination replaced atomically (a temporary file, synced
+and renamed), a device, FIFO or the file behind a symbolic link written in place, as cp does."""
+
+import errno
+import os
+import stat
+
+from .endpoint import Endpoint
+from .engine import copy_data
+from .errors import CopyError, describe, quote
+from .system import create_temp, fadvise_dontneed, fsync_directory
+from .verify import verify_copy
+
+
+def preserve_owner(chown, name, st):
+    """chown to the source's owner; True when done. Like cp, a refusal matters only for root."""
+    try:
+        chown(st.st_uid, st.st_gid)
+        return True
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.EINVAL) or os.geteuid() == 0:
+            raise CopyError('failed to preserve ownership for %s: %s' % (quote(name), describe(exc)))
+    try:
+        chown(-1, st.st_gid)
+    except OSError:
+        pass
+    return False
+
+
+def preserved_mode(st, owner_kept):
+    mode = stat.S_IMODE(st.st_mode)
+    if not owner_kept:
+        mode &= ~(stat.S_ISUID | stat.S_ISGID)
+    return mode
+
+
+def _preserve_fd(fd, name, st):
+    owner_kept = preserve_owner(lambda uid, gid: os.fchown(fd, uid, gid), name, st)
+    try:
+        os.fchmod(fd, preserved_mode(st, owner_kept))
+    except OSError as exc:
+        raise CopyError('preserving permissions for %s: %s' % (quote(name), describe(exc)))
+    try:
+        os.utime(fd, ns=(st.st_atime_ns, st.st_mtime_ns))
+    except OSError as exc:
+        raise CopyError('preserving times for %s: %s' % (quote(name), describe(exc)))
+
+
+def _open_source(src, options):
+    """(Endpoint, stat, size) of a non-directory source; '-' is standard input, always read sequentially."""
+    if src == '-':
+        return Endpoint(0, '-', options, positional=False), None, None
+    try:
+        fd = os.open(src, os.O_RDONLY | os.O_CLOEXEC | os.O_NOCTTY)
+    except OSError as exc:
+        raise CopyError('cannot open %s for reading: %s' % (quote(src), describe(exc)))
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise CopyError('-r not specified; omitting directory %s' % quote(src))
+        if stat.S_ISREG(st.st_mode) and st.st_size == 0:
+            # /proc and similar files say 0 and have data: read them to the end like cp
+            return Endpoint(fd, src, options, positional=False), st, None
+        if stat.S_ISREG(st.st_mode):
+            size = st.st_size
+        elif stat.S_ISBLK(st.st_mode):
+            size = os.lseek(fd, 0, os.SEEK_END)
+        else:
+            return Endpoint(fd, src, options, positional=False), st, None
+    except BaseException:
+        os.close(fd)
+        raise
+    return Endpoint(fd, src, options, path=src), st, size
+
+
+def same_file(st1, st2):
+    if st1 is None or st2 is None:
+        return False
+    if stat.S_ISBLK(st1.st_mode) and stat.S_ISBLK(st2.st_mode):
+        return st1.st_rdev == st2.st_rdev
+    return (st1.st_dev, st1.st_ino) == (st2.st_dev, st2.st_ino)
+
+
+def _destination_stat(dst):
+    """(stat of what dst names, following a symlink, or None; whether dst is a symlink).
+
+    A symlink destination is written through, like cp; a dangling one is refused, as cp refuses it
+    ("not writing through dangling symlink"), and a loop of links fails to stat (ELOOP), as in cp.
+    """
+    try:
+        link = stat.S_ISLNK(os.lstat(dst).st_mode)
+    except (FileNotFoundError, NotADirectoryError):
+        return None, False  # creating the file says why it cannot be
+    except OSError as exc:
+        raise CopyError('cannot stat %s: %s' % (quote(dst), describe(exc)))
+    try:
+        return os.stat(dst), link
+    except (FileNotFoundError, NotADirectoryError):
+        if link:
+            raise CopyError('not writing through dangling symlink %s' % quote(dst))
+        return None, False
+    except OSError as exc:
+        raise CopyError('cannot stat %s: %s' % (quote(dst), describe(exc)))
+
+
+def copy_file(src, dst, options):
+    """Copy one non-directory source (a path or '-') to exactly dst (a path or '-'); CopyError on failure.
+
+    A regular destination is replaced atomically; an existing block device, character device or
+    FIFO destination is written in place, and so is the regular file a destination symlink points
+    to (same inode, owner and mode; the link stays a link), as cp does.
+    """
+    source, src_st, size = _open_source(src, options)
+    try:
+        if options.direct:
+            source.try_direct()
+        if dst == '-':
+            sink = Endpoint(1, '-', options, positional=False)
+            copy_data(source, sink, size, options)
+            return
+        if dst.endswith(os.sep):
+            raise CopyError('cannot create regular file %s: %s' % (quote(dst), os.strerror(errno.ENOTDIR)))
+        dst_st, link = _destination_stat(dst)
+        if src == '-' and dst_st is not None:
+            src_st = os.fstat(0)
+        if same_file(src_st, dst_st):
+            raise CopyError('%s and %s are the same file' % (quote(src), quote(dst)))
+        if src == '-':
+            src_st = None
+        if dst_st is not None and stat.S_ISDIR(dst_st.st_mode):
+            raise CopyError('cannot overwrite directory %s with non-directory' % quote(dst))
+        if dst_st is not None and (link or not stat.S_ISREG(dst_st.st_mode)):
+            _copy_in_place(source, src_st, size, dst, options)
+        else:
+            _copy_replacing(source, src_st, size, dst, options)
+    finally:
+        if source.fd != 0:
+            os.close(source.fd)
+    if options.verify:
+        if src_st is None or not stat.S_ISREG(src_st.st_mode):
+            raise CopyError('cannot verify %s: not a regular file' % quote(src))
+        verify_copy(src, dst, options)
+
+
+def _copy_in_place(source, src_st, size, dst, options):
+    """Write into an existing file through its name, no temporary file: a device or FIFO (not truncated), or the
+    regular file that a destination symlink points to (truncated, then written, as cp does: the link stays a
+    link, the file keeps its inode, owner and mode, with -p the source's; a failure leaves it partly written,
+    as cp's would).
+
+    dst is opened as it is named, the kernel following the link (also /proc's, such as /dev/stdout);
+    what to do depends on what was opened.
+    """
+    try:
+        fd = os.open(dst, os.O_WRONLY | os.O_CLOEXEC | os.O_NOCTTY)
+    except OSError as exc:
+        raise CopyError('cannot open %s for writing: %s' % (quote(dst), describe(exc)))
+    try:
+        try:
+            dst_st = os.fstat(fd)
+            regular = stat.S_ISREG(dst_st.st_mode)
+            if regular:
+                os.ftruncate(fd, 0)
+        except OSError as exc:
+            raise CopyError('cannot open %s for writing: %s' % (quote(dst), describe(exc)))
+        sink = Endpoint(fd, dst, options, positional=regular or stat.S_ISBLK(dst_st.st_mode), sparse=regular, path=dst)
+        if options.direct:
+            sink.try_direct()
+        final_size = copy_data(source, sink, size, options)
+        if regular:
+            try:
+                os.ftruncate(fd, final_size)
+            except OSError as exc:
+                raise CopyError('error writing %s: %s' % (quote(dst), describe(exc)))
+            if options.preserve and src_st is not None:
+                _preserve_fd(fd, dst, src_st)
+        if sink.positional:
+            try:
+                os.fsync(fd)
+            except OSError as exc:
+                raise CopyError('error writing %s: %s' % (quote(dst), describe(exc)))
+            if options.nocache:
+                fadvise_dontneed(fd, 0, 0)
+    finally:
+        os.close(fd)
+
+
+def _copy_replacing(source, src_st, size, dst, options):
+    """Write a temporary file beside dst (a new or regular file, not a symlink), sync it and rename it over dst."""
+    if src_st is None:
+        mode = 0o666
+    else:
+        mode = 0o600 if options.preserve else stat.S_IMODE(src_st.st_mode) & 0o777
+    try:
+        fd, temp = create_temp(dst, mode)
+    except OSError as exc:
+        raise CopyError('cannot create regular file %s: %s' % (quote(dst), describe(exc)))
+    done = False
+    try:
+        sink = Endpoint(fd, dst, options, sparse=True, path=temp)
+        if options.direct:
+            sink.try_direct()
+        final_size = copy_data(source, sink, size, options)
+        try:
+            os.ftruncate(fd, final_size)
+        except OSError as exc:
+            raise CopyError('error writing %s: %s' % (quote(dst), describe(exc)))
+        if options.preserve and src_st is not None:
+            _preserve_fd(fd, dst, src_st)
+        try:
+            os.fsync(fd)
+        except OSError as exc:
+            raise CopyError('error writing %s: %s' % (quote(dst), describe(exc)))
+        if options.nocache:
+            fadvise_dontneed(fd, 0, 0)
+        os.close(fd)
+        fd = -1
+        try:
+            os.rename(temp, dst)
+        except OSError as exc:
+            raise CopyError('cannot create regular file %s: %s' % (quote(dst), describe(exc)))
+        done = True
+    finally:
+        if fd >= 0:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        if not done:
+            try:
+                os.unlink(temp)
+            except OSError:
+                pass
+    fsync_directory(os.path.dirname(dst))
