@@ -46,18 +46,8 @@ def _whole(value):
     return not isinstance(value, bool) and isinstance(value, int)
 
 
-def validate_benchmark(value, measuring=None):
-    """Every problem of ``iotune_benchmark`` ([] when valid or absent).
-
-    ``measuring`` says a measurement will run (benchmark_io.yml always measures; by default
-    only ``enabled: true`` does), so a target is then required."""
-    if value is None:
-        if measuring:
-            return ['%s: required to measure: a dict with at least directory (an existing directory on the '
-                    'file system to test)' % WHERE]
-        return []
-    if not isinstance(value, dict):
-        return ['%s: must be a dict, got %s' % (WHERE, type(value).__name__)]
+def _key_errors(value):
+    """Unknown keys, booleans that are not, paths that are not absolute."""
     errors = []
     for key in value:
         if key not in DEFAULTS:
@@ -68,25 +58,40 @@ def validate_benchmark(value, measuring=None):
     for key in ('directory', 'filename', 'output_dir'):
         if value.get(key) is not None and not (isinstance(value[key], str) and value[key].startswith('/')):
             errors.append('%s.%s: must be an absolute path, got %r' % (WHERE, key, value[key]))
+    return errors
+
+
+def _target_errors(value, measuring):
+    """One target (a directory, or a raw device allowed to be destroyed), required when measuring."""
+    errors = []
     if value.get('directory') is not None and value.get('filename') is not None:
         errors.append('%s: set directory (a scratch file on a file system) or filename (a raw device), not both' % WHERE)
-    if measuring is None:
-        measuring = value.get('enabled') is True
     if measuring and value.get('directory') is None and value.get('filename') is None:
         errors.append('%s.directory: required to measure (an existing directory on the file system to test), '
                       'or filename with allow_destructive: true for a raw device' % WHERE)
     if value.get('filename') is not None and value.get('allow_destructive') is not True:
         errors.append('%s.filename: measuring a raw device destroys its data; set allow_destructive: true' % WHERE)
-    if 'jobs' in value:
-        try:
-            # the checks the module makes on the host, made here before any host work
-            for index, job in enumerate(normalize_jobs(value['jobs'])):
-                try:
-                    build_argv('fio', dict(job, filename='/scratch'))
-                except ValueError as exc:
-                    raise ValueError('jobs[%d]: %s' % (index, exc))
-        except ValueError as exc:
-            errors.append('%s.%s' % (WHERE, exc))
+    return errors
+
+
+def _jobs_errors(value):
+    """The first problem of the jobs: the checks the module makes on the host, made here before any host work."""
+    if 'jobs' not in value:
+        return []
+    try:
+        for index, job in enumerate(normalize_jobs(value['jobs'])):
+            try:
+                build_argv('fio', dict(job, filename='/scratch'))
+            except ValueError as exc:
+                raise ValueError('jobs[%d]: %s' % (index, exc))
+    except ValueError as exc:
+        return ['%s.%s' % (WHERE, exc)]
+    return []
+
+
+def _number_errors(value):
+    """size (more than 0 bytes), the whole numbers (times, repeat, timeout) and the percentages and factors."""
+    errors = []
     for key in ('size',):
         if key in value:
             try:
@@ -100,6 +105,12 @@ def validate_benchmark(value, measuring=None):
     for key in ('regression_threshold_pct', 'noise_factor'):
         if key in value and not (_number(value[key]) and value[key] >= 0):
             errors.append('%s.%s: must be a number >= 0, got %r' % (WHERE, key, value[key]))
+    return errors
+
+
+def _choice_errors(value):
+    """The ioengine and the metrics, each one fio and the comparison know."""
+    errors = []
     if value.get('ioengine') is not None and value['ioengine'] not in IOENGINES:
         errors.append('%s.ioengine: unknown engine %r (accepted: %s)' % (WHERE, value['ioengine'], ', '.join(IOENGINES)))
     if 'metrics' in value:
@@ -112,6 +123,23 @@ def validate_benchmark(value, measuring=None):
                     errors.append('%s.metrics: unknown metric %r (accepted: %s)' % (WHERE, metric, ', '.join(RESULT_METRICS)))
     return errors
 
+
+def validate_benchmark(value, measuring=None):
+    """Every problem of ``iotune_benchmark`` ([] when valid or absent).
+
+    ``measuring`` says a measurement will run (benchmark_io.yml always measures; by default
+    only ``enabled: true`` does), so a target is then required."""
+    if value is None:
+        if measuring:
+            return ['%s: required to measure: a dict with at least directory (an existing directory on the '
+                    'file system to test)' % WHERE]
+        return []
+    if not isinstance(value, dict):
+        return ['%s: must be a dict, got %s' % (WHERE, type(value).__name__)]
+    if measuring is None:
+        measuring = value.get('enabled') is True
+    return (_key_errors(value) + _target_errors(value, measuring) + _jobs_errors(value) + _number_errors(value)
+            + _choice_errors(value))
 
 # A job with runtime 0 makes one pass over its working set: its time is estimated for a slow
 # disk (10 MiB/s), at least 30 s.
