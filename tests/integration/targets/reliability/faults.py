@@ -8,7 +8,10 @@ Every case takes a digest of the state (the alternate fstab with its mode and xa
 options of both mounts, both loop devices' queue values, the sysctl files and the link, the
 journal file system's stray files) before its fault and checks, after the fault and the
 rollback, that the digest is back byte for byte: a difference is data lost or an unintended
-change. Prints one table row per case and exits 1 when a case fails."""
+change, named by device, setting and values. The digest holds only what this target made (its
+two loop devices, its mounts, its files) and is taken once those devices have settled, so that
+a udev event still running for them, or any event of another device, cannot make a difference.
+Prints one table row per case and exits 1 when a case fails."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
@@ -16,11 +19,17 @@ __metaclass__ = type
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import threading
+import time
 
 FAILPOINT = '/run/iotune/failpoint'
+QUEUE_FIELDS = ('read_ahead_kb', 'nr_requests', 'scheduler')
+# the digest waits at most SETTLE_TIMEOUT seconds for this target's devices, until their queue
+# values have held for SETTLE_QUIET seconds
+SETTLE_TIMEOUT, SETTLE_QUIET = 30, 0.2
 
 
 class Host(object):
@@ -133,11 +142,32 @@ class Host(object):
                           if name.endswith('.iotune') or name.endswith('.tmp')]
         return sorted(found)
 
+    def queues(self):
+        return [(loop,) + tuple(self.queue(loop, name) for name in QUEUE_FIELDS) for loop in self.loops]
+
+    def settled_queues(self, timeout=SETTLE_TIMEOUT, quiet=SETTLE_QUIET):
+        """This target's loop devices once they are still: udev's queue processed (where udevd
+        runs: setting up a device, and closing it after mkfs, send it events whose rules may
+        write queue values), then their queue values read until they hold for ``quiet`` seconds.
+        Only these devices are read: another device's events cannot change the digest."""
+        if shutil.which('udevadm'):
+            subprocess.run(['udevadm', 'settle', '--timeout=%d' % timeout], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, check=False)
+        last = self.queues()
+        start = since = time.monotonic()
+        while time.monotonic() - since < quiet:
+            time.sleep(0.05)
+            now = self.queues()
+            if now != last:
+                if time.monotonic() - start > timeout:
+                    raise AssertionError('the queues of this target\'s devices still change after %d s: %s' % (
+                        timeout, '; '.join(describe_differences({'queues': last}, {'queues': now}))))
+                last, since = now, time.monotonic()
+        return last
+
     def digest(self):
         return {'files': self.files(), 'live': [(mount, self.live_options(mount)) for mount in self.mounts],
-                'queues': [(loop, self.queue(loop, 'read_ahead_kb'), self.queue(loop, 'nr_requests'),
-                            self.queue(loop, 'scheduler')) for loop in self.loops],
-                'strays': self.strays()}
+                'queues': self.settled_queues(), 'strays': self.strays()}
 
     def fill_journal_fs(self, leave):
         """Fill the journal's tmpfs until ``leave`` bytes are free."""
@@ -160,9 +190,6 @@ class Host(object):
 
 def differences(before, after):
     return [key for key in before if before[key] != after[key]]
-
-
-QUEUE_FIELDS = ('read_ahead_kb', 'nr_requests', 'scheduler')
 
 
 def describe_differences(before, after):
@@ -195,7 +222,7 @@ class Case(object):
 
     def same(self, before, after, what):
         diff = differences(before, after)
-        self.check(not diff, '%s: %s differ' % (what, ', '.join(diff)))
+        self.check(not diff, '%s: %s differ (%s)' % (what, ', '.join(diff), '; '.join(describe_differences(before, after))))
         return not diff
 
 
@@ -525,7 +552,10 @@ def main():
             case = Case(run.__name__, 'crashed')
             case.failures.append('%s: %s' % (type(exc).__name__, exc))
             cases.append(case)
-    final = describe_differences(start, host.digest())
+    try:
+        final = describe_differences(start, host.digest())
+    except AssertionError as exc:  # the devices did not settle: which value kept changing
+        final = [str(exc)]
     print('| case | fault injected | changes made | restores verified | checks | result |')
     print('|---|---|---|---|---|---|')
     for case in cases:
