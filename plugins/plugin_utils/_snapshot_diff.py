@@ -1049,6 +1049,62 @@ def _io_key(key, io_sysctls, policy_keys_set):
     return key in policy_keys_set or any(fnmatch.fnmatchcase(key, pattern) for pattern in io_sysctls)
 
 
+def _sysctl_unchanged(ctx, old, new, boot_old, boot_new):
+    """True when a key has nothing to report: the same value, or, where a value was not recorded, no
+    file changed what it sets; or an administrator's file that sets it changed or went (its
+    changed_setting covers it)."""
+    if old is not None and new is not None:
+        if same(old, new):
+            return True
+    elif same(boot_old and boot_old[1], boot_new and boot_new[1]):
+        return True  # a value not recorded and no file that changed what it sets
+    return any(boot and is_admin(ctx.source(boot[0])) and boot[0] in ctx.sources for boot in (boot_old, boot_new))
+
+
+def _sysctl_cause(ctx, key, boot_old, boot_new, admin_new):
+    """(package or None, why): the file (and its package) that sets the new value, or that set the old one
+    and went, or the kernel's default."""
+    package = None
+    if boot_new and boot_new[0] in ctx.sources and not admin_new:
+        package = ctx.source(boot_new[0]).get('package')
+        why = 'the new value comes from %s, which %s' % (_source_text(ctx, boot_new[0]), {
+            'appeared': 'appeared', 'changed': 'changed', 'gone': 'went away'}[ctx.sources[boot_new[0]]])
+    elif boot_old and boot_old[0] in ctx.sources and ctx.sources[boot_old[0]] == 'gone':
+        package = ctx.owner(boot_old[0])[0]
+        why = '%s, which set it to %s, went away' % (_source_text(ctx, boot_old[0]), fmt(boot_old[1]))
+    elif boot_new and admin_new:
+        why = '%s sets %s' % (boot_new[0], fmt(boot_new[1]))
+    elif ctx.kernel:
+        package, why = ctx.kernel['package'], 'no file sets it: the default of %s' % ctx.kernel['text']
+    elif key in BOOT_COMPUTED:
+        why = 'no file sets it: the kernel computes it from the memory free at boot'
+    else:
+        why = 'no file sets it and no package change explains it (was it set live?)'
+    return package, why
+
+
+def _sysctl_class(message, io_key, admin_new, new, boot_new):
+    """(class, message): an I/O key is changed_default (pin it) or lost_setting (an administrator's file
+    sets another value than the live one); any other key is sysctl_changed, which does not fail."""
+    if not io_key:
+        return 'sysctl_changed', message + '; not an I/O setting (%s): reported, not failing' % IO_SYSCTLS_FIELD
+    if admin_new and not same(new, boot_new[1]):
+        return 'lost_setting', message
+    return 'changed_default', message + '; pin it in /etc/sysctl.d if the old value was right'
+
+
+def _grouped_sysctl_differences(grouped):
+    """One sysctl_changed difference per (why, package) of the keys outside vm.* that are not I/O keys."""
+    differences = []
+    for (why, package), items in sorted(grouped.items()):
+        more = ' (and %d more)' % (len(items) - MAX_LINES) if len(items) > MAX_LINES else ''
+        differences.append(_difference(
+            'sysctl_changed', 'sysctl:%s' % (package or why), 'sysctl', 'other keys', None, items, package,
+            '%d key(s) outside vm.* changed: %s%s; %s; not I/O settings: reported, not failing'
+            % (len(items), ', '.join(items[:MAX_LINES]), more, why)))
+    return differences
+
+
 def sysctl_differences(ctx, io_sysctls=DEFAULT_IO_SYSCTLS):
     """The sysctl keys outside the collection's settings: every /proc/sys/vm value and every key a sysctl
     file sets (``sysctl`` of format 2; a format-1 snapshot has only its files). A changed value is traced to
@@ -1066,57 +1122,25 @@ def sysctl_differences(ctx, io_sysctls=DEFAULT_IO_SYSCTLS):
         old, new = live_old.get(key), live_new.get(key)
         boot_old = files_old[key][-1] if key in files_old else None
         boot_new = files_new[key][-1] if key in files_new else None
+        if _sysctl_unchanged(ctx, old, new, boot_old, boot_new):
+            continue
         unknown = [ctx.names[index] for index, value in enumerate((old, new)) if value is None]
-        if old is not None and new is not None:
-            if same(old, new):
-                continue
-        elif same(boot_old and boot_old[1], boot_new and boot_new[1]):
-            continue  # a value not recorded and no file that changed what it sets
         admin_new = boot_new and is_admin(ctx.source(boot_new[0]))
-        if any(boot and is_admin(ctx.source(boot[0])) and boot[0] in ctx.sources for boot in (boot_old, boot_new)):
-            continue  # an administrator's file that sets it changed or went: its changed_setting covers it
+        package, why = _sysctl_cause(ctx, key, boot_old, boot_new, admin_new)
+        value = new if new is not None else boot_new and boot_new[1]
+        io_key = _io_key(key, io_sysctls, policy_set)
+        if not key.startswith('vm.') and not io_key:
+            # keys outside vm.* are reported per file that sets them, in one line each
+            grouped.setdefault((why, package), []).append('%s %s' % (key, fmt(value)))
+            continue
         head = '%s %s' % (key, change_text(old, new)) if not unknown else '%s is now %s' % (
             key, 'set to %s by the files' % fmt(boot_new[1]) if boot_new else 'set by no file')
-        package = None
-        if boot_new and boot_new[0] in ctx.sources and not admin_new:
-            package = ctx.source(boot_new[0]).get('package')
-            why = 'the new value comes from %s, which %s' % (_source_text(ctx, boot_new[0]), {
-                'appeared': 'appeared', 'changed': 'changed', 'gone': 'went away'}[ctx.sources[boot_new[0]]])
-        elif boot_old and boot_old[0] in ctx.sources and ctx.sources[boot_old[0]] == 'gone':
-            package = ctx.owner(boot_old[0])[0]
-            why = '%s, which set it to %s, went away' % (_source_text(ctx, boot_old[0]), fmt(boot_old[1]))
-        elif boot_new and admin_new:
-            why = '%s sets %s' % (boot_new[0], fmt(boot_new[1]))
-        elif ctx.kernel:
-            package, why = ctx.kernel['package'], 'no file sets it: the default of %s' % ctx.kernel['text']
-        elif key in BOOT_COMPUTED:
-            why = 'no file sets it: the kernel computes it from the memory free at boot'
-        else:
-            why = 'no file sets it and no package change explains it (was it set live?)'
-        if not key.startswith('vm.') and not _io_key(key, io_sysctls, policy_set):
-            # keys outside vm.* are reported per file that sets them, in one line each
-            grouped.setdefault((why, package), []).append('%s %s' % (key, fmt(new if new is not None else boot_new and boot_new[1])))
-            continue
         message = '%s: %s' % (head, why)
         if unknown:
             message += ' (live value not recorded: format 1)'
-        if _io_key(key, io_sysctls, policy_set):
-            klass = 'lost_setting' if admin_new and not same(new, boot_new[1]) else 'changed_default'
-            if klass == 'changed_default':
-                message += '; pin it in /etc/sysctl.d if the old value was right'
-        else:
-            klass = 'sysctl_changed'
-            message += '; not an I/O setting (%s): reported, not failing' % IO_SYSCTLS_FIELD
-        differences.append(_difference(klass, key, 'sysctl', key, old, new if new is not None else boot_new and boot_new[1],
-                                       package, message))
-    for (why, package), items in sorted(grouped.items()):
-        more = ' (and %d more)' % (len(items) - MAX_LINES) if len(items) > MAX_LINES else ''
-        differences.append(_difference(
-            'sysctl_changed', 'sysctl:%s' % (package or why), 'sysctl', 'other keys', None, items, package,
-            '%d key(s) outside vm.* changed: %s%s; %s; not I/O settings: reported, not failing'
-            % (len(items), ', '.join(items[:MAX_LINES]), more, why)))
-    return differences
-
+        klass, message = _sysctl_class(message, io_key, admin_new, new, boot_new)
+        differences.append(_difference(klass, key, 'sysctl', key, old, value, package, message))
+    return differences + _grouped_sysctl_differences(grouped)
 
 # ---------------------------------------------------------------------------- rule: kernels and schedulers
 
