@@ -383,3 +383,63 @@ def restore_vxtunefs(record, run_command, read_live, check=False, vxtunefs=None)
         return record['before'] is not None and values.get(record['setting']) != record['before']
     set_vxtunefs(run_command, vxtunefs, record['target'], record['setting'], record['before'])
     return True
+
+
+# ---------------------------------------------------------------- the restorer of each record kind
+
+class Restore(object):
+    """How records are put back: ``trusted`` (act.records.Trusted: the rollback's own programs and
+    roots, never a record's), ``runner`` (``runner(argv)`` reads, ``runner.change(argv)`` changes),
+    ``read_vxtunefs(binary, mount_point)`` -> (values, error), and ``check``: say whether a record
+    would be restored, change nothing."""
+
+    def __init__(self, trusted, runner, read_vxtunefs=None, check=False):
+        self.trusted, self.read_vxtunefs, self.check = trusted, read_vxtunefs, check
+        self.run_change = runner if check else runner.change
+
+
+def _restore_file(record, how):
+    return restore_file(record['target'], record['before'], how.check)
+
+
+def _restore_directory(record, how):
+    return restore_directory(record, how.check)
+
+
+def _restore_sysfs(record, how):
+    return restore_sysfs(record, how.check)
+
+
+def _restore_sysctl(record, how):
+    return restore_sysctl(record, how.check, how.trusted.proc_root)
+
+
+def _restore_mount(record, how):
+    return restore_mount(record, how.run_change, how.check, how.trusted.mount_bin, how.trusted.proc_root)
+
+
+def _restore_vxtunefs(record, how):
+    return restore_vxtunefs(record, how.run_change, how.read_vxtunefs, how.check, how.trusted.vxtunefs)
+
+
+def _restore_unit(record, how):
+    """Nothing of its own: the unit file is a file record, and the daemon-reload the unit needs runs
+    once after every record is back (act.reloads)."""
+    return False
+
+
+# kind -> restorer(record, how): True when something was (with ``how.check``: would be) put back
+RESTORERS = {
+    'file': _restore_file,
+    'dir': _restore_directory,
+    'sysfs': _restore_sysfs,
+    'sysctl': _restore_sysctl,
+    'mount': _restore_mount,
+    'vxtunefs': _restore_vxtunefs,
+    'unit': _restore_unit,
+}
+
+
+def restore_record(record, how):
+    """Put one validated journal record's ``before`` back with the restorer of its kind."""
+    return RESTORERS[record['kind']](record, how)

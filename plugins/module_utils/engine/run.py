@@ -26,15 +26,13 @@ from ansible_collections.iotune.storage.plugins.module_utils.parse.fstab import 
 from ansible_collections.iotune.storage.plugins.module_utils.parse.meminfo import read_memory_bytes
 from ansible_collections.iotune.storage.plugins.module_utils.act.journal import (
     LOCK_TIMEOUT, Journal, JournalError, acquire_lock, journal_path, new_run_id)
+from ansible_collections.iotune.storage.plugins.module_utils.act.reloads import APPLY, UDEV_CONTROL, needed_reloads, run_reloads
 from ansible_collections.iotune.storage.plugins.module_utils.plan.mounts import plan_mounts
 from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_algebra import is_userspace_option
 from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandError
 from ansible_collections.iotune.storage.plugins.module_utils.parse.sysctl import CONF_DIRS, SYSCTL_CONF
 from ansible_collections.iotune.storage.plugins.module_utils.plan.tunefstab import plan_tunefstab, read_live
 from ansible_collections.iotune.storage.plugins.module_utils.parse.udev import DB_DIR, RULES_DIRS
-
-UDEV_CONTROL = '/run/udev/control'
-
 
 class MountOptions(Concern):
     name = 'mount_options'
@@ -321,6 +319,82 @@ def run_concerns(concerns, runner, check_mode=False, diff=False, run_id=None, jo
         os.close(lock)
 
 
+class _RecordingJournal(Journal):
+    """A concern's journal that keeps the records it wrote, for the reload rule (act.reloads)."""
+
+    def __init__(self, journal_dir, run_id, module):
+        Journal.__init__(self, journal_dir, run_id, module)
+        self.records = []
+
+    def record(self, kind, target, before, after, **extra):
+        entry = Journal.record(self, kind, target, before, after, **extra)
+        self.records.append(entry)
+        return entry
+
+
+def _blocked(checks, planned, journal_dir, check_mode):
+    """Why an enforcing run may change nothing: its error checks (in check mode too), then, when it
+    would change something, the directories it cannot write and the space it lacks."""
+    # An enforcing run cannot bring a check in error to the policy: it fails, in check mode too,
+    # and changes nothing (an error check used to pass as ok when its concern had nothing to change).
+    errors = [check['message'] for check in checks if check['status'] == ERROR]
+    if errors or check_mode or not planned:
+        return errors
+    problems = [problem for concern, plan in planned for problem in unwritable(plan['changes'])]
+    if not problems and journal_dir is not None:
+        problems = space_problems([change for concern, plan in planned for change in plan['changes']], journal_dir)
+    return problems
+
+
+def _written(applied):
+    return sum(journal.written for concern, journal in applied)
+
+
+def _apply_planned(planned, journal_dir, run_id, result, several):
+    """Journal and make every planned change under ``run_id``: the journals, each with its concern.
+    EngineError (``changed`` when records were written) when a change fails."""
+    applied = []
+    for concern, plan in planned:
+        try:
+            journal = _RecordingJournal(journal_dir, run_id, concern.name)
+        except JournalError as exc:
+            result['changed'] = _written(applied) > 0
+            raise EngineError('run_id: %s' % exc, result)
+        applied.append((concern, journal))
+        try:
+            concern.apply(journal, plan)
+        except (ApplyError, CommandError, JournalError, IOError, OSError) as exc:
+            written = _written(applied)
+            result['changed'] = written > 0
+            prefix = '%s: ' % concern.name if several else ''
+            # records, not changes: each is written before its change, which may have failed or been put back
+            raise EngineError('%s%s (%d journal record(s) written before the failure are in %s; io_rollback run_id=%s '
+                              'undoes whatever of them was made)' % (prefix, exc, written, result['journal'], run_id), result)
+    return applied
+
+
+def _reload(runner, applied, result):
+    """Run the reloads the run's records need (act.reloads: the rule io_rollback follows too), each
+    once; ``result['reloaded']`` the commands that worked. Returns the errors, as sentences."""
+    def find_program(name):
+        return runner.bin(name)
+    reloads = []
+    for concern, journal in applied:
+        # sysctl(8) loads into the real /proc only: a concern pointed at another proc_root reloads nothing there
+        needed = needed_reloads(journal.records, APPLY, find_program, proc_root=getattr(concern, 'proc_root', '/proc'))
+        reloads.extend(item for item in needed if item not in reloads)
+    result['reloaded'], errors = run_reloads(reloads, runner)
+    return errors
+
+
+def _warn_still_planned(concerns, after_plans, warn):
+    for concern, plan in zip(concerns, after_plans):
+        if plan['changes']:
+            prefix = '%s: ' % concern.name if len(concerns) > 1 else ''
+            warn('%safter applying, still planned: %s' % (prefix, ', '.join(
+                '%s %s' % (change['kind'], change['target']) for change in plan['changes'])))
+
+
 def run_concerns_unlocked(concerns, runner, check_mode=False, diff=False, run_id=None, journal_dir=None, warn=None,
                           apply=True, mark_all=False):
     """Plan every concern; unless ``check_mode`` (or not ``apply``: an audit), apply every
@@ -330,8 +404,8 @@ def run_concerns_unlocked(concerns, runner, check_mode=False, diff=False, run_id
 
     Returns the result dict (``checks``, ``summary``, ``concerns``, ``changed``, ``diff``;
     after changes ``run_id``, ``journal``, ``reloaded``, ``checks_before``). Raises
-    EngineError (with the result so far) when an error check blocks the changes or a
-    change fails."""
+    EngineError (with the result so far) when an error check blocks the changes, a
+    change fails, or a reload fails (after the state is read again: the changes are made)."""
     warn = warn or (lambda message: None)
     plans = _plan_all(concerns, warn)
     checks = [check for plan in plans for check in plan['checks']]
@@ -346,68 +420,26 @@ def run_concerns_unlocked(concerns, runner, check_mode=False, diff=False, run_id
     if mark_all:
         # what an enforcing run reports of every check, also when it changes nothing
         result['checks'] = mark_changed(checks, checks)
-    # An enforcing run cannot bring a check in error to the policy: it fails, in check mode too,
-    # and changes nothing (an error check used to pass as ok when its concern had nothing to change).
-    errors = [check for check in checks if check['status'] == ERROR]
-    if errors:
-        result['changed'] = False
-        raise EngineError('nothing changed: %s' % '; '.join(check['message'] for check in errors), result)
-    if check_mode or not planned:
-        return result
-
-    problems = [problem for concern, plan in planned for problem in unwritable(plan['changes'])]
-    if not problems and journal_dir is not None:
-        problems = space_problems([change for concern, plan in planned for change in plan['changes']], journal_dir)
+    problems = _blocked(checks, planned, journal_dir, check_mode)
     if problems:
         result['changed'] = False
         raise EngineError('nothing changed: %s' % '; '.join(problems), result)
+    if check_mode or not planned:
+        return result
 
     run_id = run_id or new_run_id()
-    result['run_id'] = run_id
-    result['journal'] = journal_path(journal_dir, run_id)
-    written = 0
-    reloads = []
-    for concern, plan in planned:
-        try:
-            journal = Journal(journal_dir, run_id, concern.name)
-        except JournalError as exc:
-            result['changed'] = written > 0
-            raise EngineError('run_id: %s' % exc, result)
-        try:
-            concern.apply(journal, plan)
-        except (ApplyError, CommandError, JournalError, IOError, OSError) as exc:
-            written += journal.written
-            result['changed'] = written > 0
-            prefix = '%s: ' % concern.name if len(concerns) > 1 else ''
-            # records, not changes: each is written before its change, which may have failed or been put back
-            raise EngineError('%s%s (%d journal record(s) written before the failure are in %s; io_rollback run_id=%s '
-                              'undoes whatever of them was made)' % (prefix, exc, written, result['journal'], run_id), result)
-        written += journal.written
-        reloads.extend(argv for argv in concern.reloads(plan) if argv not in reloads)
-
-    result['reloaded'] = []
-    for argv in reloads:
-        rc, out, err = runner.change(argv)
-        if rc != 0:
-            warn('%s failed (rc=%s): %s' % (' '.join(argv), rc, (err or out).strip()))
-        else:
-            result['reloaded'].append(' '.join(argv))
-
+    result.update(run_id=run_id, journal=journal_path(journal_dir, run_id))
+    applied = _apply_planned(planned, journal_dir, run_id, result, len(concerns) > 1)
+    reload_errors = _reload(runner, applied, result)
     after_plans = _plan_all(concerns, warn, plans)
-    for concern, plan in zip(concerns, after_plans):
-        if plan['changes']:
-            prefix = '%s: ' % concern.name if len(concerns) > 1 else ''
-            warn('%safter applying, still planned: %s' % (prefix, ', '.join(
-                '%s %s' % (change['kind'], change['target']) for change in plan['changes'])))
+    _warn_still_planned(concerns, after_plans, warn)
     after = [check for plan in after_plans for check in plan['checks']]
-    result.update(
-        changed=written > 0,
-        checks=mark_changed(checks, after),
-        checks_before=checks,
-        summary=summarize(after),
-        concerns=_concern_results(concerns, after_plans, plans),
-        changes_made=written,
-    )
+    written = _written(applied)
+    result.update(changed=written > 0, checks=mark_changed(checks, after), checks_before=checks, summary=summarize(after),
+                  concerns=_concern_results(concerns, after_plans, plans), changes_made=written)
+    if reload_errors:
+        raise EngineError('%s (after the changes: %d journalled in %s; io_rollback run_id=%s undoes them)'
+                          % ('; '.join(reload_errors), written, result['journal'], run_id), result)
     return result
 
 

@@ -54,6 +54,7 @@ from ansible.module_utils import basic
 
 from ansible_collections.iotune.storage.plugins.action.io_policy import module_args, with_host_vars
 from ansible_collections.iotune.storage.plugins.module_utils.act import journal as _journal
+from ansible_collections.iotune.storage.plugins.module_utils.act import rollback as _rollback_logic
 from ansible_collections.iotune.storage.plugins.module_utils.act.apply import (
     apply_directory, apply_file, apply_mount, apply_sysctl, apply_sysfs, apply_vxtunefs)
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import STATUSES
@@ -935,7 +936,7 @@ def _prepare_journal(host, directory):
 
 
 def _reads(monkeypatch):
-    """Record every read of a journal directory by io_rollback."""
+    """Record every read of a journal directory by io_rollback (its logic is in act/rollback.py)."""
     reads = []
 
     def recorded(name, real):
@@ -944,7 +945,7 @@ def _reads(monkeypatch):
             return real(*args, **kwargs)
         return wrapper
     for name in ('read_records', 'latest_open_run', 'list_runs', 'read_mark', 'torn_record'):
-        monkeypatch.setattr(io_rollback, name, recorded(name, getattr(io_rollback, name)))
+        monkeypatch.setattr(_rollback_logic, name, recorded(name, getattr(_rollback_logic, name)))
     return reads
 
 
