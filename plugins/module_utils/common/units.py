@@ -82,16 +82,6 @@ def parse_int(text):
     return int(text)
 
 
-def kib_to_sectors(kib):
-    """KiB (sysfs ``read_ahead_kb``) to 512-byte sectors (``blockdev --setra``)."""
-    return int(kib) * 1024 // SECTOR_SIZE
-
-
-def sectors_to_kib(sectors):
-    """512-byte sectors (``blockdev --getra``) to KiB, rounded down like the kernel."""
-    return int(sectors) * SECTOR_SIZE // 1024
-
-
 # --------------------------------------------------------------------------- for people
 
 def real_number(value):

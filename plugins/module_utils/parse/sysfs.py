@@ -192,14 +192,6 @@ def split_partition(path):
     return name, None
 
 
-def whole_disk(sys_root, name):
-    """The disk a partition belongs to (``sda1`` -> ``sda``); other names unchanged."""
-    path = block_dir(sys_root, name)
-    if path is None:
-        return name
-    return split_partition(path)[0]
-
-
 def backing_disks(sys_root, name):
     """Leaf disks under ``name``, walking slaves/ through dm and md devices.
 

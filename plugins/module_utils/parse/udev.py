@@ -698,15 +698,3 @@ def _settings_result(state):
         unknown.extend('%s, which may set it after the rules' % run for run in record['run'])
         result[setting] = {'value': record['value'], 'source': record['source'], 'unknown': unknown}
     return result
-
-
-def persistent_queue_settings(sys_root, name, dirs=RULES_DIRS, db_dir=DB_DIR, errors=None, override=None):
-    """Convenience: read the rules and evaluate them for /sys/block entry ``name``.
-
-    Returns (result of evaluate(), rule files) or (None, files) when the
-    device does not exist."""
-    files = list_rule_files(dirs)
-    device = device_properties(sys_root, name, db_dir, errors)
-    if device is None:
-        return None, files
-    return evaluate(read_rules(files, errors, override), device), files

@@ -13,9 +13,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.common.units import
     format_iops,
     format_ns,
     is_size,
-    kib_to_sectors,
     parse_int,
-    sectors_to_kib,
     to_bytes,
 )
 
@@ -70,17 +68,6 @@ def test_is_size(value, expected):
 ])
 def test_parse_int(text, expected):
     assert parse_int(text) == expected
-
-
-@pytest.mark.parametrize('kib, sectors', [(128, 256), (4096, 8192), (0, 0), (8192, 16384)])
-def test_kib_sectors_round_trip(kib, sectors):
-    assert kib_to_sectors(kib) == sectors
-    assert sectors_to_kib(sectors) == kib
-
-
-def test_sectors_to_kib_rounds_down():
-    # blockdev --setra 255 gives 127 KiB of read-ahead (the kernel keeps whole units)
-    assert sectors_to_kib(255) == 127
 
 
 MIB = 1048576

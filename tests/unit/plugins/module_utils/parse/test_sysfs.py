@@ -16,7 +16,6 @@ from ansible_collections.iotune.storage.plugins.module_utils.parse.sysfs import 
     parse_scheduler,
     read_block_devices,
     resolve_devno,
-    whole_disk,
 )
 
 
@@ -150,11 +149,6 @@ def test_resolve_devno(sysfs_full, major, minor, expected):
 ])
 def test_backing_disks(sysfs_full, name, expected):
     assert backing_disks(sysfs_full, name) == expected
-
-
-@pytest.mark.parametrize('name, expected', [('loop0p2', 'loop0'), ('sda1', 'sda'), ('dm-0', 'dm-0'), ('nosuch', 'nosuch')])
-def test_whole_disk(sysfs_full, name, expected):
-    assert whole_disk(sysfs_full, name) == expected
 
 
 def test_block_dir_is_real_path(sysfs_full):

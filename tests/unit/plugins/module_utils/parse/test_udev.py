@@ -202,14 +202,6 @@ def test_constructed_tree(sysfs_full, udev_root, name, setting, with_db, value, 
         assert result['value'] == value
 
 
-def test_persistent_queue_settings_convenience(sysfs_full, udev_root):
-    result, files = _udev.persistent_queue_settings(sysfs_full, 'vda', rule_dirs(udev_root),
-                                                    os.path.join(udev_root, 'run/udev/data'))
-    assert result[SCHED]['value'] == 'mq-deadline'
-    assert len(files) == 10
-    assert _udev.persistent_queue_settings(sysfs_full, 'nope', rule_dirs(udev_root))[0] is None
-
-
 # ---------------------------------------------------------------- evaluation corner cases
 
 @pytest.mark.parametrize('name, text, setting, value', [
