@@ -21,6 +21,8 @@ description:
     killed half-way), reloads what the changes need (C(udevadm control --reload) after a new udev rule file when udevd
     runs, C(sysctl --load) of the managed sysctl file, C(systemctl daemon-reload) after a slice unit change), reads the
     state again and returns every check with C(changed) and C(status_before).
+  - A reload that fails fails the module after the state is read again, naming the command, its exit status and
+    output; the changes stay made and journalled. C(io_rollback) follows the same reload rule.
   - An C(error) check in a concern that has changes to make stops the run before anything is written.
   - With O(report), writes the host report (the checks, their summary and a few host facts) to
     C(<report.dir>/<name>) for each of O(report.names), atomically; never in check mode.

@@ -26,6 +26,10 @@ description:
     then succeeds, with a warning that lists the runs the host has.
   - When something cannot be restored the module goes on with the other records, then fails naming each failure,
     and the run is not marked.
+  - After the restores the host re-reads what they need, by the rule C(io_policy) follows after a run
+    (docs/reliability.md) - C(systemctl daemon-reload) once when the run has C(unit) records and anything was restored,
+    C(udevadm control --reload) when a udev rule file was restored or removed and udevd runs. A reload that fails is an
+    error naming the command, its exit status and output; the restores stay made and the run is not marked.
   - A run is not rolled back, and nothing is restored, while a later run that is not rolled back changed one of its
     targets and the target no longer holds what this run left there; the module fails naming the later runs (roll
     back newest first). When the last journal record was cut short after its change was made, the other records
@@ -128,10 +132,16 @@ already_rolled_back:
   returned: always
   type: bool
 errors:
-  description: Records that could not be restored, as sentences.
+  description: Records that could not be restored, and reloads that failed, as sentences.
   returned: always
   type: list
   elements: str
+reloaded:
+  description: The reload commands that ran after the restores and succeeded.
+  returned: always
+  type: list
+  elements: str
+  sample: ["/usr/bin/systemctl daemon-reload", "/usr/bin/udevadm control --reload"]
 msg:
   description: What was done.
   returned: always

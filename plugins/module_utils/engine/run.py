@@ -34,6 +34,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.parse.sysctl import
 from ansible_collections.iotune.storage.plugins.module_utils.plan.tunefstab import plan_tunefstab, read_live
 from ansible_collections.iotune.storage.plugins.module_utils.parse.udev import DB_DIR, RULES_DIRS
 
+
 class MountOptions(Concern):
     name = 'mount_options'
 
