@@ -14,7 +14,8 @@ import os
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import CONCERNS
-from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import POLICY_KEYS, SLICE_NAME_ACCEPTED, validate_bulk_slice
+from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import POLICY_KEYS
+from ansible_collections.iotune.storage.plugins.module_utils.policy.validate import SLICE_NAME_ACCEPTED, validate_bulk_slice
 from ansible_collections.iotune.storage.plugins.plugin_utils._benchmark import validate_benchmark
 from ansible_collections.iotune.storage.plugins.plugin_utils._copy_tools import (
     DEFAULT_BIN_DIR, DEFAULT_CONFIG, DEFAULT_SLICE, copy_tool_files)

@@ -21,9 +21,8 @@ deprecated:
     Use iotune.storage.io_policy with concerns=[block_queue] and the policy's iotune_block_devices, or the iotune.storage.block_queue role,
     or the iotune.storage.harden_io playbook.
 description:
-  - Compares the read-ahead, C(max_sectors_kb), C(nr_requests) and I/O scheduler of block devices with a policy,
-    on both sides - the live value in C(/sys/block/<dev>/queue/) and the value the udev rules would set when the
-    device is added at boot.
+  - Compares the queue settings of block devices (the options below) with a policy, on both sides - the live value in
+    C(/sys/block/<dev>/queue/) and the value the udev rules would set when the device is added at boot.
   - A value that is right now but that no udev rule sets is reported as V(not_persistent) - it is lost at the next
     reboot.
   - Returns one check per device and setting, and the plan of changes that would make them compliant (sysfs
@@ -74,6 +73,7 @@ options:
       serial:
         description: Serial number, compared with the sysfs C(serial) attributes and C(ID_SERIAL)/C(ID_SERIAL_SHORT) in the udev database.
         type: str
+  # BEGIN make schema: queue options
   read_ahead_kb:
     description:
       - Read-ahead in KiB (C(queue/read_ahead_kb)); 0 turns read-ahead off.
@@ -81,24 +81,27 @@ options:
     type: int
   max_sectors_kb:
     description:
-      - Largest request size in KiB (C(queue/max_sectors_kb)), at least 4.
+      - Largest request size in KiB (C(queue/max_sectors_kb)), at least a page.
       - A value above the device's C(max_hw_sectors_kb) gives an V(error) check.
     type: int
   nr_requests:
-    description: Requests allocated per queue (C(queue/nr_requests)), at least 4 (the kernel raises smaller values to 4).
+    description:
+      - Requests allocated per queue (C(queue/nr_requests)), the queue depth of the block layer.
+      - The kernel raises smaller values than 4 to 4.
     type: int
   scheduler:
     description:
-      - I/O scheduler (C(queue/scheduler)).
+      - I/O scheduler (C(queue/scheduler)); must be one the device offers.
       - A scheduler the device does not offer gives an V(error) check naming the ones it offers.
     type: str
-    # BEGIN make schema: choices iotune_block_devices.scheduler
     choices: [none, mq-deadline, kyber, bfq, deadline, cfq, noop]
-    # END make schema
+  # END make schema
   devices:
     description:
       - Several devices in one call (one round trip per host for the whole policy).
+      # BEGIN make schema: sentence block_queue.exclusive
       - Mutually exclusive with O(match), O(read_ahead_kb), O(max_sectors_kb), O(nr_requests) and O(scheduler).
+      # END make schema
       - Two entries that select the same device with different values for a setting give an V(error) check.
     type: list
     elements: dict
@@ -108,6 +111,7 @@ options:
         type: dict
         required: true
         suboptions: *match_options
+      # BEGIN make schema: queue suboptions
       read_ahead_kb:
         description: See O(read_ahead_kb).
         type: int
@@ -120,9 +124,8 @@ options:
       scheduler:
         description: See O(scheduler).
         type: str
-        # BEGIN make schema: choices iotune_block_devices.scheduler
         choices: [none, mq-deadline, kyber, bfq, deadline, cfq, noop]
-        # END make schema
+      # END make schema
   persist:
     description:
       - Whether the settings must survive a reboot. When V(false), only the live values are checked and no udev
@@ -148,8 +151,11 @@ notes:
   - Settings made outside udev - C(blockdev --setra) in C(/etc/rc.local), systemd units, tuned profiles - are not
     read; they are out of scope, and the check reports such a value as V(not_persistent).
   - The planned rule matches the device stably - by C(wwid) or C(serial) from sysfs, the device-mapper UUID,
-    C(ENV{ID_WWN}) or C(ENV{ID_SERIAL}) from the udev database, else the kernel name - and writes the settings in
-    the order scheduler, C(nr_requests), C(max_sectors_kb), C(read_ahead_kb).
+    C(ENV{ID_WWN}) or C(ENV{ID_SERIAL}) from the udev database, else the kernel name.
+  # BEGIN make schema: sentence block_queue.write_order
+  - The settings of a device are written, to sysfs and in its rule, in the order C(scheduler), C(nr_requests),
+    C(max_sectors_kb) and C(read_ahead_kb).
+  # END make schema
 seealso:
   - name: udev(7)
     description: udev rule syntax and processing order.
@@ -220,7 +226,9 @@ checks:
       returned: always
       sample: vda
     setting:
+      # BEGIN make schema: sentence block_queue.setting
       description: V(read_ahead_kb), V(max_sectors_kb), V(nr_requests), V(scheduler) (or V(device)).
+      # END make schema
       type: str
       returned: always
     expected:
@@ -320,7 +328,8 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils.plan.block_queue import (
     DEFAULT_RULES_FILE, SETTINGS, validate_requests)
-from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import MATCH_KEYS, SCHEDULERS
+from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import MATCH_KEYS
+from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import QUEUE_SETTINGS
 from ansible_collections.iotune.storage.plugins.module_utils.parse.udev import DB_DIR, RULES_DIRS
 from ansible_collections.iotune.storage.plugins.module_utils.common.args import check_args, JOURNAL_ARGS
 from ansible_collections.iotune.storage.plugins.module_utils.engine.run import BlockQueue, exit_concern
@@ -340,12 +349,15 @@ MATCH_SPEC = dict(
 )
 
 
-SETTING_SPECS = dict(
-    read_ahead_kb=dict(type='int'),
-    max_sectors_kb=dict(type='int'),
-    nr_requests=dict(type='int'),
-    scheduler=dict(type='str', choices=list(SCHEDULERS)),
-)
+def setting_spec(setting):
+    """The option spec of a queue setting: its type, and its choices when it has some."""
+    spec = dict(type=setting['type'])
+    if 'choices' in setting:
+        spec['choices'] = list(setting['choices'])
+    return spec
+
+
+SETTING_SPECS = dict((name, setting_spec(setting)) for name, setting in QUEUE_SETTINGS.items())
 
 
 def main():

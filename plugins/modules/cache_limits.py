@@ -52,10 +52,14 @@ options:
   sysctl:
     description:
       - Expected values, keyed by dotted sysctl name (V(vm.dirty_ratio)); the C(vm/dirty_ratio) form is accepted too.
-      - Accepted keys are C(vm.dirty_bytes), C(vm.dirty_ratio), C(vm.dirty_background_bytes), C(vm.dirty_background_ratio),
-        C(vm.dirty_expire_centisecs), C(vm.dirty_writeback_centisecs), C(vm.vfs_cache_pressure), C(vm.swappiness)
-        and C(vm.min_free_kbytes).
-      - Values are integers; C(*_bytes) keys accept sizes such as V(256m) or V(10485760). Ratios are 0 to 100.
+      # BEGIN make schema: sentence cache_limits.keys
+      - Accepted keys, with the values each takes, are C(vm.dirty_bytes) (a size, 8192 to 18446744073709551615 bytes),
+        C(vm.dirty_ratio) (0 to 100), C(vm.dirty_background_bytes) (a size, 1 to 18446744073709551615 bytes),
+        C(vm.dirty_background_ratio) (0 to 100), C(vm.dirty_expire_centisecs) (0 to 2147483647),
+        C(vm.dirty_writeback_centisecs) (0 to 2147483647), C(vm.vfs_cache_pressure) (0 to 2147483647), C(vm.swappiness)
+        (0 to 200) and C(vm.min_free_kbytes) (0 to 2147483647).
+      # END make schema
+      - Values are integers; C(*_bytes) keys accept sizes such as V(256m) or V(10485760).
       - Name one key of each bytes/ratio pair, not both.
     type: dict
   sysctl_file:
@@ -267,7 +271,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.plan.cache import (
     SYSTEMD_RUN_DIR,
     validate_sysctl,
 )
-from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import check_cache_order, validate_bulk_slice
+from ansible_collections.iotune.storage.plugins.module_utils.policy.validate import check_cache_order, validate_bulk_slice
 from ansible_collections.iotune.storage.plugins.module_utils.parse.sysctl import CONF_DIRS, SYSCTL_CONF
 from ansible_collections.iotune.storage.plugins.module_utils.common.args import check_args, JOURNAL_ARGS
 from ansible_collections.iotune.storage.plugins.module_utils.engine.run import CacheLimits, exit_concern

@@ -96,10 +96,12 @@ ansible_facts:
         block_devices:
           description:
             - Entries of C(/sys/block) keyed by kernel name (V(sda), V(vdb), V(nvme0n1), V(dm-0), V(md0), V(loop0)).
-            - Each value has the integer queue attributes C(read_ahead_kb) (KiB), C(max_sectors_kb),
-              C(max_hw_sectors_kb), C(nr_requests), C(logical_block_size), C(physical_block_size),
-              C(minimum_io_size) and C(optimal_io_size) (bytes);
-              C(scheduler) (the active one, V(none) is a valid value) and C(schedulers) (available, list);
+            # BEGIN make schema: sentence io_facts.queue
+            - Each value has the integer queue attributes C(read_ahead_kb) (KiB), C(max_sectors_kb) (KiB),
+              C(nr_requests) (requests), C(max_hw_sectors_kb) (KiB), C(logical_block_size) (bytes),
+              C(physical_block_size) (bytes), C(minimum_io_size) (bytes) and C(optimal_io_size) (bytes).
+            # END make schema
+            - Besides, C(scheduler) (the active one, V(none) is a valid value) and C(schedulers) (available, list);
               C(rotational), C(ro), C(removable) (booleans); C(size_bytes); C(dev) (C(MAJ:MIN));
               C(parents) (names in C(slaves/)), C(holders) (names in C(holders/)), C(partitions) (partition names);
               C(wwn), C(serial), C(model), C(vendor), C(dm_name) (text).
@@ -202,9 +204,11 @@ ansible_facts:
               returned: always
         vm:
           description:
-            - C(vm.*) sysctls keyed by short name (C(dirty_ratio), C(dirty_background_ratio), C(dirty_bytes),
-              C(dirty_background_bytes), C(dirty_expire_centisecs), C(dirty_writeback_centisecs),
-              C(vfs_cache_pressure), C(swappiness), C(min_free_kbytes)).
+            # BEGIN make schema: sentence io_facts.vm
+            - C(vm.*) sysctls keyed by short name (C(dirty_bytes), C(dirty_ratio), C(dirty_background_bytes),
+              C(dirty_background_ratio), C(dirty_expire_centisecs), C(dirty_writeback_centisecs), C(vfs_cache_pressure),
+              C(swappiness) and C(min_free_kbytes)).
+            # END make schema
             - Each value has C(value) (live, int or V(null)), C(persistent) (list of C(file), C(line), C(value) in
               application order), C(effective_persistent) and C(effective_file) (the last assignment, or V(null)).
           returned: when O(gather) contains V(vm)

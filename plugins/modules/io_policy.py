@@ -150,7 +150,8 @@ options:
 notes:
   - The per-concern modules (M(iotune.storage.mount_options), M(iotune.storage.tunefstab),
     M(iotune.storage.block_queue), M(iotune.storage.cache_limits), M(iotune.storage.copy_tools)) run the same planners
-    and appliers for one concern.
+    and appliers for one concern. They are deprecated and will be removed in 1.0.0; use this module with O(concerns)
+    (or the roles of the same names) instead.
 seealso:
   - module: iotune.storage.io_rollback
   - module: iotune.storage.io_facts

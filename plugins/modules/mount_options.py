@@ -277,7 +277,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.iotune.storage.plugins.module_utils.common.args import check_args, JOURNAL_ARGS
 from ansible_collections.iotune.storage.plugins.module_utils.engine.run import MountOptions, exit_concern
 from ansible_collections.iotune.storage.plugins.module_utils.parse.fstab import normalize_mount_point
-from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import validate_mount_entry
+from ansible_collections.iotune.storage.plugins.module_utils.policy.validate import validate_mount_entry
 from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandRunner
 
 

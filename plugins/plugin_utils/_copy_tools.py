@@ -14,7 +14,8 @@ import hashlib
 import importlib.util
 import os
 
-from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import DEFAULT_SLICE, buffer_size_text
+from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import DEFAULT_SLICE
+from ansible_collections.iotune.storage.plugins.module_utils.policy.validate import buffer_size_text
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # where make collection and make build put the zipapps (tools/zipapps.py)

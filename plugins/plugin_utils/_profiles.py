@@ -27,7 +27,8 @@ __metaclass__ = type
 
 import copy
 
-from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import CACHE_PAIRS, normalize_policy, validate_policy
+from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import CACHE_PAIRS
+from ansible_collections.iotune.storage.plugins.module_utils.policy.validate import normalize_policy, validate_policy
 from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_algebra import absent_matches, implies, option_slot, options_equal
 
 PROFILES = {

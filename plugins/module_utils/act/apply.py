@@ -20,6 +20,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.common.atomic impor
 from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_algebra import in_effect, option_state, plan_remount
 from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import read_mountinfo, visible_mounts
 from ansible_collections.iotune.storage.plugins.module_utils.parse.sysfs import parse_scheduler
+from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import RESET_BY_SCHEDULER
 
 
 class ApplyError(Exception):
@@ -146,10 +147,6 @@ def sysfs_value(path):
         return int(text)
     except ValueError:
         return text
-
-
-# Queue attributes a scheduler switch sets anew (blk-mq gives the queue the new elevator's depth).
-RESET_BY_SCHEDULER = ('nr_requests',)
 
 
 def _reset_values(path):

@@ -21,13 +21,13 @@ import hashlib
 import os
 import re
 
-from ansible_collections.iotune.storage.plugins.module_utils.act.apply import RESET_BY_SCHEDULER
-from ansible_collections.iotune.storage.plugins.module_utils.plan.block_queue import SETTINGS as QUEUE_SETTINGS
+from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import RESET_BY_SCHEDULER
+from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import SETTINGS as QUEUE_SETTINGS
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import CONCERNS as MODULES
 from ansible_collections.iotune.storage.plugins.module_utils.act.journal import KINDS, JournalError
-from ansible_collections.iotune.storage.plugins.module_utils.parse.sysctl import VM_KEYS
+from ansible_collections.iotune.storage.plugins.module_utils.settings.vm import VM_KEYS, dotted
 
-SYSCTL_KEYS = tuple('vm.' + key for key in VM_KEYS)
+SYSCTL_KEYS = tuple(dotted(key) for key in VM_KEYS)
 
 _DEVICE = re.compile(r'^[A-Za-z0-9][A-Za-z0-9_.:!+-]{0,127}\Z')
 _SCHEDULER = re.compile(r'^[a-z0-9][a-z0-9_-]{0,31}\Z')

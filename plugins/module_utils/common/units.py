@@ -16,6 +16,11 @@ import re
 
 SECTOR_SIZE = 512
 
+# The kernel's C integer limits, as its sysfs and sysctl handlers apply them.
+INT_MAX = (1 << 31) - 1
+UINT_MAX = (1 << 32) - 1
+ULONG_MAX = (1 << 64) - 1
+
 _MULTIPLIERS = {
     '': 1,
     'k': 1024,

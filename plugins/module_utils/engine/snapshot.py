@@ -42,6 +42,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.plan.cache import D
 from ansible_collections.iotune.storage.plugins.module_utils.parse.iofacts import SUBSETS, VXTUNEFS_DIRS, find_executable, gather_io_facts
 from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import DEFAULT_SLICE
 from ansible_collections.iotune.storage.plugins.module_utils.plan.tunefstab import read_live
+from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import INT_SETTINGS as INT_QUEUE_SETTINGS
 
 # the format written; read_snapshot reads these (format 1: no sysctl, conffiles, kernels; docs/snapshot.md)
 FORMAT = 2
@@ -71,7 +72,6 @@ DPKG_PRESENT_STATES = ('installed', 'unpacked', 'half-configured', 'triggers-awa
 RPM_FORMAT = r'%{NAME}\t%|EPOCH?{%{EPOCH}:}:{}|%{VERSION}-%{RELEASE}\t%{ARCH}\n'
 
 _VXTUNEFS_HEADER_RE = re.compile(r'^Filesystem i/o parameters for (\S.*?)\s*$')
-_INT_QUEUE_SETTINGS = ('read_ahead_kb', 'max_sectors_kb', 'nr_requests')
 
 
 # ---------------------------------------------------------------- name and file
@@ -745,7 +745,7 @@ def vm_settings(vm):
 
 def _queue_value(setting, text):
     text = text.strip()
-    if setting in _INT_QUEUE_SETTINGS:
+    if setting in INT_QUEUE_SETTINGS:
         try:
             return int(text)
         except ValueError:

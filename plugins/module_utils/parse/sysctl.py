@@ -21,6 +21,7 @@ import stat
 
 from ansible_collections.iotune.storage.plugins.module_utils.common.units import parse_int
 from ansible_collections.iotune.storage.plugins.module_utils.common.files import read_text
+from ansible_collections.iotune.storage.plugins.module_utils.settings.vm import VM_KEYS
 
 CONF_DIRS = (
     '/etc/sysctl.d',
@@ -30,18 +31,6 @@ CONF_DIRS = (
     '/lib/sysctl.d',
 )
 SYSCTL_CONF = '/etc/sysctl.conf'
-
-VM_KEYS = (
-    'dirty_ratio',
-    'dirty_background_ratio',
-    'dirty_bytes',
-    'dirty_background_bytes',
-    'dirty_expire_centisecs',
-    'dirty_writeback_centisecs',
-    'vfs_cache_pressure',
-    'swappiness',
-    'min_free_kbytes',
-)
 
 
 def normalize_key(key):

@@ -16,17 +16,19 @@ import os
 
 from ansible_collections.iotune.storage.plugins.module_utils.common.units import SECTOR_SIZE, parse_int
 from ansible_collections.iotune.storage.plugins.module_utils.common.files import read_text
+from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import INT_SETTINGS, QUEUE_SETTINGS
 
-QUEUE_INT_ATTRS = (
-    'read_ahead_kb',
-    'max_sectors_kb',
-    'max_hw_sectors_kb',
-    'nr_requests',
-    'logical_block_size',
-    'physical_block_size',
-    'minimum_io_size',
-    'optimal_io_size',
-)
+# integer queue attributes read as facts besides the settings, with their units
+QUEUE_FACTS = {
+    'max_hw_sectors_kb': 'KiB',
+    'logical_block_size': 'bytes',
+    'physical_block_size': 'bytes',
+    'minimum_io_size': 'bytes',
+    'optimal_io_size': 'bytes',
+}
+# {name: attribute under /sys/block/<device>/} of every integer fact: the int settings, then the others
+QUEUE_INT_ATTRS = dict([(name, QUEUE_SETTINGS[name]['sysfs']) for name in INT_SETTINGS]
+                       + [(name, 'queue/' + name) for name in QUEUE_FACTS])
 
 
 def read_attr(path, errors=None):
@@ -125,9 +127,10 @@ def read_block_device(sys_root, name, errors=None):
     dev_dir = os.path.join(sys_root, 'block', name)
     queue = os.path.join(dev_dir, 'queue')
     info = {}
-    for attr in QUEUE_INT_ATTRS:
-        info[attr] = read_int(os.path.join(queue, attr), errors)
-    info['scheduler'], info['schedulers'] = parse_scheduler(read_attr(os.path.join(queue, 'scheduler'), errors))
+    for fact, attribute in QUEUE_INT_ATTRS.items():
+        info[fact] = read_int(os.path.join(dev_dir, attribute), errors)
+    scheduler = os.path.join(dev_dir, QUEUE_SETTINGS['scheduler']['sysfs'])
+    info['scheduler'], info['schedulers'] = parse_scheduler(read_attr(scheduler, errors))
     info['rotational'] = read_bool(os.path.join(queue, 'rotational'), errors)
     sectors = read_int(os.path.join(dev_dir, 'size'), errors)
     info['size_bytes'] = sectors * SECTOR_SIZE if sectors is not None else None
@@ -148,13 +151,12 @@ def read_block_device(sys_root, name, errors=None):
 def read_block_devices(sys_root='/sys', errors=None):
     """Facts of every entry of ``<sys_root>/block``, keyed by kernel name.
 
-    Each value: read_ahead_kb, max_sectors_kb, max_hw_sectors_kb, nr_requests,
-    logical_block_size, physical_block_size, minimum_io_size, optimal_io_size
-    (ints), scheduler (active), schedulers (list), rotational, ro, removable
-    (bools), size_bytes (sysfs size is always in 512-byte sectors), dev
-    ("MAJ:MIN"), parents (slaves/), holders (holders/), partitions, wwn,
-    serial, model, vendor, dm_name (text).  Anything missing or unreadable is
-    None; failures other than a missing attribute are appended to ``errors``.
+    Each value: the integer queue attributes (QUEUE_INT_ATTRS: the int settings
+    of the queue table, then QUEUE_FACTS), scheduler (active), schedulers
+    (list), rotational, ro, removable (bools), size_bytes (sysfs size is
+    always in 512-byte sectors), dev ("MAJ:MIN"), parents (slaves/), holders
+    (holders/), partitions, wwn, serial, model, vendor, dm_name (text).
+    Anything missing or unreadable is None; failures other than a missing attribute are appended to ``errors``.
     """
     top = os.path.join(sys_root, 'block')
     try:

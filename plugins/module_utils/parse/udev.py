@@ -35,6 +35,7 @@ import re
 
 from ansible_collections.iotune.storage.plugins.module_utils.common.files import read_text
 from ansible_collections.iotune.storage.plugins.module_utils.parse.sysfs import read_attr
+from ansible_collections.iotune.storage.plugins.module_utils.settings import block_queue as _queue
 
 # the udev search path of systemd-udevd, in priority order
 RULES_DIRS = (
@@ -47,22 +48,11 @@ RULES_DIRS = (
 DB_DIR = '/run/udev/data'
 
 # queue settings udev can write, and the ATTR{} names that write them
-QUEUE_ATTRS = {
-    'queue/read_ahead_kb': 'read_ahead_kb',
-    'bdi/read_ahead_kb': 'read_ahead_kb',
-    'queue/max_sectors_kb': 'max_sectors_kb',
-    'queue/nr_requests': 'nr_requests',
-    'queue/scheduler': 'scheduler',
-}
-QUEUE_SETTINGS = ('read_ahead_kb', 'max_sectors_kb', 'nr_requests', 'scheduler')
+QUEUE_ATTRS = _queue.UDEV_ATTRIBUTES
+QUEUE_SETTINGS = _queue.SETTINGS
 
 # words in a RUN/PROGRAM command line that mean it may write a queue setting
-_COMMAND_HINTS = {
-    'read_ahead_kb': ('read_ahead_kb', '--setra', '--setfra'),
-    'max_sectors_kb': ('max_sectors_kb',),
-    'nr_requests': ('nr_requests',),
-    'scheduler': ('scheduler', 'elevator'),
-}
+_COMMAND_HINTS = dict((setting, _queue.QUEUE_SETTINGS[setting]['run_words']) for setting in QUEUE_SETTINGS)
 
 MATCH_OPS = ('==', '!=')
 ASSIGN_OPS = ('=', '+=', '-=', ':=')

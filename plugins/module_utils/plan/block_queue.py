@@ -9,8 +9,8 @@ mountinfo, the udev rules and the udev database, and returns the checks (the
 audit) and the changes that would make every check compliant (sysfs writes,
 and the new text of the managed udev rule file).  It never writes anything.
 
-A request is ``{match: {name|mountpoint|wwn|serial: ...}, read_ahead_kb,
-max_sectors_kb, nr_requests, scheduler}`` (unset settings are None).
+A request is ``{match: {name|mountpoint|wwn|serial: ...}, <setting>: value, ...}``
+with the settings of the queue table (settings/block_queue.py); unset settings are None.
 """
 
 from __future__ import (absolute_import, division, print_function)
@@ -24,23 +24,12 @@ from ansible_collections.iotune.storage.plugins.module_utils.common.checks impor
     DRIFT, ERROR, NOT_APPLICABLE, NOT_PERSISTENT, make_check, status_of)
 from ansible_collections.iotune.storage.plugins.module_utils.common.files import read_text
 from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import read_mountinfo, visible_mounts
-from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import MATCH_KEYS, SCHEDULERS, schema_bounds, validate_match
+from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import MATCH_KEYS
+from ansible_collections.iotune.storage.plugins.module_utils.policy.validate import validate_match
+from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import (
+    INT_SETTINGS, QUEUE_SETTINGS, SETTINGS, UDEV_ATTRIBUTES, WRITE_ORDER, accepted_text)
 
 CONCERN = 'block_queue'
-SETTINGS = ('read_ahead_kb', 'max_sectors_kb', 'nr_requests', 'scheduler')
-INT_SETTINGS = ('read_ahead_kb', 'max_sectors_kb', 'nr_requests')
-# the order in which the settings are written: a new scheduler reallocates the
-# requests, so nr_requests comes after it
-WRITE_ORDER = ('scheduler', 'nr_requests', 'max_sectors_kb', 'read_ahead_kb')
-BOUNDS = dict((name, schema_bounds('iotune_block_devices', name)) for name in INT_SETTINGS)
-ACCEPTED = {
-    'read_ahead_kb': 'an integer from %d to %d (KiB; 0 turns read-ahead off)' % BOUNDS['read_ahead_kb'],
-    'max_sectors_kb': 'an integer from %d to %d (KiB, at least one page, at most the device\'s max_hw_sectors_kb)'
-                      % BOUNDS['max_sectors_kb'],
-    'nr_requests': 'an integer from %d to %d (the kernel raises smaller values to 4 and refuses larger ones)'
-                   % BOUNDS['nr_requests'],
-    'scheduler': 'one of %s' % ', '.join(SCHEDULERS),
-}
 DEFAULT_RULES_FILE = '/etc/udev/rules.d/60-iotune.rules'
 RULES_HEADER = (
     '# Managed by iotune.storage (block_queue): block queue settings applied by udev at boot.\n'
@@ -59,18 +48,20 @@ def validate_request(request, where=''):
     prefix = '%s.' % where if where else ''
     errors = []
     validate_match(request.get('match'), prefix + 'match', errors, dev_paths=True)
-    for setting in INT_SETTINGS:
+    for setting in SETTINGS:
         value = request.get(setting)
-        if value is None:
-            continue
-        if isinstance(value, bool) or not isinstance(value, int) or not BOUNDS[setting][0] <= value <= BOUNDS[setting][1]:
-            errors.append('%s%s: %r is not valid; expected %s' % (prefix, setting, value, ACCEPTED[setting]))
-    scheduler = request.get('scheduler')
-    if scheduler is not None and scheduler not in SCHEDULERS:
-        errors.append('%sscheduler: %r is not valid; expected %s' % (prefix, scheduler, ACCEPTED['scheduler']))
+        if value is not None and not _valid_value(setting, value):
+            errors.append('%s%s: %r is not valid; expected %s' % (prefix, setting, value, accepted_text(setting)))
     if not [s for s in SETTINGS if request.get(s) is not None]:
         errors.append('%s: nothing to check; give at least one of %s' % (where or 'request', ', '.join(SETTINGS)))
     return errors
+
+
+def _valid_value(setting, value):
+    spec = QUEUE_SETTINGS[setting]
+    if 'choices' in spec:
+        return value in spec['choices']
+    return not isinstance(value, bool) and isinstance(value, int) and spec['minimum'] <= value <= spec['maximum']
 
 
 def validate_requests(requests, labels):
@@ -261,16 +252,16 @@ def rule_identity(sys_root, name, db=None):
 
 
 def rule_line(identity, settings):
-    """The managed rule line: identity keys, then one ATTR{queue/...} per setting in write order."""
+    """The managed rule line: identity keys, then one ATTR{...} per setting in write order."""
     parts = [RULE_PREFIX, identity]
     for setting in WRITE_ORDER:
         if settings.get(setting) is not None:
-            parts.append('ATTR{queue/%s}="%s"' % (setting, settings[setting]))
+            parts.append('ATTR{%s}="%s"' % (QUEUE_SETTINGS[setting]['udev'][0], settings[setting]))
     return ', '.join(parts)
 
 
 def _identity_of(tokens):
-    return tuple(t for t in tokens if not (t[0] == 'ATTR' and t[2] in _udev.ASSIGN_OPS and t[1] in _udev.QUEUE_ATTRS))
+    return tuple(t for t in tokens if not (t[0] == 'ATTR' and t[2] in _udev.ASSIGN_OPS and t[1] in UDEV_ATTRIBUTES))
 
 
 def merge_rules_text(text, identity, settings):
@@ -299,8 +290,8 @@ def merge_rules_text(text, identity, settings):
             continue
         merged = {}
         for key, attr, op, value in tokens:
-            if key == 'ATTR' and attr in _udev.QUEUE_ATTRS:
-                merged[_udev.QUEUE_ATTRS[attr]] = value
+            if key == 'ATTR' and attr in UDEV_ATTRIBUTES:
+                merged[UDEV_ATTRIBUTES[attr]] = value
         merged.update(dict((k, v) for k, v in settings.items() if v is not None))
         ending = line[len(line.rstrip('\r\n')):] or '\n'
         out.append(rule_line(identity, merged) + ending)
@@ -355,18 +346,19 @@ def _message(setting, name, live, expected, live_ok, persistent_ok, clause):
 
 def _check_setting(sys_root, name, info, setting, expected, evaluation, persist):
     """(check, sysfs changes, persistent_ok) for one setting of one device."""
-    attr_path = os.path.join(sys_root, 'block', name, 'queue', setting)
+    spec = QUEUE_SETTINGS[setting]
+    attr_path = os.path.join(sys_root, 'block', name, spec['sysfs'])
     live = info.get(setting)
     if not os.path.exists(attr_path):
         return make_check(CONCERN, name, setting, expected, None, None, NOT_APPLICABLE,
-                          '%s has no queue/%s: the setting does not apply to it' % (name, setting)), [], None
+                          '%s has no %s: the setting does not apply to it' % (name, spec['sysfs'])), [], None
     if live is None:
         return make_check(CONCERN, name, setting, expected, None, None, ERROR,
                           'cannot read %s' % attr_path), [], None
-    if setting == 'max_sectors_kb' and info.get('max_hw_sectors_kb') is not None and expected > info['max_hw_sectors_kb']:
+    limit = spec.get('device_maximum')
+    if limit and info.get(limit) is not None and expected > info[limit]:
         return make_check(CONCERN, name, setting, expected, live, None, ERROR,
-                          'max_sectors_kb %d is more than %s accepts: its max_hw_sectors_kb is %d'
-                          % (expected, name, info['max_hw_sectors_kb'])), [], None
+                          '%s %d is more than %s accepts: its %s is %d' % (setting, expected, name, limit, info[limit])), [], None
     if setting == 'scheduler' and expected not in info.get('schedulers', []):
         return make_check(CONCERN, name, setting, expected, live, None, ERROR,
                           'scheduler %s is not offered by %s (available: %s)'
@@ -421,19 +413,35 @@ def plan_block_queue(requests, sys_root='/sys', proc_root='/proc', rules_dirs=_u
     errors = []
     files, file_warning = _rule_files_with(rules_dirs, rules_file)
     rules = _udev.read_rules(files, errors)
+    old_text, persist_file, warnings = _read_managed_file(rules_file, persist, errors)
+    devices, checks = _selected_devices(requests, sys_root, proc_root, db_dir, mount_entries)
+    sysfs_changes = []
+    for entry in devices:
+        device_checks, device_changes = _audit_device(entry, sys_root, db_dir, rules, persist)
+        checks += device_checks
+        sysfs_changes += device_changes
+    new_text, result_devices = _merge_rules(devices, old_text, persist_file, persist, warnings)
+    changes = sorted(sysfs_changes, key=lambda c: (c['target'], WRITE_ORDER.index(c['setting'])))
+    if persist_file and new_text != old_text:
+        changes.append({'kind': 'file', 'target': rules_file, 'before': old_text, 'after': new_text})
+    if persist_file and any(entry['persisted'] for entry in devices):
+        warnings.extend([file_warning] if file_warning else _verify(files, rules_file, new_text, sys_root, db_dir, devices))
+    return {'checks': checks, 'changes': changes, 'devices': result_devices, 'warnings': warnings + errors}
+
+
+def _read_managed_file(rules_file, persist, errors):
+    """(text of the managed rule file or None, whether the plan may rewrite it, warnings)."""
     old_text = read_text(rules_file, errors, missing_ok=True, decode_errors='surrogateescape', newline='')
     if old_text is None and os.path.lexists(rules_file):
         # never plan to replace a file that could not be read
-        warnings_first = ['%s cannot be read: no change to it is planned' % rules_file]
-        persist_file = False
-    else:
-        warnings_first = []
-        persist_file = persist
-    checks = []
-    sysfs_changes = []
-    warnings = list(warnings_first)
-    devices = []
-    by_name = {}
+        return old_text, False, ['%s cannot be read: no change to it is planned' % rules_file]
+    return old_text, persist, []
+
+
+def _selected_devices(requests, sys_root, proc_root, db_dir, mount_entries):
+    """The devices the requests select, in order, each ``{name, matches, notes, settings: {setting: (value,
+    request index)}, conflicts}``; and a not_applicable check per match that selects nothing."""
+    checks, devices, by_name = [], [], {}
     for index, request in enumerate(requests):
         match = request.get('match') or {}
         names, notes, problem = resolve_match(match, sys_root, proc_root, db_dir, mount_entries)
@@ -444,63 +452,66 @@ def plan_block_queue(requests, sys_root='/sys', proc_root='/proc', rules_dirs=_u
             if name not in by_name:
                 by_name[name] = {'name': name, 'matches': [], 'notes': [], 'settings': {}, 'conflicts': []}
                 devices.append(by_name[name])
-            entry = by_name[name]
-            entry['matches'].append(match_label(match))
-            entry['notes'].extend(note for note in notes if note not in entry['notes'])
-            for setting in SETTINGS:
-                value = request.get(setting)
-                if value is None:
-                    continue
-                if setting in entry['settings'] and entry['settings'][setting][0] != value:
-                    entry['conflicts'].append((setting, entry['settings'][setting], (value, index)))
-                    continue
-                entry['settings'].setdefault(setting, (value, index))
+            _add_request(by_name[name], request, index, match_label(match), notes)
+    return devices, checks
+
+
+def _add_request(entry, request, index, label, notes):
+    """The settings of request ``index`` asked of a device; a value another request gave otherwise is a conflict."""
+    entry['matches'].append(label)
+    entry['notes'].extend(note for note in notes if note not in entry['notes'])
+    for setting in SETTINGS:
+        value = request.get(setting)
+        if value is None:
+            continue
+        if setting in entry['settings'] and entry['settings'][setting][0] != value:
+            entry['conflicts'].append((setting, entry['settings'][setting], (value, index)))
+            continue
+        entry['settings'].setdefault(setting, (value, index))
+
+
+def _audit_device(entry, sys_root, db_dir, rules, persist):
+    """(checks, sysfs changes) of one selected device. Records in ``entry`` its udev identity and the
+    settings the managed rule must persist (``persisted``)."""
+    name = entry['name']
+    info = _sysfs.read_block_device(sys_root, name)
+    device = _udev.device_properties(sys_root, name, db_dir)
+    evaluation = _udev.evaluate(rules, device) if device else None
+    entry['identity'], entry['identity_warning'] = rule_identity(sys_root, name, device['db'] if device else None)
+    note_text = ''.join('. %s' % note for note in entry['notes'])
+    checks, changes, to_persist = [], [], {}
+    for setting, first, other in entry['conflicts']:
+        checks.append(make_check(CONCERN, name, setting, first[0], info.get(setting), None, ERROR,
+                                 'conflicting policy for %s on %s: %r (devices[%d]) and %r (devices[%d])'
+                                 % (setting, name, first[0], first[1], other[0], other[1])))
+    conflicted = set(setting for setting, dummy_a, dummy_b in entry['conflicts'])
+    for setting in SETTINGS:
+        if setting not in entry['settings'] or setting in conflicted:
+            continue
+        expected = entry['settings'][setting][0]
+        check, setting_changes, persistent_ok = _check_setting(sys_root, name, info, setting, expected, evaluation, persist)
+        check['message'] += note_text
+        checks.append(check)
+        changes.extend(setting_changes)
+        if persistent_ok is False and check['status'] in (DRIFT, NOT_PERSISTENT):
+            to_persist[setting] = expected
+    entry['persisted'] = to_persist
+    return checks, changes
+
+
+def _merge_rules(devices, old_text, persist_file, persist, warnings):
+    """The managed rule file's new text, each device's settings to persist merged into its line, and the
+    devices as the plan returns them (``rule``: the device's managed line in the new text)."""
     new_text = old_text
-    result_devices = []
+    result = []
     for entry in devices:
-        name = entry['name']
-        info = _sysfs.read_block_device(sys_root, name)
-        device = _udev.device_properties(sys_root, name, db_dir)
-        evaluation = _udev.evaluate(rules, device) if device else None
-        identity, identity_warning = rule_identity(sys_root, name, device['db'] if device else None)
-        note_text = ''.join('. %s' % note for note in entry['notes'])
-        to_persist = {}
-        conflicted = set(setting for setting, dummy_a, dummy_b in entry['conflicts'])
-        for setting, first, other in entry['conflicts']:
-            checks.append(make_check(CONCERN, name, setting, first[0], info.get(setting), None, ERROR,
-                                     'conflicting policy for %s on %s: %r (devices[%d]) and %r (devices[%d])'
-                                     % (setting, name, first[0], first[1], other[0], other[1])))
-        for setting in SETTINGS:
-            if setting not in entry['settings'] or setting in conflicted:
-                continue
-            expected = entry['settings'][setting][0]
-            check, changes, persistent_ok = _check_setting(sys_root, name, info, setting, expected, evaluation, persist)
-            check['message'] += note_text
-            checks.append(check)
-            sysfs_changes.extend(changes)
-            if persistent_ok is False and check['status'] in (DRIFT, NOT_PERSISTENT):
-                to_persist[setting] = expected
-        entry['persisted'] = to_persist
-        rule = None
-        if persist_file and to_persist:
-            new_text = merge_rules_text(new_text, identity, to_persist)
-            if identity_warning:
-                warnings.append('%s: %s' % (name, identity_warning))
-        if persist:
-            rule = _managed_line(new_text, identity)
-        result_devices.append({'name': name, 'matches': entry['matches'], 'notes': entry['notes'],
-                               'identity': identity, 'rule': rule})
-    changes = sorted(sysfs_changes, key=lambda c: (c['target'], WRITE_ORDER.index(c['setting'])))
-    if persist_file and new_text != old_text:
-        changes.append({'kind': 'file', 'target': rules_file, 'before': old_text, 'after': new_text})
-    if persist_file and any(entry['persisted'] for entry in devices):
-        if file_warning:
-            warnings.append(file_warning)
-        else:
-            warnings.extend(_verify(files, rules_file, new_text, sys_root, db_dir, devices))
-    for error in errors:
-        warnings.append(error)
-    return {'checks': checks, 'changes': changes, 'devices': result_devices, 'warnings': warnings}
+        if persist_file and entry['persisted']:
+            new_text = merge_rules_text(new_text, entry['identity'], entry['persisted'])
+            if entry['identity_warning']:
+                warnings.append('%s: %s' % (entry['name'], entry['identity_warning']))
+        result.append({'name': entry['name'], 'matches': entry['matches'], 'notes': entry['notes'],
+                       'identity': entry['identity'], 'rule': _managed_line(new_text, entry['identity']) if persist else None})
+    return new_text, result
 
 
 def _managed_line(text, identity):

@@ -27,19 +27,17 @@ import os
 
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import ERROR, NOT_APPLICABLE, make_check, status_of
 from ansible_collections.iotune.storage.plugins.module_utils.common.files import read_text
-from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import (
-    CACHE_SYSCTL_KEYS,
-    DEFAULT_SLICE,
-    INT_MAX,
+from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import DEFAULT_SLICE
+from ansible_collections.iotune.storage.plugins.module_utils.policy.validate import (
     MEMORY_HIGH_ACCEPTED,
     UNIT_MEMORY_HIGH_ACCEPTED,
-    as_int,
     parse_memory_high,
     read_unit_memory_high,
     show_value,
     slice_name_problem,
     validate_cache_value,
 )
+from ansible_collections.iotune.storage.plugins.module_utils.settings.vm import VM_KEYS, VM_SYSCTLS, dotted
 from ansible_collections.iotune.storage.plugins.module_utils.parse.sysctl import (
     CONF_DIRS,
     SYSCTL_CONF,
@@ -53,29 +51,15 @@ DEFAULT_SYSCTL_FILE = '/etc/sysctl.d/60-iotune.conf'
 DEFAULT_UNIT_DIR = '/etc/systemd/system'
 SYSTEMD_RUN_DIR = '/run/systemd/system'
 
-# Keys the module manages (vm.<key>): the policy's plus two common neighbours.
-SYSCTL_KEYS = tuple('vm.' + key for key in CACHE_SYSCTL_KEYS) + ('vm.swappiness', 'vm.min_free_kbytes')
-
-# Compile-time kernel defaults (Documentation/admin-guide/sysctl/vm.rst); a key
-# no file sets has this value after boot.  min_free_kbytes depends on RAM.
-KERNEL_DEFAULTS = {
-    'vm.dirty_ratio': 20,
-    'vm.dirty_background_ratio': 10,
-    'vm.dirty_bytes': 0,
-    'vm.dirty_background_bytes': 0,
-    'vm.dirty_expire_centisecs': 3000,
-    'vm.dirty_writeback_centisecs': 500,
-    'vm.vfs_cache_pressure': 100,
-    'vm.swappiness': 60,
-}
-PARTNERS = {
-    'vm.dirty_bytes': 'vm.dirty_ratio',
-    'vm.dirty_ratio': 'vm.dirty_bytes',
-    'vm.dirty_background_bytes': 'vm.dirty_background_ratio',
-    'vm.dirty_background_ratio': 'vm.dirty_background_bytes',
-}
+# Keys the module manages: every sysctl of the vm table (the policy's and its neighbours).
+SYSCTL_KEYS = tuple(dotted(name) for name in VM_KEYS)
+# A key no file sets has its kernel default after boot; one the kernel computes at boot has none here.
+KERNEL_DEFAULTS = dict((dotted(name), VM_SYSCTLS[name]['kernel_default']) for name in VM_KEYS
+                       if VM_SYSCTLS[name]['kernel_default'] is not None)
+PARTNERS = dict((dotted(name), dotted(VM_SYSCTLS[name]['exclusive_with'])) for name in VM_KEYS
+                if VM_SYSCTLS[name].get('exclusive_with'))
 # Smallest value the kernel accepts (EINVAL below).
-KERNEL_MINIMUM = {'vm.dirty_bytes': 8192, 'vm.dirty_background_bytes': 1}
+KERNEL_MINIMUM = dict((dotted(name), VM_SYSCTLS[name]['minimum']) for name in VM_KEYS)
 
 MANAGED_HEADER = (
     '# Managed by iotune.storage (cache_limits): page-cache and writeback limits.\n'
@@ -91,30 +75,17 @@ def validate_sysctl(sysctl):
     for key, value in (sysctl or {}).items():
         if value is None:
             continue  # not managed, as a missing key
-        dotted = normalize_key(str(key))
         where = 'sysctl.%s' % key
-        if dotted not in SYSCTL_KEYS:
+        key = normalize_key(str(key))
+        if key not in SYSCTL_KEYS:
             errors.append('%s: unknown key (accepted: %s)' % (where, ', '.join(SYSCTL_KEYS)))
             continue
-        if dotted in result:
+        if key in result:
             errors.append('%s: given twice' % where)
             continue
-        short = dotted[len('vm.'):]
-        if short == 'swappiness':
-            number = as_int(value)
-            if number is None or not 0 <= number <= 200:
-                errors.append('%s: must be an integer between 0 and 200, got %s' % (where, show_value(value)))
-                continue
-        elif short == 'min_free_kbytes':
-            number = as_int(value)
-            if number is None or not 0 <= number <= INT_MAX:
-                errors.append('%s: must be an integer between 0 and %d, got %s' % (where, INT_MAX, show_value(value)))
-                continue
-        else:
-            number = validate_cache_value(short, value, where, errors)
-            if number is None:
-                continue
-        result[dotted] = number
+        number = validate_cache_value(key[len('vm.'):], value, where, errors)
+        if number is not None:
+            result[key] = number
     for key, partner in PARTNERS.items():
         if key in result and partner in result and key < partner:
             errors.append('sysctl: set either %s or %s, not both (writing one makes the kernel zero the other)'
@@ -270,6 +241,34 @@ def plan_sysctl(values, sysctl_file=DEFAULT_SYSCTL_FILE, proc_root='/proc', conf
         return checks, changes, details, warnings
     order, managed_read = load_order_with(sysctl_file, conf_dirs, sysctl_conf)
     managed_real = os.path.realpath(sysctl_file)
+    texts, managed_text = _read_sources(order, sysctl_file, warnings)
+    keys = list(values)
+    now = simulate_boot(texts, keys)
+    new_text = render_sysctl_file(managed_text, values)
+    planned = simulate_boot([(path, new_text if os.path.realpath(path) == managed_real else text) for path, text in texts], keys)
+    if not managed_read:
+        warnings.append('%s is not read at boot by systemd-sysctl (not a *.conf file of a sysctl directory, or masked '
+                        'by a file of the same name): values written there do not persist' % sysctl_file)
+    live_changes = []
+    for key in keys:
+        overridden_by = _overridden_by(planned[key], values[key], managed_real)
+        if overridden_by:
+            warnings.append('%s: %s line %d comes after %s in the sysctl load order and overrides %s'
+                            % (key, overridden_by['file'], overridden_by['line'], sysctl_file, key))
+        check, details[key], change = _plan_key(key, values[key], proc_root, dict(now[key], key=key), overridden_by,
+                                                sysctl_file, managed_read)
+        checks.append(check)
+        live_changes.extend(change)
+    if new_text != managed_text:
+        changes.append({'kind': 'file', 'target': sysctl_file, 'path': sysctl_file,
+                        'before': managed_text, 'after': new_text})
+    changes.extend(live_changes)
+    return checks, changes, details, warnings
+
+
+def _read_sources(order, sysctl_file, warnings):
+    """[(path, text)] of the load order, and the managed file's text (None: absent)."""
+    managed_real = os.path.realpath(sysctl_file)
     texts = []
     managed_text = None
     for path in order:
@@ -279,52 +278,39 @@ def plan_sysctl(values, sysctl_file=DEFAULT_SYSCTL_FILE, proc_root='/proc', conf
         texts.append((path, text))
     if managed_text is None and os.path.exists(sysctl_file):
         managed_text = read_text(sysctl_file, warnings)
-    keys = list(values)
-    now = simulate_boot(texts, keys)
-    new_text = render_sysctl_file(managed_text, values)
-    planned_sources = [(path, new_text if os.path.realpath(path) == managed_real else text) for path, text in texts]
-    planned = simulate_boot(planned_sources, keys)
+    return texts, managed_text
 
-    if not managed_read:
-        warnings.append('%s is not read at boot by systemd-sysctl (not a *.conf file of a sysctl directory, or masked '
-                        'by a file of the same name): values written there do not persist' % sysctl_file)
-    live_changes = []
-    for key in keys:
-        expected = values[key]
-        live = read_live(proc_root, key)
-        partner_live = read_live(proc_root, PARTNERS[key]) if key in PARTNERS else None
-        boot = dict(now[key], key=key)
-        overridden_by = None
-        if planned[key]['value'] != expected and planned[key]['file'] and os.path.realpath(planned[key]['file']) != managed_real:
-            overridden_by = planned[key]
-            warnings.append('%s: %s line %d comes after %s in the sysctl load order and overrides %s'
-                            % (key, planned[key]['file'], planned[key]['line'], sysctl_file, key))
-        details[key] = {
-            'expected': expected,
-            'live': live,
-            'persistent': boot['value'],
-            'file': boot['file'],
-            'line': boot['line'],
-            'set_by': boot['by'],
-            'overridden_by': overridden_by['file'] if overridden_by else None,
-        }
-        message = _sysctl_message(key, expected, live, boot, partner_live, sysctl_file, managed_read, overridden_by)
-        if live is None:
-            status = ERROR
-        else:
-            status = status_of(live == expected, boot['value'] == expected)
-        checks.append(make_check(CONCERN, 'sysctl', key, expected, live, boot['value'], status, message))
-        if live is not None and live != expected:
-            live_changes.append({
-                'kind': 'sysctl', 'target': key, 'path': os.path.join(proc_root, 'sys', *key.split('.')),
-                'before': live, 'after': expected,
-                'pair': PARTNERS.get(key), 'pair_before': partner_live,
-            })
-    if new_text != managed_text:
-        changes.append({'kind': 'file', 'target': sysctl_file, 'path': sysctl_file,
-                        'before': managed_text, 'after': new_text})
-    changes.extend(live_changes)
-    return checks, changes, details, warnings
+
+def _overridden_by(planned, expected, managed_real):
+    """The boot entry of a later file that would still decide the key once the managed file is written, or None."""
+    if planned['value'] != expected and planned['file'] and os.path.realpath(planned['file']) != managed_real:
+        return planned
+    return None
+
+
+def _plan_key(key, expected, proc_root, boot, overridden_by, sysctl_file, managed_read):
+    """(check, detail, [live change]) of one key; ``boot`` is its simulate_boot entry with ``key``."""
+    live = read_live(proc_root, key)
+    partner_live = read_live(proc_root, PARTNERS[key]) if key in PARTNERS else None
+    detail = {
+        'expected': expected,
+        'live': live,
+        'persistent': boot['value'],
+        'file': boot['file'],
+        'line': boot['line'],
+        'set_by': boot['by'],
+        'overridden_by': overridden_by['file'] if overridden_by else None,
+    }
+    message = _sysctl_message(key, expected, live, boot, partner_live, sysctl_file, managed_read, overridden_by)
+    status = ERROR if live is None else status_of(live == expected, boot['value'] == expected)
+    check = make_check(CONCERN, 'sysctl', key, expected, live, boot['value'], status, message)
+    if live is None or live == expected:
+        return check, detail, []
+    return check, detail, [{
+        'kind': 'sysctl', 'target': key, 'path': os.path.join(proc_root, 'sys', *key.split('.')),
+        'before': live, 'after': expected,
+        'pair': PARTNERS.get(key), 'pair_before': partner_live,
+    }]
 
 
 # ---------------------------------------------------------------------------
@@ -440,105 +426,105 @@ def plan_slice(bulk_slice, systemd_run_dir=SYSTEMD_RUN_DIR, run_command=None, sy
                memory_bytes=None):
     """Checks and changes for ``bulk_slice`` {memory_high, name, unit_dir}."""
     name = bulk_slice.get('name') or DEFAULT_SLICE
-    unit_dir = bulk_slice.get('unit_dir') or DEFAULT_UNIT_DIR
-    raw = bulk_slice.get('memory_high')
-    expected = parse_memory_high(raw)
-    unit_path = os.path.join(unit_dir, name)
+    unit_path = os.path.join(bulk_slice.get('unit_dir') or DEFAULT_UNIT_DIR, name)
+    expected = parse_memory_high(bulk_slice.get('memory_high'))
     detail = {'name': name, 'unit_path': unit_path, 'expected': expected, 'live': None, 'persistent': None,
               'load_state': None, 'need_daemon_reload': None}
-    checks, changes, warnings = [], [], []
+    warnings = []
+    problem = _slice_problem(bulk_slice.get('memory_high'), expected, name, systemd_run_dir)
+    if problem:
+        return [make_check(CONCERN, name, 'MemoryHigh', expected, None, None, problem[0], problem[1])], [], detail, warnings
+    unit = _unit_memory_high(unit_path, warnings)
+    detail['persistent'] = unit['persistent']
+    detail['live'], live_note = _live_memory_high(name, run_command, systemctl, detail)
+    live = detail['live']
+    live_ok = None if live is None else memory_high_equal(live, expected, memory_bytes)
+    persistent_ok = bool(memory_high_equal(unit['persistent'], expected, memory_bytes)) if unit['persistent'] is not None else False
+    if live is not None and live_ok is None:
+        live_note = 'MemTotal is unknown, cannot compare %s with %s' % (live, expected)
+    message = _slice_message(detail, live_ok, live_note, unit)
+    checks = [make_check(CONCERN, name, 'MemoryHigh', expected, live, unit['persistent'], status_of(live_ok, persistent_ok), message)]
+    changes = []
+    if not persistent_ok:
+        changes.append({'kind': 'file', 'target': name, 'path': unit_path, 'before': unit['text'],
+                        'after': render_unit(unit['text'], name, expected)})
+        if unit['source'] and not unit['source'].startswith(unit_path + ' '):
+            warnings.append('%s: drop-in %s overrides MemoryHigh= of the unit file' % (name, unit['source']))
+    if not persistent_ok or live_ok is False or detail['need_daemon_reload']:
+        changes.append({'kind': 'unit', 'target': name, 'action': 'daemon-reload'})
+    return checks, changes, detail, warnings
 
-    def check(status, live, persistent, message):
-        checks.append(make_check(CONCERN, name, 'MemoryHigh', expected, live, persistent, status, message))
 
+def _slice_problem(raw, expected, name, systemd_run_dir):
+    """(status, message) when the slice cannot be checked at all, else None."""
     if expected is None:
-        check(ERROR, None, None, 'bulk_slice.memory_high: %s is not a memory limit (accepted: %s)'
-              % (show_value(raw), MEMORY_HIGH_ACCEPTED))
-        return checks, changes, detail, warnings
+        return ERROR, 'bulk_slice.memory_high: %s is not a memory limit (accepted: %s)' % (show_value(raw), MEMORY_HIGH_ACCEPTED)
     problem = slice_name_problem(name)
     if problem:
         # never write over system.slice & co. (issue 23, P1), whoever called the planner
-        check(ERROR, None, None, 'bulk_slice.name: %s' % problem)
-        return checks, changes, detail, warnings
+        return ERROR, 'bulk_slice.name: %s' % problem
     if not os.path.isdir(systemd_run_dir):
-        check(NOT_APPLICABLE, None, None,
-              'systemd is not running on this host (no %s): bulk jobs cannot be capped by %s' % (systemd_run_dir, name))
-        return checks, changes, detail, warnings
+        return NOT_APPLICABLE, ('systemd is not running on this host (no %s): bulk jobs cannot be capped by %s'
+                                % (systemd_run_dir, name))
+    return None
 
-    # persistent: the unit file, then its drop-ins in name order
-    unit_text = read_text(unit_path, warnings, missing_ok=True)
-    persistent = None
-    source = None
-    unread = None       # (text, problem) of a last assignment systemd ignores or that is not read as it looks
-    if unit_text is not None:
-        value, line = parse_unit_memory_high(unit_text)
-        if value is not None:
-            (persistent, problem), source = _unit_value(value), '%s line %d' % (unit_path, line)
-            unread = (value, problem) if problem else None
+
+def _unit_memory_high(unit_path, warnings):
+    """The persistent MemoryHigh=: the unit file's, then its drop-ins' in name order. Returns {text (of the
+    unit file), dropins, persistent, source, unread}; ``unread`` is (text, problem) of a last assignment
+    systemd ignores or that is not read as it looks."""
     dropin_dir = unit_path + '.d'
     try:
-        dropins = sorted(entry for entry in os.listdir(dropin_dir) if entry.endswith('.conf'))
+        dropins = [os.path.join(dropin_dir, entry) for entry in sorted(os.listdir(dropin_dir)) if entry.endswith('.conf')]
     except (IOError, OSError):
         dropins = []
-    for dropin in dropins:
-        text = read_text(os.path.join(dropin_dir, dropin), warnings)
-        value, line = parse_unit_memory_high(text or '')
+    found = {'text': read_text(unit_path, warnings, missing_ok=True), 'dropins': dropins,
+             'persistent': None, 'source': None, 'unread': None}
+    sources = [(unit_path, found['text'])] + [(path, read_text(path, warnings) or '') for path in dropins]
+    for path, text in sources:
+        value, line = parse_unit_memory_high(text) if text is not None else (None, None)
         if value is not None:
-            (persistent, problem), source = _unit_value(value), '%s line %d' % (os.path.join(dropin_dir, dropin), line)
-            unread = (value, problem) if problem else None
-    detail['persistent'] = persistent
+            persistent, problem = _unit_value(value)
+            found.update(persistent=persistent, source='%s line %d' % (path, line), unread=(value, problem) if problem else None)
+    return found
 
-    # live: what the service manager holds for a loaded slice
-    live = None
-    live_note = ''
+
+def _live_memory_high(name, run_command, systemctl, detail):
+    """(live MemoryHigh or None, why it is unknown): what the service manager holds for a loaded slice.
+    Records its load state in ``detail``."""
     if run_command is None:
-        live_note = 'systemctl was not run'
-    else:
-        argv = [systemctl, 'show', '-p', 'LoadState', '-p', 'MemoryHigh', '-p', 'NeedDaemonReload', '--', name]
-        rc, out, err = run_command(argv)
-        if rc != 0:
-            live_note = 'systemctl show failed (rc=%s): %s' % (rc, (err or out).strip())
-        else:
-            props = parse_systemctl_show(out)
-            detail['load_state'] = props.get('LoadState')
-            detail['need_daemon_reload'] = props.get('NeedDaemonReload') == 'yes'
-            if props.get('LoadState') == 'loaded':
-                live = read_unit_memory_high(props.get('MemoryHigh', ''))[0]
-            else:
-                live_note = '%s is not loaded (LoadState=%s)' % (name, props.get('LoadState') or 'unknown')
-    detail['live'] = live
+        return None, 'systemctl was not run'
+    argv = [systemctl, 'show', '-p', 'LoadState', '-p', 'MemoryHigh', '-p', 'NeedDaemonReload', '--', name]
+    rc, out, err = run_command(argv)
+    if rc != 0:
+        return None, 'systemctl show failed (rc=%s): %s' % (rc, (err or out).strip())
+    props = parse_systemctl_show(out)
+    detail['load_state'] = props.get('LoadState')
+    detail['need_daemon_reload'] = props.get('NeedDaemonReload') == 'yes'
+    if props.get('LoadState') != 'loaded':
+        return None, '%s is not loaded (LoadState=%s)' % (name, props.get('LoadState') or 'unknown')
+    return read_unit_memory_high(props.get('MemoryHigh', ''))[0], ''
 
-    live_ok = None if live is None else memory_high_equal(live, expected, memory_bytes)
-    persistent_ok = bool(memory_high_equal(persistent, expected, memory_bytes)) if persistent is not None else False
-    if live is not None and live_ok is None:
-        live_note = 'MemTotal is unknown, cannot compare %s with %s' % (live, expected)
-    status = status_of(live_ok, persistent_ok)
+
+def _slice_message(detail, live_ok, live_note, unit):
+    name, expected, live, unit_path = detail['name'], detail['expected'], detail['live'], detail['unit_path']
     if live is None:
         first = 'live MemoryHigh of %s unknown: %s' % (name, live_note)
     else:
         first = '%s has MemoryHigh=%s live%s' % (name, live, '' if live_ok else ', expected %s' % expected)
-    if unread:
+    if unit['unread']:
         second = ('the unit sets MemoryHigh=%s (%s), which does not count as set: %s (%s); it is rewritten as %s'
-                  % (unread[0], source, unread[1], UNIT_MEMORY_HIGH_ACCEPTED, expected))
-    elif unit_text is None and not dropins:
+                  % (unit['unread'][0], unit['source'], unit['unread'][1], UNIT_MEMORY_HIGH_ACCEPTED, expected))
+    elif unit['text'] is None and not unit['dropins']:
         second = 'there is no unit file %s' % unit_path
-    elif persistent is None:
+    elif unit['persistent'] is None:
         second = '%s does not set MemoryHigh=' % unit_path
     else:
-        second = 'the unit sets MemoryHigh=%s (%s)' % (persistent, source)
+        second = 'the unit sets MemoryHigh=%s (%s)' % (unit['persistent'], unit['source'])
     message = '%s; %s' % (first, second)
     if detail['need_daemon_reload']:
         message += '; the unit file changed since systemd loaded it (daemon-reload needed)'
-    check(status, live, persistent, message)
-
-    if not persistent_ok:
-        new_text = render_unit(unit_text, name, expected)
-        changes.append({'kind': 'file', 'target': name, 'path': unit_path, 'before': unit_text, 'after': new_text})
-        if source and not source.startswith(unit_path + ' '):
-            warnings.append('%s: drop-in %s overrides MemoryHigh= of the unit file' % (name, source))
-    if not persistent_ok or live_ok is False or detail['need_daemon_reload']:
-        changes.append({'kind': 'unit', 'target': name, 'action': 'daemon-reload'})
-    return checks, changes, detail, warnings
+    return message
 
 
 def plan_cache(sysctl=None, bulk_slice=None, sysctl_file=DEFAULT_SYSCTL_FILE, proc_root='/proc',

@@ -15,6 +15,10 @@ import pytest
 import yaml
 
 from ansible_collections.iotune.storage.plugins.module_utils.policy import schema as _policy
+from ansible_collections.iotune.storage.plugins.module_utils.policy.validate import validate_policy
+from ansible_collections.iotune.storage.plugins.module_utils.parse.sysfs import QUEUE_INT_ATTRS
+from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import QUEUE_SETTINGS, WRITE_ORDER
+from ansible_collections.iotune.storage.plugins.module_utils.settings.vm import VM_KEYS
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..')
 LOADER = importlib.machinery.SourceFileLoader('gen_schema', os.path.join(ROOT, 'scripts', 'gen_schema'))
@@ -65,7 +69,7 @@ def test_nested_choices_are_documented_and_left_to_the_policy_validation():
     assert all('V(%s)' % name in scheduler['description'] for name in _policy.SCHEDULERS)
     assert options['iotune_profile']['choices'] == list(_policy.PROFILE_NAMES)
     # and the validation names the entry where the argument spec would name only the list
-    assert _policy.validate_policy({'iotune_block_devices': [{'match': {'name': 'sda'}, 'scheduler': 'fast'}]}) == [
+    assert validate_policy({'iotune_block_devices': [{'match': {'name': 'sda'}, 'scheduler': 'fast'}]}) == [
         "iotune_block_devices[0].scheduler: unknown scheduler 'fast' (accepted: %s)" % ', '.join(_policy.SCHEDULERS)]
 
 
@@ -108,3 +112,43 @@ def test_render_is_idempotent_and_keeps_the_rest():
     assert once == 'before\n    # BEGIN make schema: choices iotune_copy_tools.state\n    choices: [present, absent]\n' \
                    '    # END make schema\nafter\n'
     assert gen.render(once) == once
+
+
+def test_inline_lists_are_generated_inside_the_line_and_kept_otherwise():
+    line = 'a | <!-- BEGIN make schema: queue write order -->stale<!-- END make schema --> | b'
+    once = gen.render(line)
+    assert once == ('a | <!-- BEGIN make schema: queue write order -->%s<!-- END make schema --> | b'
+                    % ', '.join('`%s`' % name for name in WRITE_ORDER))
+    assert gen.render(once) == once
+    with pytest.raises(gen.SchemaError, match="unknown list 'queue nothing'"):
+        gen.render('<!-- BEGIN make schema: queue nothing --><!-- END make schema -->', 'x.md')
+
+
+def test_sentences_name_every_setting_and_wrap_as_yaml():
+    text = '  notes:\n    # BEGIN make schema: sentence io_facts.vm\n    # END make schema\n'
+    notes = yaml.safe_load(gen.render(text))['notes']
+    assert all('C(%s)' % name in notes[0] for name in VM_KEYS)
+    text = '  setting:\n    # BEGIN make schema: sentence block_queue.setting\n    # END make schema\n'
+    assert yaml.safe_load(gen.render(text))['setting']['description'].startswith('V(read_ahead_kb), V(max_sectors_kb)')
+    with pytest.raises(gen.SchemaError, match='no sentence nothing'):
+        gen.render('# BEGIN make schema: sentence nothing\n# END make schema\n')
+
+
+def test_the_block_queue_module_documents_the_options_it_takes():
+    from ansible_collections.iotune.storage.plugins.modules import block_queue
+    options = yaml.safe_load(block_queue.DOCUMENTATION)['options']
+    for name, setting in QUEUE_SETTINGS.items():
+        assert options[name]['type'] == block_queue.SETTING_SPECS[name]['type'] == setting['type']
+        assert options[name]['description'] == setting['description']
+        assert options[name].get('choices') == block_queue.SETTING_SPECS[name].get('choices')
+        assert options['devices']['suboptions'][name] == dict(options[name], description='See O(%s).' % name)
+    assert all('O(%s)' % name in ' '.join(options['devices']['description']) for name in QUEUE_SETTINGS)
+
+
+def test_io_facts_and_cache_limits_document_every_key():
+    from ansible_collections.iotune.storage.plugins.modules import cache_limits, io_facts
+    facts = yaml.safe_load(io_facts.RETURN)['ansible_facts']['contains']['iotune']['contains']
+    assert all('C(%s)' % name in facts['block_devices']['description'][1] for name in QUEUE_INT_ATTRS)
+    assert all('C(%s)' % name in facts['vm']['description'][0] for name in VM_KEYS)
+    keys = yaml.safe_load(cache_limits.DOCUMENTATION)['options']['sysctl']['description'][1]
+    assert all('C(vm.%s) (' % name in keys for name in VM_KEYS)

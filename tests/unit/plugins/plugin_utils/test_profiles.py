@@ -12,7 +12,8 @@ import re
 import pytest
 
 from ansible_collections.iotune.storage.plugins.plugin_utils import _profiles
-from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import PROFILE_NAMES, validate_policy
+from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import PROFILE_NAMES
+from ansible_collections.iotune.storage.plugins.module_utils.policy.validate import validate_policy
 from ansible_collections.iotune.storage.plugins.plugin_utils._profiles import (
     PROFILES,
     PolicyError,

@@ -24,7 +24,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.plan.cache import (
     validate_sysctl,
 )
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import STATUSES
-from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import read_unit_memory_high
+from ansible_collections.iotune.storage.plugins.module_utils.policy.validate import read_unit_memory_high
 from ansible_collections.iotune.storage.plugins.module_utils.parse.sysctl import CONF_DIRS
 
 MEM = 24684084 * 1024  # MemTotal of proc/vm-loop/meminfo

@@ -11,7 +11,7 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_options import CATALOGUE, option_problem
-from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import validate_policy
+from ansible_collections.iotune.storage.plugins.module_utils.policy.validate import validate_policy
 
 
 @pytest.mark.parametrize('option', [

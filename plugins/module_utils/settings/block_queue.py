@@ -1,0 +1,99 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The block-queue settings iotune manages: one entry per setting; pure data.
+
+Everything else that names these settings comes from QUEUE_SETTINGS: the policy schema
+(iotune_block_devices), its validation, the planner's order and messages, the sysfs and udev
+readers, the snapshot, the journal's record check, the block_queue module's options and the
+documentation (`make schema`). Adding a setting is adding an entry here. Each entry:
+
+* ``sysfs``: the attribute under ``/sys/block/<device>/`` that holds it;
+* ``udev``: the ``ATTR{...}`` names a udev rule writes it through (the first is the one iotune writes);
+* ``run_words``: words of a ``RUN``/``PROGRAM`` command line that mean it may write the setting;
+* ``type``: ``int`` or ``str``; ``minimum``/``maximum`` (ints) or ``choices`` (str); ``unit``;
+* ``write_order``: the rank in which the settings of one device are written (lowest first);
+* ``reset_by_scheduler``: a scheduler switch sets it anew, so a rollback that restores the
+  scheduler restores it after that;
+* ``device_maximum``: the sysfs queue attribute that caps it on the device, when there is one;
+* ``description``: sentences for the policy and module documentation;
+* ``accepted``: what the reference table of docs/policy.md says beyond the range;
+* ``range_note``: what the block_queue module's message says after the range.
+"""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+from ansible_collections.iotune.storage.plugins.module_utils.common.units import UINT_MAX
+
+# nr_requests above MAX_SCHED_RQ (2 x BLKDEV_DEFAULT_RQ x 8, i.e. 16 x 128) is refused with a
+# scheduler, above the hardware queue depth without one.
+MAX_SCHED_RQ = 2048
+
+QUEUE_SETTINGS = {
+    'read_ahead_kb': {
+        'sysfs': 'queue/read_ahead_kb',
+        'udev': ('queue/read_ahead_kb', 'bdi/read_ahead_kb'),
+        'run_words': ('read_ahead_kb', '--setra', '--setfra'),
+        'type': 'int', 'unit': 'KiB', 'minimum': 0, 'maximum': UINT_MAX,
+        'write_order': 4,
+        'description': ['Read-ahead in KiB (C(queue/read_ahead_kb)); 0 turns read-ahead off.',
+                        'C(blockdev --setra) counts 512-byte sectors, twice this number.'],
+        'accepted': '0 turns read-ahead off',
+        'range_note': 'KiB; 0 turns read-ahead off',
+    },
+    'max_sectors_kb': {
+        'sysfs': 'queue/max_sectors_kb',
+        'udev': ('queue/max_sectors_kb',),
+        'run_words': ('max_sectors_kb',),
+        'type': 'int', 'unit': 'KiB', 'minimum': 4, 'maximum': UINT_MAX,
+        'write_order': 3,
+        'device_maximum': 'max_hw_sectors_kb',
+        'description': ['Largest request size in KiB (C(queue/max_sectors_kb)), at least a page.',
+                        'A value above the device\'s C(max_hw_sectors_kb) gives an V(error) check.'],
+        'accepted': 'at least a page; checked against the device\'s `max_hw_sectors_kb` on the host',
+        'range_note': 'KiB, at least one page, at most the device\'s max_hw_sectors_kb',
+    },
+    'nr_requests': {
+        'sysfs': 'queue/nr_requests',
+        'udev': ('queue/nr_requests',),
+        'run_words': ('nr_requests',),
+        'type': 'int', 'unit': 'requests', 'minimum': 4, 'maximum': MAX_SCHED_RQ,
+        'write_order': 2,
+        # blk-mq gives the queue the new elevator's depth on a switch
+        'reset_by_scheduler': True,
+        'description': ['Requests allocated per queue (C(queue/nr_requests)), the queue depth of the block layer.',
+                        'The kernel raises smaller values than 4 to 4.'],
+        'accepted': 'with no scheduler, at most the hardware queue depth',
+        'range_note': 'the kernel raises smaller values to 4 and refuses larger ones',
+    },
+    'scheduler': {
+        'sysfs': 'queue/scheduler',
+        'udev': ('queue/scheduler',),
+        'run_words': ('scheduler', 'elevator'),
+        'type': 'str',
+        'choices': ('none', 'mq-deadline', 'kyber', 'bfq', 'deadline', 'cfq', 'noop'),
+        # first: a new scheduler reallocates the requests, so nr_requests comes after it
+        'write_order': 1,
+        'description': ['I/O scheduler (C(queue/scheduler)); must be one the device offers.',
+                        'A scheduler the device does not offer gives an V(error) check naming the ones it offers.'],
+        'accepted': 'checked against what the device offers on the host (`deadline`, `cfq`, `noop`: legacy kernels)',
+    },
+}
+
+SETTINGS = tuple(QUEUE_SETTINGS)
+INT_SETTINGS = tuple(name for name in SETTINGS if QUEUE_SETTINGS[name]['type'] == 'int')
+WRITE_ORDER = tuple(sorted(SETTINGS, key=lambda name: QUEUE_SETTINGS[name]['write_order']))
+RESET_BY_SCHEDULER = tuple(name for name in SETTINGS if QUEUE_SETTINGS[name].get('reset_by_scheduler'))
+SCHEDULERS = QUEUE_SETTINGS['scheduler']['choices']
+# {ATTR{} name a udev rule assigns: setting}
+UDEV_ATTRIBUTES = dict((attribute, name) for name in SETTINGS for attribute in QUEUE_SETTINGS[name]['udev'])
+
+
+def accepted_text(name):
+    """What the block_queue module expects of a setting, for its messages: the range and the note, or the choices."""
+    setting = QUEUE_SETTINGS[name]
+    if 'choices' in setting:
+        return 'one of %s' % ', '.join(setting['choices'])
+    return 'an integer from %d to %d (%s)' % (setting['minimum'], setting['maximum'], setting['range_note'])
