@@ -72,7 +72,11 @@ def test_a_program_not_found_runs_by_its_bare_name():
 
 def test_udevd_is_looked_for_at_its_control_socket_by_default():
     seen = []
-    needed_reloads([RULES], APPLY, lambda name: None, exists=lambda path: seen.append(path))
+
+    def exists(path):
+        seen.append(path)
+        return False
+    needed_reloads([RULES], APPLY, lambda name: None, exists=exists)
     assert seen == [UDEV_CONTROL] == ['/run/udev/control']
 
 

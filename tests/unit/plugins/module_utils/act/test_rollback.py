@@ -220,8 +220,8 @@ def test_choose_run(host):
     assert choose_run(host.journal_dir, None, result, warnings.append) == 'run-2' == result['run_id']
     assert choose_run(host.journal_dir, 'run-1', result, warnings.append) == 'run-1'
     assert choose_run(host.journal_dir, 'run-9', result, warnings.append) is None
-    assert warnings == ['run_id: no journal %s (runs in %s: run-1, run-2)' % (journal_path(host.journal_dir, 'run-9'),
-                                                                             host.journal_dir)]
+    missing = journal_path(host.journal_dir, 'run-9')
+    assert warnings == ['run_id: no journal %s (runs in %s: run-1, run-2)' % (missing, host.journal_dir)]
     with pytest.raises(RollbackError) as excinfo:
         choose_run(host.journal_dir, '../x', result, warnings.append)
     assert str(excinfo.value).startswith('run_id: run_id must be')
