@@ -596,5 +596,6 @@ def main():
     )
     module.exit_json(**result)
 
+
 if __name__ == '__main__':
     main()

@@ -257,7 +257,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.common.checks impor
 from ansible_collections.iotune.storage.plugins.module_utils.common.files import parse_mode
 from ansible_collections.iotune.storage.plugins.module_utils.parse.iofacts import gather_io_facts
 from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import read_mountinfo, visible_mounts
-from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import cache_sysctl
+from ansible_collections.iotune.storage.plugins.module_utils.policy.validate import cache_sysctl
 from ansible_collections.iotune.storage.plugins.module_utils.engine.report import report_paths, write_report
 from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandRunner
 from ansible_collections.iotune.storage.plugins.module_utils.plan.tunefstab import find_vxtunefs, validate_entry
@@ -472,6 +472,7 @@ def main():
     if failure:
         module.fail_json(**result)
     module.exit_json(**result)
+
 
 if __name__ == '__main__':
     main()

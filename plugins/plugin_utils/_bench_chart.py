@@ -259,6 +259,7 @@ def _chart(job, direction, metric, phases, values, rows_by_phase, cache_suspect)
             ', '.join(u'%s %s' % (item['phase'], item['label']) for item in bars)),
     }
 
+
 def metric_title(metric):
     """Human name of a fio metric key: ``bandwidth``, ``p99 latency``..."""
     if metric in METRIC_INFO:
@@ -372,6 +373,7 @@ def host_charts(benchmark):
         'charts': charts,
         'count': len(charts),
     }
+
 
 def headline_direction(job):
     """The direction of ``job`` with the most bytes/s (read on a tie); None without I/O."""

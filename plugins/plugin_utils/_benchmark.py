@@ -141,6 +141,7 @@ def validate_benchmark(value, measuring=None):
     return (_key_errors(value) + _target_errors(value, measuring) + _jobs_errors(value) + _number_errors(value)
             + _choice_errors(value))
 
+
 # A job with runtime 0 makes one pass over its working set: its time is estimated for a slow
 # disk (10 MiB/s), at least 30 s.
 SLOW_DISK_BYTES_S = 10 * 1048576

@@ -1142,6 +1142,7 @@ def sysctl_differences(ctx, io_sysctls=DEFAULT_IO_SYSCTLS):
         differences.append(_difference(klass, key, 'sysctl', key, old, value, package, message))
     return differences + _grouped_sysctl_differences(grouped)
 
+
 # ---------------------------------------------------------------------------- rule: kernels and schedulers
 
 def _kernels(snapshot):

@@ -533,6 +533,7 @@ def build_argv(fio_bin, job):
     options.append(('output-format', 'json'))
     return [fio_bin] + ['--{0}={1}'.format(key, value) for key, value in options]
 
+
 # --------------------------------------------------------------------------- cache check
 
 def cache_suspect(direct, working_set_bytes, mem_total_bytes):
@@ -630,5 +631,3 @@ def cache_warning(name, working_set_bytes, mem_total_bytes):
     return ('fio job {0}: buffered I/O on a {1} working set with {2} (under 2x RAM): the result measures '
             'the page cache (memory), not the storage. Use direct: true, a size of {3}, or allow_cached: true '
             'to accept it.'.format(name, format_bytes(working_set_bytes), memory, needed))
-
-

@@ -34,9 +34,11 @@ from ansible_collections.iotune.storage.plugins.module_utils.common.checks impor
 from ansible_collections.iotune.storage.plugins.module_utils.common.files import read_text
 from ansible_collections.iotune.storage.plugins.module_utils.parse.fstab import FstabIndex, FstabLine, normalize_mount_point, parse_fstab, render
 from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import parse_mountinfo, visible_mounts
-from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_algebra import edit_fstab_options, in_effect, is_userspace_option, option_state, plan_remount
+from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_algebra import (
+    edit_fstab_options, in_effect, is_userspace_option, option_state, plan_remount)
 
 CONCERN = 'mount_options'
+
 
 def _show(options):
     return ','.join(options) if options else '(none)'
@@ -271,6 +273,7 @@ def plan_mounts_from(mounts, mountinfo_entries, fstab_records, fstab_present=Tru
         'fstab': {'path': fstab_path, 'before': fstab_before, 'after': fstab_after,
                   'changed': fstab_before != fstab_after},
     }
+
 
 def plan_mounts(mounts, fstab_path='/etc/fstab', proc_root='/proc', remount=True):
     """Read mountinfo and fstab and plan ``mounts`` ([{path, present, absent}]).

@@ -520,6 +520,7 @@ def plan_tunefstab(entries, path=_tunefstab.DEFAULT_PATH, vxtunefs=None, run_com
         changes.append({'kind': 'file', 'target': path, 'before': tfile['text'], 'after': new_text})
     return {'checks': checks, 'changes': changes, 'devices': devices, 'warnings': list(errors)}
 
+
 def find_vxtunefs(explicit=None, find_bin=None):
     """(path or None, sentence or None): the binary to run for live values.
 
