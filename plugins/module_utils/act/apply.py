@@ -15,7 +15,8 @@ __metaclass__ = type
 import hashlib
 import os
 
-from ansible_collections.iotune.storage.plugins.module_utils.act.journal import JournalError, file_content, file_state
+from ansible_collections.iotune.storage.plugins.module_utils.act.journal import JournalError
+from ansible_collections.iotune.storage.plugins.module_utils.common.filestate import file_content, file_state
 from ansible_collections.iotune.storage.plugins.module_utils.common.atomic import as_bytes, atomic_write, fsync_dir, stale_temps
 from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_algebra import in_effect, option_state, plan_remount
 from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import read_mountinfo, visible_mounts

@@ -19,8 +19,18 @@ import os
 from ansible_collections.iotune.storage.plugins.module_utils.act.apply import (
     ApplyError, Restore, holds_after, replaced_since, restore_record, sysfs_value)
 from ansible_collections.iotune.storage.plugins.module_utils.act.journal import (
-    JournalError, acquire_lock, check_dir, file_content, file_state, journal_path, latest_open_run, list_runs, read_mark,
-    read_records, torn_record, write_mark)
+    acquire_lock,
+    check_dir,
+    journal_path,
+    JournalError,
+    latest_open_run,
+    list_runs,
+    read_mark,
+    read_records,
+    torn_record,
+    write_mark,
+)
+from ansible_collections.iotune.storage.plugins.module_utils.common.filestate import file_content, file_state
 from ansible_collections.iotune.storage.plugins.module_utils.act.records import RecordError, validate_record, validate_records
 from ansible_collections.iotune.storage.plugins.module_utils.act.reloads import ROLLBACK, needed_reloads, run_reloads
 from ansible_collections.iotune.storage.plugins.module_utils.common.args import validate_run_id

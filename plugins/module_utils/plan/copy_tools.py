@@ -21,7 +21,7 @@ import os
 import re
 
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import COMPLIANT, DRIFT, ERROR, make_check
-from ansible_collections.iotune.storage.plugins.module_utils.act.journal import file_content, file_state
+from ansible_collections.iotune.storage.plugins.module_utils.common.filestate import file_content, file_state
 
 CONCERN = 'copy_tools'
 STATES = ('present', 'absent')

@@ -20,8 +20,6 @@ import pytest
 
 from ansible_collections.iotune.storage.plugins.module_utils.act import journal as journal_module
 from ansible_collections.iotune.storage.plugins.module_utils.act.journal import (
-    file_content,
-    file_state,
     Journal,
     journal_path,
     JournalError,
@@ -34,6 +32,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.act.journal import 
     torn_record,
     write_mark,
 )
+from ansible_collections.iotune.storage.plugins.module_utils.common.filestate import file_content, file_state
 from ansible_collections.iotune.storage.plugins.module_utils.common.args import validate_run_id
 
 
