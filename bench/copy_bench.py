@@ -62,7 +62,7 @@ NOISE_FORMULA = 'noise % = 2 x 100 x sqrt(cov_a^2 + cov_b^2)'
 
 # goals: (name, numerator contender, denominator contender, least ratio)
 GOALS = (
-    ('iotune-copy --direct vs dd bs=8M direct', 'iotune-direct', 'dd-8m', 0.95),
+    ('iotune-copy --direct vs dd bs=8M direct', 'iotune-direct', 'dd-8m', 1.0),
     ('iotune-copy --direct vs dd bs=4K direct', 'iotune-direct', 'dd-4k', 10.0),
     ('iotune-copy (buffered) vs cp', 'iotune-buffered', 'cp', 0.95),
 )
@@ -582,6 +582,10 @@ def report_speed(args, contenders, times):
         print('  {0:<42} {1:>7.2f}x {2:>9} {3:>9.2f}x {4:>10}  {5:<6} {6:.1f} vs {7:.1f}'.format(
             name, ratio, '>= {0:g}x'.format(least), rates[top] / rates[bottom], '+-{0:.1f} %'.format(noise), verdict(ok),
             rates[top], rates[bottom]))
+    print('')
+    print('  paired rounds (time of the other / time of iotune-copy, round by round; the ratio above is their median):')
+    for name, top, bottom, least in GOALS:
+        print('  {0:<42} {1}'.format(name, ' '.join('{0:.2f}'.format(b / t) for t, b in zip(walls[top], walls[bottom]))))
     # The 4K goal presumes a disk where small I/Os cost far more than their bytes; dd shows what this one allows.
     print('  the disk itself: dd bs=8M direct is {0:.2f}x dd bs=4K direct in this run (a large-block copy cannot gain much more)'.format(
         rates['dd-8m'] / rates['dd-4k']))

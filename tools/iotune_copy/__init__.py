@@ -20,8 +20,8 @@ regular files hands each buffer-sized chunk to the kernel with copy_file_range(2
 does: no copy through user space, and a reflink or a server-side copy where the file system
 offers one; where the kernel declines (another file system type, a device, a pipe), the tool
 reads and writes. From a file or a block device, a second thread reads the next buffer while
-the last one is written (two buffers; with direct I/O at both ends, ``--streams`` below), so the
-source and the destination are busy at once.
+the last one is written (two buffers; with direct I/O at both ends and ``--streams`` above 1, see
+below), so the source and the destination are busy at once.
 Only the data extents of sparse files are copied
 (SEEK_DATA/SEEK_HOLE); holes stay holes. A regular destination is written under a
 temporary name in its directory (``.<name>.iotune-copy-<random>``), synced and renamed
@@ -38,11 +38,12 @@ in sysfs, else 4096. Buffers are page-aligned mmap areas, their size a multiple 
 alignment of both files. The unaligned tail of a file (size not a multiple of the
 alignment) is written with O_DIRECT cleared on the same descriptor (fcntl F_SETFL), then
 the file is synced; no padding, so it is right for block-device destinations too. A file
-system that refuses O_DIRECT is copied buffered, with one message per file system. When both
-ends are direct, ``--streams`` threads (default ``streams=`` in the config file, else 8) each
-read a buffer and write it, chunks taken in file order, so that several I/Os are in flight at
-once: with direct I/O nothing else (no read-ahead, no write-back) keeps the device busy between
-one I/O and the next.
+system that refuses O_DIRECT is copied buffered, with one message per file system. With direct
+I/O at both ends nothing else (no read-ahead, no write-back) keeps the device busy between one
+I/O and the next: one stream (the default, ``streams=`` in the config file overrides it) reads
+the next buffer in a second thread while it writes the last, both in file order, so that a read
+and a write are in flight where dd has one I/O; ``--streams N`` (N > 1) threads each read a
+buffer and write it, chunks taken in file order, for storage that serves many I/Os at once.
 
 ``--nocache`` drops the pages it read from the page cache after each read, and the pages
 it wrote after each 64 MiB (fdatasync, then POSIX_FADV_DONTNEED) and at the end.
@@ -52,3 +53,47 @@ Exit status: 0 success, 1 an error (the other sources are still copied), 2 usage
 
 Python 3.9+ standard library only, Linux.
 """
+
+import os
+import sys
+import zipimport
+
+
+class _ArchiveModules(object):
+    """Imports this package's modules from the zipapp it runs from, compiling each source once.
+
+    zipimport (Python 3.8 to 3.12) compiles a module's source a second time only to tell its file
+    name, which doubled the compile time of a tool made of small modules, at every start."""
+
+    def __init__(self, loader, prefix):
+        self.loader, self.prefix = loader, prefix
+
+    def find_spec(self, name, path=None, target=None):
+        package, dummy, module = name.rpartition('.')
+        if package != __name__:
+            return None
+        entry = self.prefix + module + '.py'
+        try:
+            source = self.loader.get_data(entry)
+        except OSError:
+            return None
+        from importlib.machinery import ModuleSpec
+        spec = ModuleSpec(name, self, origin=os.path.join(self.loader.archive, entry))
+        spec.has_location, spec.loader_state = True, source
+        return spec
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        spec = module.__spec__
+        exec(compile(spec.loader_state, spec.origin, 'exec', dont_inherit=True), module.__dict__)
+
+    def get_source(self, name):
+        """For tracebacks (linecache)."""
+        spec = self.find_spec(name)
+        return None if spec is None else spec.loader_state.decode('utf-8')
+
+
+if isinstance(globals().get('__loader__'), zipimport.zipimporter):
+    sys.meta_path.insert(0, _ArchiveModules(__loader__, __name__ + '/'))

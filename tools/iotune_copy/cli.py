@@ -13,7 +13,6 @@ import sys
 from .config import DEFAULT_CONFIG, read_config
 from .errors import PROG, CopyError, Interrupted, StdoutClosed, describe, quote
 from .options import DEFAULT_BUFFER_SIZE, DEFAULT_STREAMS, MAX_BUFFER_SIZE, MAX_STREAM_MEMORY, MAX_STREAMS, Options
-from .progress import Progress
 from .sizes import parse_size
 from .tree import copy_entry
 
@@ -40,7 +39,8 @@ options:
   --direct              O_DIRECT reads and writes (buffered where the file system refuses it)
   --streams N           with --direct: copy N buffers at once, each read and written by its
                         own thread (1-{2}; default: streams= in the config file, else {3};
-                        fewer when N buffers would pass 1G)
+                        fewer when N buffers would pass 1G); 1 stream reads the next
+                        buffer while it writes the last, both in file order
   --nocache             drop the copied data from the page cache as the copy goes
   --progress            report bytes copied, rate and ETA on stderr
   --verify              compare the SHA-256 of source and destination after the copy
@@ -229,6 +229,7 @@ def run(sources, dest, options):
     if pairs is None:
         return 1
     if options.progress:
+        from .progress import Progress  # here, not at the top: only --progress needs it, every start pays for an import
         options.meter = Progress(options.stderr, _total_size(sources))
     try:
         for src, target in pairs:

@@ -12,7 +12,6 @@ import queue
 import threading
 
 from .sizes import buffer_length, common_alignment, plan_chunks, plan_extents
-from .streams import concurrent_copy
 from .system import copy_range, data_extents
 
 READ_AHEAD_BUFFERS = 2
@@ -25,7 +24,7 @@ def copy_data(src, dst, size, options):
     """
     alignment = common_alignment(src.alignment if src.direct else 1, dst.alignment if dst.direct else 1)
     length = buffer_length(options.buffer_size, alignment, size if src.positional else None)
-    if _concurrent(src, dst):
+    if _concurrent(src, dst, options):
         count = min(options.streams, max(1, -(-size // length)))
     else:
         count = READ_AHEAD_BUFFERS if src.positional else 1
@@ -68,14 +67,17 @@ def _copy_extents(src, dst, size, views, alignment, options):
     position = _Position(options)
     if kernel_copy_allowed(src, dst, options):
         plan = _kernel_copy_extents(src, dst, size, plan, position, options.buffer_size)
-    if _concurrent(src, dst):
+    if _concurrent(src, dst, options):
+        from .streams import concurrent_copy  # only more than one --streams needs it
         return concurrent_copy(src, dst, size, plan_chunks(plan, size, len(views[0])), views, position, alignment)
     return _read_ahead_copy(src, dst, size, plan, views, position)
 
 
-def _concurrent(src, dst):
-    """Whether the copy goes in --streams threads: direct I/O at both ends, both positional."""
-    return src.direct and dst.direct and src.positional and dst.positional
+def _concurrent(src, dst, options):
+    """Whether the copy goes in --streams threads: direct I/O at both ends, both positional, and more
+    than one stream. One stream is the read-ahead copy: a reader a buffer ahead of the writer, both in
+    file order, so that a read and a write are in flight together and the writes stay sequential."""
+    return src.direct and dst.direct and src.positional and dst.positional and options.streams > 1
 
 
 def _kernel_copy_extents(src, dst, size, plan, position, chunk):

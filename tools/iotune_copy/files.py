@@ -13,7 +13,6 @@ from .endpoint import Endpoint
 from .engine import copy_data
 from .errors import CopyError, describe, quote
 from .system import create_temp, fadvise_dontneed, fsync_directory
-from .verify import verify_copy
 
 
 def preserve_owner(chown, name, st):
@@ -143,6 +142,7 @@ def copy_file(src, dst, options):
     if options.verify:
         if src_st is None or not stat.S_ISREG(src_st.st_mode):
             raise CopyError('cannot verify %s: not a regular file' % quote(src))
+        from .verify import verify_copy  # only --verify needs it (and hashlib)
         verify_copy(src, dst, options)
 
 
@@ -172,10 +172,7 @@ def _copy_in_place(source, src_st, size, dst, options):
             sink.try_direct()
         final_size = copy_data(source, sink, size, options)
         if regular:
-            try:
-                os.ftruncate(fd, final_size)
-            except OSError as exc:
-                raise CopyError('error writing %s: %s' % (quote(dst), describe(exc)))
+            _set_size(fd, final_size, dst)
             if options.preserve and src_st is not None:
                 _preserve_fd(fd, dst, src_st)
         if sink.positional:
@@ -187,6 +184,16 @@ def _copy_in_place(source, src_st, size, dst, options):
                 fadvise_dontneed(fd, 0, 0)
     finally:
         os.close(fd)
+
+
+def _set_size(fd, size, name):
+    """Give the written file its size (a hole at the end of a sparse source is not written); no ftruncate
+    when it has that size already: ext4 makes even a truncate to the same size a journalled truncate."""
+    try:
+        if os.fstat(fd).st_size != size:
+            os.ftruncate(fd, size)
+    except OSError as exc:
+        raise CopyError('error writing %s: %s' % (quote(name), describe(exc)))
 
 
 def _copy_replacing(source, src_st, size, dst, options):
@@ -205,10 +212,7 @@ def _copy_replacing(source, src_st, size, dst, options):
         if options.direct:
             sink.try_direct()
         final_size = copy_data(source, sink, size, options)
-        try:
-            os.ftruncate(fd, final_size)
-        except OSError as exc:
-            raise CopyError('error writing %s: %s' % (quote(dst), describe(exc)))
+        _set_size(fd, final_size, dst)
         if options.preserve and src_st is not None:
             _preserve_fd(fd, dst, src_st)
         try:

@@ -97,3 +97,13 @@ def test_the_files_name_each_tool_by_its_digest():
     assert files[0] == {'path': '/usr/local/bin/iotune-copy', 'mode': '0755', 'sha256': hashlib.sha256(data).hexdigest(),
                         'size': len(data)}
     assert files[2]['path'] == '/etc/iotune/copy.conf' and 'buffer_size=8M\n' in files[2]['content']
+
+
+def test_the_zipapps_modules_are_compiled_once_from_the_archive():
+    """zipimport compiles a module twice (once to tell its file name): the package loads its own modules."""
+    code = ('import sys; sys.path.insert(0, sys.argv[1]); import iotune_copy.cli as cli, linecache; '
+            'print(type(cli.__spec__.loader).__name__, cli.__file__ == sys.argv[1] + "/iotune_copy/cli.py", '
+            'bool(linecache.getline(cli.__file__, 1, cli.__dict__)))')
+    done = subprocess.run([sys.executable, '-I', '-S', '-c', code, zipapp('iotune-copy')], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, universal_newlines=True, timeout=30, check=False)
+    assert (done.returncode, done.stdout) == (0, '_ArchiveModules True True\n')
