@@ -1,0 +1,95 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The import graph of module_utils: which layer may import which (docs/architecture.md), and
+how many module_utils files a module's payload carries (AnsiballZ ships every module_utils file
+a module imports, directly or not, so a small module must not pull the policy or the engine)."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import ast
+import os
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+PLUGINS = os.path.join(ROOT, 'plugins')
+PREFIX = 'ansible_collections.iotune.storage.plugins.module_utils.'
+
+# Each layer may import itself and the layers listed for it, nothing above.
+ALLOWED = {
+    'common': ('common',),
+    'settings': ('common', 'settings'),
+    'parse': ('common', 'settings', 'parse'),
+    'policy': ('common', 'settings', 'parse', 'policy'),
+    'plan': ('common', 'settings', 'parse', 'policy', 'plan'),
+    'act': ('common', 'settings', 'parse', 'act'),
+    'measure': ('common', 'parse', 'measure'),
+    'engine': ('common', 'settings', 'parse', 'policy', 'plan', 'act', 'engine'),
+}
+
+PAYLOAD_LIMITS = {'io_report': 4, 'fio': 7, 'io_facts': 12}
+
+
+def _module_utils_imports(path):
+    """Dotted module_utils modules (``common.files``) that the file at ``path`` imports."""
+    with open(path) as handle:
+        tree = ast.parse(handle.read(), path)
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(PREFIX):
+            base = node.module[len(PREFIX):]
+            for alias in node.names:
+                # ``from ...module_utils.parse import sysfs`` imports a module; ``from ...parse.sysfs import x`` a name
+                candidate = base + '.' + alias.name
+                found.add(candidate if os.path.exists(_file_of(candidate)) else base)
+        elif isinstance(node, ast.ImportFrom) and node.module == PREFIX[:-1]:
+            found.update(alias.name for alias in node.names)
+    return found
+
+
+def _file_of(dotted):
+    return os.path.join(PLUGINS, 'module_utils', *dotted.split('.')) + '.py'
+
+
+def _module_utils_files():
+    for directory, dummy, names in os.walk(os.path.join(PLUGINS, 'module_utils')):
+        for name in names:
+            if name.endswith('.py') and name != '__init__.py':
+                relative = os.path.relpath(os.path.join(directory, name), os.path.join(PLUGINS, 'module_utils'))
+                yield relative[:-3].replace(os.sep, '.')
+
+
+def payload(module_name):
+    """The module_utils files (without the empty package __init__ files) a module ships."""
+    seen = set()
+    todo = list(_module_utils_imports(os.path.join(PLUGINS, 'modules', module_name + '.py')))
+    while todo:
+        dotted = todo.pop()
+        if dotted in seen:
+            continue
+        seen.add(dotted)
+        todo.extend(_module_utils_imports(_file_of(dotted)))
+    return sorted(seen)
+
+
+@pytest.mark.parametrize('dotted', sorted(_module_utils_files()))
+def test_module_utils_import_only_their_own_or_lower_layers(dotted):
+    layer = dotted.split('.')[0]
+    assert layer in ALLOWED, '%s: a module_utils file outside the packages of docs/architecture.md' % dotted
+    wrong = sorted(name for name in _module_utils_imports(_file_of(dotted)) if name.split('.')[0] not in ALLOWED[layer])
+    assert not wrong, '%s (%s) imports %s, above its layer' % (dotted, layer, ', '.join(wrong))
+
+
+@pytest.mark.parametrize('module_name', sorted(PAYLOAD_LIMITS))
+def test_small_modules_ship_few_module_utils(module_name):
+    files = payload(module_name)
+    assert len(files) <= PAYLOAD_LIMITS[module_name], '%s ships %d module_utils files: %s' % (module_name, len(files), ', '.join(files))
+
+
+def test_payload_follows_imports_through_packages():
+    """The closure is not vacuous: io_policy, the engine, carries the planners and the journal."""
+    files = payload('io_policy')
+    assert 'engine.run' in files and 'act.journal' in files and 'plan.mounts' in files and 'common.atomic' in files
