@@ -95,12 +95,18 @@ options:
       - A scheduler the device does not offer gives an V(error) check naming the ones it offers.
     type: str
     choices: [none, mq-deadline, kyber, bfq, deadline, cfq, noop]
+  rq_affinity:
+    description:
+      - Which CPU completes a request (C(queue/rq_affinity)); 0 the one its interrupt arrives on, 1 (the kernel default)
+        one of the group of the CPU that issued it, 2 that very CPU.
+    type: int
   # END make schema
   devices:
     description:
       - Several devices in one call (one round trip per host for the whole policy).
       # BEGIN make schema: sentence block_queue.exclusive
-      - Mutually exclusive with O(match), O(read_ahead_kb), O(max_sectors_kb), O(nr_requests) and O(scheduler).
+      - Mutually exclusive with O(match), O(read_ahead_kb), O(max_sectors_kb), O(nr_requests), O(scheduler) and
+        O(rq_affinity).
       # END make schema
       - Two entries that select the same device with different values for a setting give an V(error) check.
     type: list
@@ -125,6 +131,9 @@ options:
         description: See O(scheduler).
         type: str
         choices: [none, mq-deadline, kyber, bfq, deadline, cfq, noop]
+      rq_affinity:
+        description: See O(rq_affinity).
+        type: int
       # END make schema
   persist:
     description:
@@ -154,7 +163,7 @@ notes:
     C(ENV{ID_WWN}) or C(ENV{ID_SERIAL}) from the udev database, else the kernel name.
   # BEGIN make schema: sentence block_queue.write_order
   - The settings of a device are written, to sysfs and in its rule, in the order C(scheduler), C(nr_requests),
-    C(max_sectors_kb) and C(read_ahead_kb).
+    C(max_sectors_kb), C(read_ahead_kb) and C(rq_affinity).
   # END make schema
 seealso:
   - name: udev(7)
@@ -227,7 +236,7 @@ checks:
       sample: vda
     setting:
       # BEGIN make schema: sentence block_queue.setting
-      description: V(read_ahead_kb), V(max_sectors_kb), V(nr_requests), V(scheduler) (or V(device)).
+      description: V(read_ahead_kb), V(max_sectors_kb), V(nr_requests), V(scheduler), V(rq_affinity) (or V(device)).
       # END make schema
       type: str
       returned: always

@@ -80,6 +80,17 @@ QUEUE_SETTINGS = {
                         'A scheduler the device does not offer gives an V(error) check naming the ones it offers.'],
         'accepted': 'checked against what the device offers on the host (`deadline`, `cfq`, `noop`: legacy kernels)',
     },
+    'rq_affinity': {
+        'sysfs': 'queue/rq_affinity',
+        'udev': ('queue/rq_affinity',),
+        'run_words': ('rq_affinity',),
+        'type': 'int', 'minimum': 0, 'maximum': 2,
+        'write_order': 5,
+        'description': ['Which CPU completes a request (C(queue/rq_affinity)); 0 the one its interrupt arrives on, 1 (the kernel '
+                        'default) one of the group of the CPU that issued it, 2 that very CPU.'],
+        'accepted': '1 is the kernel default',
+        'range_note': 'the kernel ignores larger values and refuses negative ones',
+    },
 }
 
 SETTINGS = tuple(QUEUE_SETTINGS)

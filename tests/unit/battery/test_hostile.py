@@ -136,7 +136,7 @@ class Host(object):
         _write(self.path('etc', 'passwd'), b'root:x:0:0:root:/root:/bin/sh\n')
         _write(self.path('etc', 'systemd', 'system', 'iotune-bulk.slice'), '[Slice]\n')
         for name, value in (('read_ahead_kb', '128'), ('scheduler', 'none [mq-deadline] kyber'), ('nr_requests', '256'),
-                            ('rq_affinity', '1')):
+                            ('nomerges', '0')):
             _write(self.path('sys', 'block', 'vda', 'queue', name), value)
         for name, value in (('swappiness', '60'), ('dirty_ratio', '20'), ('dirty_bytes', '0'),
                             ('dirty_background_ratio', '10'), ('dirty_background_bytes', '0')):
@@ -416,7 +416,7 @@ FORGED = group('forged_records', [
     forged('dir', 'before-state-unknown', setf('before.state', 'gone'), 'before.state'),
     # ------------------------------------------------------------ sysfs
     forged('sysfs', 'target-climbs-out', setf('target', lambda h: h.path('sys') + '/block/../../x'), 'target'),
-    forged('sysfs', 'target-wrong-setting', setf('target', lambda h: h.path('sys', 'block', 'vda', 'queue', 'rq_affinity')),
+    forged('sysfs', 'target-wrong-setting', setf('target', lambda h: h.path('sys', 'block', 'vda', 'queue', 'nomerges')),
            'target'),
     forged('sysfs', 'target-outside-queue', setf('target', lambda h: h.path('sys', 'block', 'vda', 'device', 'delete')),
            'target'),

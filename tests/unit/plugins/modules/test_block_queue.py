@@ -129,6 +129,26 @@ def test_apply_then_rollback(run, args, build_tree, tmp_path, monkeypatch):
     assert dict((name, sysfs_value(os.path.join(queue, name))) for name in live) == live
 
 
+def test_rq_affinity_is_applied_journalled_and_rolled_back(run, args, build_tree, tmp_path, monkeypatch):
+    sys_root = build_tree(tmp_path / 'sys', 'sysfs/vm-loop-partitions.json')
+    path = os.path.join(sys_root, 'block', 'loop2', 'queue', 'rq_affinity')
+    journal_dir = str(tmp_path / 'journal')
+    args.update(sys_root=sys_root, journal_dir=journal_dir, run_id='bq-rq', _ansible_check_mode=False,
+                _ansible_module_name='iotune.storage.block_queue', match={'name': 'loop2'}, rq_affinity=2)
+    kind, result = run(args)
+    assert kind == 'exit', result
+    assert [(c['setting'], c['status'], c['changed']) for c in result['checks']] == [('rq_affinity', 'compliant', True)]
+    assert sysfs_value(path) == 2
+    assert b'ATTR{queue/rq_affinity}="2"' in _read(args['rules_file'])
+    records, problems = read_records(result['journal'])
+    assert [(r['kind'], r['target'], r['before'], r['after']) for r in records if r['kind'] == 'sysfs'] == [('sysfs', path, 1, 2)]
+
+    kind, result = run_main(monkeypatch, io_rollback, {'journal_dir': journal_dir, 'sys_root': sys_root,
+                                                       'managed_files': [args['rules_file']]})
+    assert (kind, result['run_id'], result['changed']) == ('exit', 'bq-rq', True)
+    assert sysfs_value(path) == 1
+
+
 def test_error_check_fails_before_anything(run, args, build_tree, tmp_path):
     args['sys_root'] = build_tree(tmp_path / 'sys', 'sysfs/vm-loop-partitions.json')
     args.update(_ansible_check_mode=False, journal_dir=str(tmp_path / 'journal'),
@@ -149,7 +169,7 @@ def test_error_check_fails_before_anything(run, args, build_tree, tmp_path):
      'invalid block_queue policy: read_ahead_kb: -1 is not valid; expected an integer from 0 to 4294967295 (KiB; 0 turns read-ahead off)'),
     ({'devices': [{'match': {'name': 'vda'}}, {'match': {'name': 'vdb'}, 'nr_requests': 2}]},
      'invalid block_queue policy: devices[0]: nothing to check; give at least one of read_ahead_kb, max_sectors_kb, '
-     'nr_requests, scheduler; devices[1].nr_requests: 2 is not valid; expected an integer from 4 '
+     'nr_requests, scheduler, rq_affinity; devices[1].nr_requests: 2 is not valid; expected an integer from 4 '
      'to 2048 (the kernel raises smaller values to 4 and refuses larger ones)'),
     ({'match': {'name': 'vda'}, 'scheduler': 'cfqq'}, 'value of scheduler must be one of: none, mq-deadline'),
     ({'devices': [{'match': {'name': 'vda'}, 'scheduler': 'as'}]}, 'value of scheduler must be one of'),

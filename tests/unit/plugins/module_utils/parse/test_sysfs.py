@@ -35,23 +35,23 @@ def test_parse_scheduler(text, active, available):
 # Values captured from the real sysfs of the test VM (sysfs/vm-loop-partitions.json).
 @pytest.mark.parametrize('device, expected', [
     ('vda', {
-        'read_ahead_kb': 8192, 'max_sectors_kb': 4096, 'max_hw_sectors_kb': 2147483647, 'nr_requests': 256,
+        'read_ahead_kb': 8192, 'max_sectors_kb': 4096, 'max_hw_sectors_kb': 2147483647, 'nr_requests': 256, 'rq_affinity': 1,
         'logical_block_size': 512, 'physical_block_size': 4096, 'minimum_io_size': 4096, 'optimal_io_size': 0,
         'scheduler': 'mq-deadline', 'schedulers': ['none', 'mq-deadline', 'kyber', 'bfq'], 'rotational': True,
         'size_bytes': 274877906944, 'dev': '254:0', 'ro': False, 'removable': False, 'parents': [], 'holders': [],
         'partitions': [], 'wwn': None, 'serial': 'overlayblk', 'model': None, 'vendor': '0x1af4', 'dm_name': None,
     }),
     ('loop0', {
-        'read_ahead_kb': 2560, 'max_sectors_kb': 1280, 'max_hw_sectors_kb': 1280, 'nr_requests': 128,
+        'read_ahead_kb': 2560, 'max_sectors_kb': 1280, 'max_hw_sectors_kb': 1280, 'nr_requests': 128, 'rq_affinity': 1,
         'logical_block_size': 512, 'physical_block_size': 512, 'minimum_io_size': 512, 'optimal_io_size': 0,
         'scheduler': 'none', 'schedulers': ['none', 'mq-deadline', 'kyber', 'bfq'], 'rotational': True,
         'size_bytes': 67108864, 'dev': '7:0', 'ro': False, 'removable': False, 'parents': [], 'holders': [],
         'partitions': ['loop0p1', 'loop0p2'], 'wwn': None, 'serial': None, 'model': None, 'vendor': None,
         'dm_name': None,
     }),
-    # zram has no scheduler and no nr_requests attribute at all
+    # zram has no scheduler and no nr_requests or rq_affinity attribute at all
     ('zram0', {
-        'read_ahead_kb': 128, 'max_sectors_kb': 124, 'max_hw_sectors_kb': 124, 'nr_requests': None,
+        'read_ahead_kb': 128, 'max_sectors_kb': 124, 'max_hw_sectors_kb': 124, 'nr_requests': None, 'rq_affinity': None,
         'logical_block_size': 4096, 'physical_block_size': 4096, 'minimum_io_size': 4096, 'optimal_io_size': 4096,
         'scheduler': None, 'schedulers': [], 'rotational': False,
         'size_bytes': 0, 'dev': '253:0', 'ro': False, 'removable': False, 'parents': [], 'holders': [],

@@ -306,3 +306,11 @@ def test_real_host_rules_parse(tmp_path):
     files = _udev.list_rule_files()
     rules = _udev.read_rules(files)
     assert isinstance(rules, list)
+
+
+def test_rq_affinity_is_read_from_the_rules_like_the_other_settings(sysfs_full, tmp_path):
+    result = evaluate_text(sysfs_full, 'vda', 'KERNEL=="vda", ATTR{queue/rq_affinity}="2"\n', tmp_path)['rq_affinity']
+    assert (result['value'], result['unknown']) == ('2', [])
+    text = 'KERNEL=="vda", RUN+="/bin/sh -c \'echo 2 > /sys/block/%k/queue/rq_affinity\'"\n'
+    result = evaluate_text(sysfs_full, 'vda', text, tmp_path)['rq_affinity']
+    assert len(result['unknown']) == 1 and 'which may set it after the rules' in result['unknown'][0]

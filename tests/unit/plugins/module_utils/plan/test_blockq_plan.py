@@ -65,7 +65,7 @@ def one(result, target, setting):
     ({'match': {'name': 'vda'}, 'scheduler': 'cfqq'},
      ["devices[0].scheduler: 'cfqq' is not valid; expected one of none, mq-deadline, kyber, bfq, deadline, cfq, noop"]),
     ({'match': {'name': 'vda'}}, ['devices[0]: nothing to check; give at least one of read_ahead_kb, max_sectors_kb, '
-                                  'nr_requests, scheduler']),
+                                  'nr_requests, scheduler, rq_affinity']),
     ({'match': {'name': 'vda', 'wwn': 'x'}, 'nr_requests': 64},
      ['devices[0].match: must have exactly one of name, mountpoint, wwn, serial (got name, wwn)']),
     ({'match': {'label': 'x'}, 'nr_requests': 64},
@@ -371,3 +371,24 @@ def test_validate_request_takes_the_documented_name_forms(name):
 def test_validate_request_refuses_other_paths_as_names(name):
     assert bq.validate_request({'match': {'name': name}, 'read_ahead_kb': 128}) == [
         'match.name: must be a kernel device name such as sdb or nvme0n1 (or /dev/sdb, /dev/mapper/vg0-data), got %r' % name]
+
+
+# ---------------------------------------------------------------- rq_affinity: one entry of the queue table
+
+def test_rq_affinity_is_audited_and_planned_like_the_other_settings(plan, sysfs_full):
+    result = plan([{'match': {'name': 'loop2'}, 'rq_affinity': 2, 'nr_requests': 64}])
+    check = one(result, 'loop2', 'rq_affinity')
+    assert (check['status'], check['live'], check['persistent']) == ('drift', 1, None)
+    assert check['message'] == 'rq_affinity on loop2 is 1, expected 2; no udev rule sets it'
+    sysfs = [c for c in result['changes'] if c['kind'] == 'sysfs']
+    assert [(c['setting'], c['before'], c['after']) for c in sysfs] == [('nr_requests', 128, 64), ('rq_affinity', 1, 2)]
+    assert sysfs[1]['path'] == os.path.join(sysfs_full, 'block', 'loop2', 'queue', 'rq_affinity')
+    assert result['devices'][0]['rule'] == ('ACTION=="add|change", SUBSYSTEM=="block", KERNEL=="loop2", '
+                                           'ATTR{queue/nr_requests}="64", ATTR{queue/rq_affinity}="2"')
+
+
+def test_rq_affinity_the_device_lacks_or_the_kernel_ignores(plan):
+    check = one(plan([{'match': {'name': 'zram0'}, 'rq_affinity': 1}]), 'zram0', 'rq_affinity')
+    assert (check['status'], check['message']) == ('not_applicable', 'zram0 has no queue/rq_affinity: the setting does not apply to it')
+    assert bq.validate_request({'match': {'name': 'vda'}, 'rq_affinity': 3}) == [
+        'rq_affinity: 3 is not valid; expected an integer from 0 to 2 (the kernel ignores larger values and refuses negative ones)']

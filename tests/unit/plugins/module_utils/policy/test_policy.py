@@ -225,7 +225,7 @@ BAD = [
     ('unknown scheduler', {'iotune_block_devices': [{'match': {'name': 'vdb'}}, {'match': {'name': 'vdc'}, 'scheduler': 'fast'}]},
      "iotune_block_devices[1].scheduler: unknown scheduler 'fast' (accepted: none, mq-deadline, kyber, bfq, deadline, cfq, noop)"),
     ('unknown block key', _block(readahead=128),
-     'iotune_block_devices[0].readahead: unknown key (accepted: match, read_ahead_kb, max_sectors_kb, nr_requests, scheduler)'),
+     'iotune_block_devices[0].readahead: unknown key (accepted: match, read_ahead_kb, max_sectors_kb, nr_requests, scheduler, rq_affinity)'),
     ('match missing', {'iotune_block_devices': [{'read_ahead_kb': 128}]},
      'iotune_block_devices[0].match: required (exactly one of name, mountpoint, wwn, serial)'),
     ('match empty', {'iotune_block_devices': [{'match': {}}]},
