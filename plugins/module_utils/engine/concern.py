@@ -134,13 +134,13 @@ def apply_changes(journal, changes, **appliers):
 class Concern(object):
     """One thing the engine manages (mount options, VxFS tunables, block queues, cache limits, copy
     tools). The engine reads and plans every concern first, then journals and applies each plan, then
-    runs the reloads the changes need and plans again to report the state after:
+    runs the reloads its journal records need (act/reloads.py, the rule rollback follows too) and plans
+    again to report the state after:
 
     - ``plan()`` reads the host and returns ``{'checks': [...], 'changes': [...], ...}``; it never writes;
     - ``diff(plan)`` the diff mode's before/after texts; ``show(changes)`` the changes as results show
       them (a tool's content as its digest);
     - ``apply(journal, plan)`` makes the changes, each journalled before it is made;
-    - ``reloads(plan)`` the commands the host must run after the changes (argument lists);
     - ``extra(plan)`` the concern's own result keys.
 
     A subclass sets ``name`` and ``plan``; the rest has defaults for a concern whose changes are files."""
@@ -160,6 +160,3 @@ class Concern(object):
 
     def extra(self, plan):
         return {}
-
-    def reloads(self, plan):
-        return []

@@ -5,7 +5,7 @@
 """The policy engine: every concern planned, applied and re-read in one module run.
 
 Each concern is a ``Concern`` (engine/concern.py: ``plan``, ``diff``, ``show``, ``apply``,
-``reloads``, ``extra``). ``io_policy`` runs them all through ``run_concerns`` under one run id;
+``extra``); what the host re-reads after a run follows from its journal records (act/reloads.py). ``io_policy`` runs them all through ``run_concerns`` under one run id;
 the deprecated per-concern modules run one each through ``exit_concern``."""
 
 from __future__ import (absolute_import, division, print_function)
@@ -26,7 +26,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.parse.fstab import 
 from ansible_collections.iotune.storage.plugins.module_utils.parse.meminfo import read_memory_bytes
 from ansible_collections.iotune.storage.plugins.module_utils.act.journal import (
     LOCK_TIMEOUT, Journal, JournalError, acquire_lock, journal_path, new_run_id)
-from ansible_collections.iotune.storage.plugins.module_utils.act.reloads import APPLY, UDEV_CONTROL, needed_reloads, run_reloads
+from ansible_collections.iotune.storage.plugins.module_utils.act.reloads import APPLY, needed_reloads, run_reloads
 from ansible_collections.iotune.storage.plugins.module_utils.plan.mounts import plan_mounts
 from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_algebra import is_userspace_option
 from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandError
@@ -141,13 +141,6 @@ class BlockQueue(Concern):
     def extra(self, plan):
         return {'devices': plan['devices']}
 
-    def reloads(self, plan):
-        # values are already written live; udevd must read the new rule file for devices that appear
-        # later. Where udevd does not run (containers) there is nothing to reload.
-        if any(change['kind'] == 'file' for change in plan['changes']) and os.path.exists(UDEV_CONTROL):
-            return [['udevadm', 'control', '--reload']]
-        return []
-
 
 class CacheLimits(Concern):
     name = 'cache_limits'
@@ -188,15 +181,6 @@ class CacheLimits(Concern):
 
     def extra(self, plan):
         return {'sysctl': plan['sysctl'], 'bulk_slice': plan['bulk_slice']}
-
-    def reloads(self, plan):
-        # the values are already live: loading only the managed file proves it loads and never resets
-        # values that other files or an administrator set. sysctl(8) writes the real /proc only.
-        wrote = any(change['kind'] == 'file' and change.get('path', change['target']) == self.sysctl_file
-                    for change in plan['changes'])
-        if self.proc_root == '/proc' and wrote and os.path.exists(self.sysctl_file):
-            return [[self.runner.bin('sysctl', 'sysctl'), '--load', self.sysctl_file]]
-        return []
 
 
 def _digest(data, size=None):
@@ -257,9 +241,6 @@ class CopyTools(Concern):
 
     def extra(self, plan):
         return {'content_needed': plan['content_needed'], 'installed': plan['installed']}
-
-    def reloads(self, plan):
-        return []
 
 
 def mark_changed(before_checks, after_checks):
