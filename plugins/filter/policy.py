@@ -11,7 +11,8 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.iotune.storage.plugins.plugin_utils._benchmark import benchmark_settings as _benchmark_settings
 from ansible_collections.iotune.storage.plugins.plugin_utils._benchmark import validate_benchmark
-from ansible_collections.iotune.storage.plugins.module_utils.policy.validate import buffer_size_text, slice_name_problem, validate_buffer_size, validate_copy_tools
+from ansible_collections.iotune.storage.plugins.module_utils.policy.validate import (
+    buffer_size_text, slice_name_problem, validate_buffer_size, validate_copy_tools)
 from ansible_collections.iotune.storage.plugins.module_utils.policy.validate import cache_sysctl as _cache_sysctl
 from ansible_collections.iotune.storage.plugins.module_utils.policy.validate import validate_policy
 from ansible_collections.iotune.storage.plugins.plugin_utils._profiles import PolicyError

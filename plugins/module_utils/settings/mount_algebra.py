@@ -38,7 +38,6 @@ USERSPACE_OPTIONS = ('auto', 'noauto', 'user', 'nouser', 'users', 'owner', 'grou
 USERSPACE_PREFIXES = ('x-', 'comment=')
 
 
-
 def split_option(option):
     """``'commit=60'`` -> ``('commit', '60')``; ``'noatime'`` -> ``('noatime', None)``."""
     key, sep, value = option.partition('=')
