@@ -59,6 +59,10 @@ VM_SYSCTLS = {
         'type': 'int', 'unit': '1/100 s', 'minimum': 0, 'maximum': INT_MAX, 'kernel_default': 500, 'in_policy': True,
         'description': 'Interval at which the flusher threads wake up to write old dirty data out; 0 turns that off.',
     },
+    'dirtytime_expire_seconds': {
+        'type': 'int', 'unit': 's', 'minimum': 0, 'maximum': INT_MAX, 'kernel_default': 43200, 'in_policy': True,
+        'description': 'Age at which the timestamps a lazytime mount keeps in memory are written out anyway.',
+    },
     'vfs_cache_pressure': {
         'type': 'int', 'minimum': 0, 'maximum': INT_MAX, 'kernel_default': 100, 'in_policy': True,
         'description': 'How readily the kernel reclaims the memory that caches directory and inode objects; '

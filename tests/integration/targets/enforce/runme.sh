@@ -9,7 +9,7 @@
 set -eu
 cd "$(dirname "$0")"
 
-vm_keys="dirty_expire_centisecs dirty_writeback_centisecs dirty_background_bytes dirty_background_ratio dirty_bytes dirty_ratio"
+vm_keys="dirty_expire_centisecs dirty_writeback_centisecs dirtytime_expire_seconds dirty_background_bytes dirty_background_ratio dirty_bytes dirty_ratio"
 declare -A vm_saved
 for key in $vm_keys; do vm_saved[$key]=$(cat "/proc/sys/vm/$key"); done
 
@@ -18,7 +18,7 @@ source ../setup_loop_fs/loop_fs.sh
 
 restore_vm() {
   local key
-  for key in dirty_expire_centisecs dirty_writeback_centisecs; do
+  for key in dirty_expire_centisecs dirty_writeback_centisecs dirtytime_expire_seconds; do
     echo "${vm_saved[$key]}" >"/proc/sys/vm/$key" || true
   done
   # of a bytes/ratio pair, write the one that was in force: the kernel zeroes the other
@@ -83,6 +83,7 @@ echo "900 1 199:1000 / $work/mnt/vx rw,relatime shared:90 - vxfs $vx_device rw,d
 # values that differ from the current ones, so that every module has something to change
 expire=$(( vm_saved[dirty_expire_centisecs] == 1500 ? 1600 : 1500 ))
 background=$(( vm_saved[dirty_background_bytes] == 67108864 ? 33554432 : 67108864 ))
+dirtytime=$(( vm_saved[dirtytime_expire_seconds] == 43200 ? 43100 : 43200 ))
 
 python3 - "$work/vars.json" <<PY
 import json, sys
@@ -96,6 +97,7 @@ json.dump({
     "enforce_vx_device": "$vx_device",
     "enforce_expire_centisecs": $expire,
     "enforce_background_bytes": $background,
+    "enforce_dirtytime_expire_seconds": $dirtytime,
 }, open(sys.argv[1], "w"))
 PY
 echo "localhost ansible_connection=local ansible_python_interpreter=$(command -v python3)" >"$work/inventory"

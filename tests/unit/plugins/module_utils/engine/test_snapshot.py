@@ -33,7 +33,7 @@ MACHINE_ID = '4c4c4544004a3510804ac4c04f4e3732'
 NOW = datetime.datetime(2026, 11, 25, 10, 0, 0, tzinfo=datetime.timezone.utc)
 VM_LIVE = {'dirty_ratio': 40, 'dirty_background_ratio': 10, 'dirty_bytes': 0, 'dirty_background_bytes': 0,
            'dirty_expire_centisecs': 3000, 'dirty_writeback_centisecs': 1500, 'vfs_cache_pressure': 100,
-           'swappiness': 60, 'min_free_kbytes': 67584}
+           'swappiness': 60, 'min_free_kbytes': 67584, 'dirtytime_expire_seconds': 43200}
 
 
 # ---------------------------------------------------------------- name

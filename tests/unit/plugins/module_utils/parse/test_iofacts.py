@@ -21,6 +21,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.parse.iofacts impor
 )
 from ansible_collections.iotune.storage.plugins.module_utils.parse.meminfo import parse_meminfo, read_memory_bytes
 from ansible_collections.iotune.storage.plugins.module_utils.parse.sysctl import CONF_DIRS
+from ansible_collections.iotune.storage.plugins.module_utils.settings.vm import VM_KEYS
 
 
 class FakeRunner(object):
@@ -276,7 +277,7 @@ def test_dm_md_only_requested_subsets(dm_facts, sysctl_root):
     assert dm_facts['vm']['dirty_ratio']['effective_file'] == os.path.join(sysctl_root, 'etc', 'sysctl.conf')
     # the constructed proc tree has no sys/vm: every live value is missing and reported
     assert dm_facts['vm']['dirty_ratio']['value'] is None
-    assert len(dm_facts['errors']) == 9
+    assert len(dm_facts['errors']) == len(VM_KEYS)
     assert all(error.startswith('cannot read ') and '/sys/vm/' in error for error in dm_facts['errors'])
 
 
@@ -307,7 +308,7 @@ def test_gather_on_empty_root_never_raises(tmp_path):
     assert facts['vxfs']['tools_present'] is False
     assert facts['errors'][0].startswith('cannot list %s' % (tmp_path / 'sys' / 'block'))
     assert facts['errors'][1].startswith('cannot read %s' % (tmp_path / 'proc' / 'self' / 'mountinfo'))
-    assert len(facts['errors']) == 2 + 9 + 1
+    assert len(facts['errors']) == 2 + len(VM_KEYS) + 1
 
 
 def test_fstab_bytes_that_are_not_utf8(tmp_path):

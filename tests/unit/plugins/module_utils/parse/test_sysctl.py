@@ -104,13 +104,14 @@ VM_PERSISTENT = {
     'dirty_writeback_centisecs': ([('etc/sysctl.d/80-iotune.conf', 8, 'fast')], 'fast', 'etc/sysctl.d/80-iotune.conf'),
     # only set in files that are masked
     'vfs_cache_pressure': ([], None, None),
+    'dirtytime_expire_seconds': ([], None, None),
 }
 
 # real values captured from /proc/sys/vm of the test VM (proc/vm-loop)
 VM_LIVE = {
     'dirty_ratio': 20, 'dirty_background_ratio': 10, 'dirty_bytes': 0, 'dirty_background_bytes': 0,
     'dirty_expire_centisecs': 3000, 'dirty_writeback_centisecs': 500, 'vfs_cache_pressure': 100,
-    'swappiness': 60, 'min_free_kbytes': 67584,
+    'swappiness': 60, 'min_free_kbytes': 67584, 'dirtytime_expire_seconds': 43200,
 }
 
 

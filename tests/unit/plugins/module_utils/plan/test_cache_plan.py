@@ -285,6 +285,22 @@ def test_set_live_but_in_no_file(tmp_path):
     }]
 
 
+def test_dirtytime_expire_seconds_is_planned_like_the_other_sysctls(tmp_path):
+    """One vm-table entry: its kernel default decides the boot value, and the managed file gets it."""
+    root = tmp_path / 'root'
+    root.mkdir()
+    managed = str(root / 'etc/sysctl.d/60-iotune.conf')
+    plan = plan_cache({'vm.dirtytime_expire_seconds': 3600}, sysctl_file=managed,
+                      proc_root=_proc(tmp_path, dirtytime_expire_seconds=3600), **_order(str(root)))
+    check = plan['checks'][0]
+    assert (check['status'], check['live'], check['persistent']) == ('not_persistent', 3600, 43200)
+    assert check['message'] == ('vm.dirtytime_expire_seconds is 3600 live; no sysctl file sets it, so the next boot gives '
+                                'the kernel default 43200: it is lost at the next boot')
+    assert plan['changes'][0]['after'].endswith('vm.dirtytime_expire_seconds = 3600\n')
+    assert validate_sysctl({'vm.dirtytime_expire_seconds': -1})[1] == [
+        'sysctl.vm.dirtytime_expire_seconds: must be an integer between 0 and 2147483647, got -1']
+
+
 def test_min_free_kbytes_without_file_has_no_persistent_value(tmp_path):
     root = tmp_path / 'root'
     root.mkdir()

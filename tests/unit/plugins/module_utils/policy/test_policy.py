@@ -248,7 +248,7 @@ BAD = [
     ('cache not a dict', {'iotune_cache': ['dirty_ratio']}, 'iotune_cache: must be a dict, got list'),
     ('unknown cache key', {'iotune_cache': {'dirty_ration': 40}},
      'iotune_cache.dirty_ration: unknown key (accepted: dirty_bytes, dirty_ratio, dirty_background_bytes, '
-     'dirty_background_ratio, dirty_expire_centisecs, dirty_writeback_centisecs, vfs_cache_pressure, bulk_slice)'),
+     'dirty_background_ratio, dirty_expire_centisecs, dirty_writeback_centisecs, dirtytime_expire_seconds, vfs_cache_pressure, bulk_slice)'),
     ('ratio above 100', {'iotune_cache': {'dirty_ratio': 140}},
      'iotune_cache.dirty_ratio: must be an integer between 0 and 100, got 140'),
     ('negative ratio', {'iotune_cache': {'dirty_background_ratio': -1}},
