@@ -14,12 +14,15 @@ import json
 import os
 import re
 import subprocess
+import sys
 
 import pytest
 
 JOURNAL = "/var/lib/iotune/journal"
 FAILPOINT = "/run/iotune/failpoint"
 MODULES = ("mount_options", "tunefstab", "block_queue", "cache_limits")
+# what make demo's step 2 shows of harden_io.yml --check --diff
+DEMO_DIFF = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts", "demo_diff")
 
 
 def digest(host):
@@ -137,6 +140,11 @@ def test_harden_in_check_mode_predicts_and_changes_nothing(harden_runs, prepared
     assert check["recap"]["changed"] > 0
     assert "+++ after: /etc/udev/rules.d/60-iotune.rules" in check["output"]
     assert differences(prepared, check["digest"]) == [] and not check["journal"]
+    # make demo's step 2 finds this diff in the engine's task (issue 25: it once printed nothing)
+    shown = subprocess.run([sys.executable, DEMO_DIFF], input=check["output"], stdout=subprocess.PIPE,
+                           universal_newlines=True, check=False).stdout.splitlines()
+    assert "+++ after: /etc/udev/rules.d/60-iotune.rules" in shown, check["output"][-3000:]
+    assert [line for line in shown if line.startswith("@@")], check["output"][-3000:]
 
 
 def test_harden_changes_and_reports_the_changes(harden_runs):
