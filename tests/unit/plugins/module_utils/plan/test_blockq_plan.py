@@ -384,7 +384,7 @@ def test_rq_affinity_is_audited_and_planned_like_the_other_settings(plan, sysfs_
     assert [(c['setting'], c['before'], c['after']) for c in sysfs] == [('nr_requests', 128, 64), ('rq_affinity', 1, 2)]
     assert sysfs[1]['path'] == os.path.join(sysfs_full, 'block', 'loop2', 'queue', 'rq_affinity')
     assert result['devices'][0]['rule'] == ('ACTION=="add|change", SUBSYSTEM=="block", KERNEL=="loop2", '
-                                           'ATTR{queue/nr_requests}="64", ATTR{queue/rq_affinity}="2"')
+                                            'ATTR{queue/nr_requests}="64", ATTR{queue/rq_affinity}="2"')
 
 
 def test_rq_affinity_the_device_lacks_or_the_kernel_ignores(plan):
