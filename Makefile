@@ -23,7 +23,7 @@ help:
 	@echo "make test         setup + lint + unit + integration + molecule (what CI runs)"
 	@echo "make setup        Debian packages, Docker, .venv, offline ansible-test bootstrap"
 	@echo "make build        the collection tarball in build/, with the copy tools built into zipapps"
-	@echo "make schema       regenerate the argument specs and docs/policy.md tables from the policy schema"
+	@echo "make schema       regenerate the argument specs and the docs that list settings from the settings tables and the policy schema"
 	@echo "make lint         yamllint, ansible-lint (production), ansible-test sanity"
 	@echo "make unit         unit tests of module_utils and modules"
 	@echo "make integration  loop-device tests on this machine (root)"
@@ -52,8 +52,9 @@ build: collection
 	@mkdir -p build
 	cd $(COLL_DIR) && $(BIN)/ansible-galaxy collection build --force --output-path $(CURDIR)/build
 
-# The parts of the roles' argument specs, docs/policy.md and the block_queue module's doc that
-# come from the policy schema (plugins/module_utils/policy/schema.py); a unit test fails when they differ.
+# The parts of the roles' argument specs, the docs and the module docs that come from the settings
+# tables (plugins/module_utils/settings/) and the policy schema built from them
+# (plugins/module_utils/policy/schema.py); a unit test fails when they differ.
 schema: collection
 	cd $(COLL_DIR) && PYTHONPATH=$(COLL_ROOT) $(PYTHON) scripts/gen_schema --root $(CURDIR)
 
