@@ -5,7 +5,8 @@
 """The policy engine: every concern planned, applied and re-read in one module run.
 
 Each concern is a ``Concern`` (engine/concern.py: ``plan``, ``diff``, ``show``, ``apply``,
-``extra``); what the host re-reads after a run follows from its journal records (act/reloads.py). ``io_policy`` runs them all through ``run_concerns`` under one run id;
+``extra``); what the host re-reads after a run follows from its journal records
+(act/reloads.py). ``io_policy`` runs them all through ``run_concerns`` under one run id;
 the deprecated per-concern modules run one each through ``exit_concern``."""
 
 from __future__ import (absolute_import, division, print_function)
