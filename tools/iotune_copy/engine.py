@@ -12,7 +12,7 @@ import queue
 import threading
 
 from .sizes import buffer_length, common_alignment, plan_chunks, plan_extents
-from .system import copy_range, data_extents
+from .system import copy_range, data_extents, preallocate
 
 READ_AHEAD_BUFFERS = 2
 
@@ -64,6 +64,8 @@ def _copy_extents(src, dst, size, views, alignment, options):
         except OSError:
             pass
     plan = plan_extents(extents, size, alignment)
+    if src.direct and dst.direct and dst.sparse:
+        _preallocate(dst, plan, size)
     position = _Position(options)
     if kernel_copy_allowed(src, dst, options):
         plan = _kernel_copy_extents(src, dst, size, plan, position, options.buffer_size)
@@ -71,6 +73,15 @@ def _copy_extents(src, dst, size, views, alignment, options):
         from .streams import concurrent_copy  # only more than one --streams needs it
         return concurrent_copy(src, dst, size, plan_chunks(plan, size, len(views[0])), views, position, alignment)
     return _read_ahead_copy(src, dst, size, plan, views, position)
+
+
+def _preallocate(dst, plan, size):
+    """With direct I/O into a new file: allocate the data extents of the plan before the writes (holes stay
+    holes). The writes then land inside the file's size, which ext4 and XFS let several direct writes do at
+    once and without a size update each, where every write that extends a file waits for the one before."""
+    for start, end in plan:
+        if not preallocate(dst.fd, start, min(end, size) - start):
+            return
 
 
 def _concurrent(src, dst, options):

@@ -104,6 +104,25 @@ def statx_dio_alignment(fd):
     return struct.unpack_from('=II', buf.raw, _STATX_DIOALIGN_OFFSET)
 
 
+_FALLOCATE = []
+
+
+def preallocate(fd, offset, length):
+    """Allocate the blocks of offset..offset+length of a new file with fallocate(2) (mode 0: the size grows
+    to cover them); whether it did. Not posix_fallocate, which writes zeros where the file system has no
+    fallocate. Errors (no fallocate, no space) leave it to the writes, which report them."""
+    if not _FALLOCATE:
+        import ctypes   # loaded already for statx where --direct runs
+        try:
+            func = ctypes.CDLL(None, use_errno=True).fallocate
+            func.argtypes = (ctypes.c_int, ctypes.c_int, ctypes.c_long, ctypes.c_long)
+            func.restype = ctypes.c_int
+        except (OSError, AttributeError):
+            func = None
+        _FALLOCATE.append(func)
+    return _FALLOCATE[0] is not None and length > 0 and _FALLOCATE[0](fd, 0, offset, length) == 0
+
+
 def sysfs_logical_block_size(dev, sysfs='/sys'):
     """Logical block size of block device dev (a st_dev/st_rdev number) from sysfs; None if not found.
 

@@ -197,7 +197,7 @@ SCHEMA = {
                 'description': [
                     'Default C(--streams) of C(iotune-copy --direct), the buffers it keeps in flight, 1 to 64; '
                     'O(iotune_copy_tools.buffer_size) times O(iotune_copy_tools.streams) at most 1 GiB.',
-                    'Not set, the tool\'s own default applies (1, a reader one buffer ahead of the writer).',
+                    'Not set, the tool\'s own default applies (3, fewer where 3 buffers would pass 1 GiB).',
                 ],
                 'type': 'int', 'unit': 'buffers',
                 'accepted': '1 to 64, with `streams` x `buffer_size` at most `1g`',
