@@ -69,10 +69,10 @@ seealso:
 '''
 
 EXAMPLES = r'''
-- name: Audit the copy tools
+- name: Audit the copy tools' configuration
   iotune.storage.copy_tools:
     files:
-      - {path: /usr/local/bin/iotune-copy, content: "{{ lookup('ansible.builtin.file', 'iotune_copy.py') }}", mode: '0755'}
+      - {path: /etc/iotune/copy.conf, content: "buffer_size=8M\nslice=iotune-bulk.slice\n"}
   check_mode: true
   register: tools_audit
 

@@ -40,11 +40,11 @@ alignment) is written with O_DIRECT cleared on the same descriptor (fcntl F_SETF
 the file is synced; no padding, so it is right for block-device destinations too. A file
 system that refuses O_DIRECT is copied buffered, with one message per file system. With direct
 I/O at both ends nothing else (no read-ahead, no write-back) keeps the device busy between one
-I/O and the next: ``--streams`` threads (default ``streams=`` in the config file, else 3) each
-read a buffer and write it, chunks taken in file order, so that several I/Os are in flight at
-once, into a destination whose data extents are allocated first (fallocate), so that its writes
-land inside the file and may run at once; ``--streams 1`` reads the next buffer in a second
-thread while it writes the last, both in file order.
+I/O and the next. The destination's data extents are allocated first (fallocate), so that its
+writes land inside the file and may run at once. ``--streams`` threads (default ``streams=`` in
+the config file, else 3) each read a buffer and write it, chunks taken in file order, so that
+several reads and writes are in flight; one stream reads a batch of buffers one after the other,
+then writes them at once, so that reads never share the device with writes.
 
 ``--nocache`` drops the pages it read from the page cache after each read, and the pages
 it wrote after each 64 MiB (fdatasync, then POSIX_FADV_DONTNEED) and at the end.

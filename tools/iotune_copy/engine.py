@@ -15,6 +15,9 @@ from .sizes import buffer_length, common_alignment, plan_chunks, plan_extents
 from .system import copy_range, data_extents, preallocate
 
 READ_AHEAD_BUFFERS = 2
+# one --direct stream: the buffers read one after the other, then written at once (at most 1G of them)
+BATCH_BUFFERS = 4
+MAX_BATCH_MEMORY = 1024 ** 3
 
 
 def copy_data(src, dst, size, options):
@@ -24,8 +27,9 @@ def copy_data(src, dst, size, options):
     """
     alignment = common_alignment(src.alignment if src.direct else 1, dst.alignment if dst.direct else 1)
     length = buffer_length(options.buffer_size, alignment, size if src.positional else None)
-    if _concurrent(src, dst, options):
-        count = min(options.streams, max(1, -(-size // length)))
+    if _direct(src, dst):
+        wanted = options.streams if options.streams > 1 else max(1, min(BATCH_BUFFERS, MAX_BATCH_MEMORY // length))
+        count = min(wanted, max(1, -(-size // length)))
     else:
         count = READ_AHEAD_BUFFERS if src.positional else 1
     buffers = [mmap.mmap(-1, length) for dummy in range(count)]
@@ -69,9 +73,10 @@ def _copy_extents(src, dst, size, views, alignment, options):
     position = _Position(options)
     if kernel_copy_allowed(src, dst, options):
         plan = _kernel_copy_extents(src, dst, size, plan, position, options.buffer_size)
-    if _concurrent(src, dst, options):
-        from .streams import concurrent_copy  # only more than one --streams needs it
-        return concurrent_copy(src, dst, size, plan_chunks(plan, size, len(views[0])), views, position, alignment)
+    if _direct(src, dst):
+        from .streams import batch_copy, concurrent_copy  # only --direct needs them
+        copy = concurrent_copy if options.streams > 1 else batch_copy
+        return copy(src, dst, size, plan_chunks(plan, size, len(views[0])), views, position, alignment)
     return _read_ahead_copy(src, dst, size, plan, views, position)
 
 
@@ -84,11 +89,10 @@ def _preallocate(dst, plan, size):
             return
 
 
-def _concurrent(src, dst, options):
-    """Whether the copy goes in --streams threads: direct I/O at both ends, both positional, and more
-    than one stream. One stream is the read-ahead copy: a reader a buffer ahead of the writer, both in
-    file order, so that a read and a write are in flight together and the writes stay sequential."""
-    return src.direct and dst.direct and src.positional and dst.positional and options.streams > 1
+def _direct(src, dst):
+    """Whether the copy is direct I/O at both ends, both positional: --streams threads (streams.py), or
+    for one stream batches, read one buffer after the other and then written at once."""
+    return src.direct and dst.direct and src.positional and dst.positional
 
 
 def _kernel_copy_extents(src, dst, size, plan, position, chunk):
