@@ -36,6 +36,8 @@ DEFAULTS_EXPANSION = ('rw', 'suid', 'dev', 'exec', 'auto', 'nouser', 'async')
 # Options only mount(8)/systemd read; the kernel never shows them in mountinfo.
 USERSPACE_OPTIONS = ('auto', 'noauto', 'user', 'nouser', 'users', 'owner', 'group', 'nofail', '_netdev', 'defaults')
 USERSPACE_PREFIXES = ('x-', 'comment=')
+# how the NFS client recovers from a server that does not answer: one of the three (fs/nfs/fs_context.c)
+NFS_RECOVERY = ('hard', 'soft', 'softerr')
 
 
 def split_option(option):
@@ -72,6 +74,8 @@ def option_slot(option):
         return BOOL_OPTIONS[option][0]
     if option in ATIME_OPTIONS:
         return 'atime'
+    if option in NFS_RECOVERY:
+        return 'nfs-recovery'
     return 'flag:' + flag_base(option)[0]
 
 
@@ -180,6 +184,8 @@ def option_state(options, source):
                 strict = True
             elif option == 'nostrictatime':
                 strict = False
+        elif option in NFS_RECOVERY:
+            words.update((word, word == option) for word in NFS_RECOVERY)
         else:
             base, polarity = flag_base(option)
             words[base] = polarity
