@@ -34,8 +34,11 @@ from ansible_collections.iotune.storage.plugins.module_utils.common.checks impor
 from ansible_collections.iotune.storage.plugins.module_utils.common.files import read_text
 from ansible_collections.iotune.storage.plugins.module_utils.parse.fstab import FstabIndex, FstabLine, normalize_mount_point, parse_fstab, render
 from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import parse_mountinfo, visible_mounts
+from ansible_collections.iotune.storage.plugins.module_utils.parse.holders import describe_holders, mount_holders
 from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_algebra import (
-    edit_fstab_options, in_effect, is_userspace_option, option_state, plan_remount)
+    edit_fstab_options, in_effect, is_userspace_option, option_state, plan_remount, split_option)
+from ansible_collections.iotune.storage.plugins.module_utils.settings.nfs_options import (
+    CHANGES, MOUNT_ONLY, is_nfs, negotiated_lower, nfs_in_effect, remount_effect, remount_source)
 
 CONCERN = 'mount_options'
 
@@ -98,7 +101,15 @@ def _check(path, option, want, status, live, persistent, message):
 
 
 def _mount_info(path, live_entry, fstab_entry, fstab_present, fstab_path):
-    """What the plan says about one mount point (its ``mounts`` entry), before any decision."""
+    """What the plan says about one mount point (its ``mounts`` entry), before any decision; an NFS mount
+    also has ``source``, ``cycle_options`` (what a ``remount: cycle`` mounts it with) and ``holders``."""
+    info = _common_info(path, live_entry, fstab_entry, fstab_present, fstab_path)
+    if live_entry is not None and is_nfs(live_entry['fstype']):
+        info.update(source=live_entry['source'], cycle_options=None, holders=None)
+    return info
+
+
+def _common_info(path, live_entry, fstab_entry, fstab_present, fstab_path):
     return {
         'path': path,
         'mounted': live_entry is not None,
@@ -170,12 +181,83 @@ def _plan_live_remount(info, present, absent):
     return change, unresolved
 
 
+REMOUNT_MODES = ('in_place', 'cycle')
+
+
+def _kernel_options(options):
+    """The options that reach the kernel: not mount(8)'s own, not those only mount.nfs reads."""
+    return [o for o in options if not is_userspace_option(o) and remount_effect(o) != MOUNT_ONLY]
+
+
+def _nfs_note(info, option, want):
+    """Why the live side of an NFS option is not planned as a remount (None: it is in effect, or it cannot be told)."""
+    live = nfs_in_effect(option, info['live_options'])
+    if live is None or live == want:
+        return None
+    lower = negotiated_lower(option, info['live_options']) if want else None
+    if lower and info['in_fstab'] and in_effect(option, option_state(info['fstab_options'], 'fstab')):
+        return ('the server negotiated %s down to %s (fstab asks %s): the server caps it, no change can raise it'
+                % (split_option(option)[0], lower, split_option(option)[1]))
+    return ('a remount of NFS %s %s (%s): needs unmount and mount of %s'
+            % (remount_effect(option), split_option(option)[0], remount_source(option), info['path']))
+
+
+def _cycle_options(info, present, absent):
+    """The options a ``remount: cycle`` mounts with: the fstab entry's after the edit (what the next boot
+    mounts), or, without an entry, the live options with the request applied."""
+    if info['in_fstab']:
+        options = [o for o in info['fstab_options_after'] if not is_userspace_option(o)]
+    else:
+        options = edit_fstab_options(info['live_options'], present, absent)[0]
+    return options or ['defaults']
+
+
+def _plan_nfs_live(info, request, present, absent, holders_of):
+    """(changes, {option: note}) of the live side of an NFS mount: the VFS options by remount, the NFS
+    client's own by unmounting and mounting (``remount: cycle``, when nothing holds the mount open) or
+    not at all (the check says so). Into ``info``: ``cycle_options``, ``holders``."""
+    present, absent = _kernel_options(present), _kernel_options(absent)
+    change, unresolved = _plan_live_remount(info, [o for o in present if remount_effect(o) == CHANGES],
+                                            [o for o in absent if remount_effect(o) == CHANGES])
+    notes = dict((option, 'a remount cannot %s %s; unmount and mount %s' % (
+        'set' if option in present else 'remove', option, info['path'])) for option in unresolved)
+    wanted = [(o, True) for o in present if remount_effect(o) != CHANGES] + \
+        [(o, False) for o in absent if remount_effect(o) != CHANGES]
+    cycle = []
+    for option, want in wanted:
+        note = _nfs_note(info, option, want)
+        if note:
+            notes[option] = note
+            if note.startswith('a remount'):
+                cycle.append(option)
+    live_changes = [change] if change else []
+    if not cycle or request.get('remount', 'in_place') != 'cycle':
+        return live_changes, notes
+    holders = holders_of(info['path'])
+    info['holders'] = holders
+    if holders:
+        for option in cycle:
+            notes[option] += '; remount: cycle refused, %s holds it open' % describe_holders(holders)
+        return live_changes, notes
+    for option in cycle:
+        notes[option] += '; remount: cycle unmounts and mounts it (nothing holds it open)'
+    info['cycle_options'] = _cycle_options(info, present, absent)
+    info['remount_options'] = info['live_options_after'] = None
+    # the cycle mounts with every option, the VFS ones too: no remount beside it
+    return [{'kind': 'mount_cycle', 'target': info['path'], 'fstype': info['fstype'], 'source': info['source'],
+             'options': info['cycle_options'], 'before': info['live_options'], 'after': info['cycle_options'],
+             'present': present, 'absent': absent}], notes
+
+
 def _option_check(info, option, want, states, fstab_unresolved, live_unresolved):
     """The check of one (mount point, option); ``states``: the live and fstab option states (None: no such side).
     What neither a remount nor the fstab edit can resolve is added to ``info['unresolved']``."""
     path = info['path']
     live_state, fstab_state = states
-    live = in_effect(option, live_state) if live_state else None
+    if live_state and 'source' in info:
+        live = nfs_in_effect(option, info['live_options'])
+    else:
+        live = in_effect(option, live_state) if live_state else None
     persistent = in_effect(option, fstab_state) if fstab_state else None
     live_ok = None if live is None else live == want
     if not info['in_fstab']:
@@ -189,8 +271,8 @@ def _option_check(info, option, want, states, fstab_unresolved, live_unresolved)
         note = ('the other options in fstab keep %s %s; change them by hand'
                 % (option, 'off' if want else 'in effect'))
     elif option in live_unresolved and live_ok is False:
-        note = ('a remount cannot %s %s; unmount and mount %s'
-                % ('set' if want else 'remove', option, path))
+        note = live_unresolved[option] if isinstance(live_unresolved, dict) else (
+            'a remount cannot %s %s; unmount and mount %s' % ('set' if want else 'remove', option, path))
         remount_fixes = False
     if note:
         info['unresolved'].append('%s: %s' % (option, note))
@@ -200,8 +282,9 @@ def _option_check(info, option, want, states, fstab_unresolved, live_unresolved)
 
 def _plan_request(request, live_by_path, fstab_index, records_after, sources):
     """(info, checks, changes) of one requested mount point; an fstab edit replaces its record in
-    ``records_after``.  ``sources``: (fstab_present, fstab_path, remount, why a source cannot be read)."""
-    fstab_present, fstab_path, remount, source_error = sources
+    ``records_after``.  ``sources``: (fstab_present, fstab_path, remount, why a source cannot be read,
+    holders_of(path) -> what holds a mount open)."""
+    fstab_present, fstab_path, remount, source_error, holders_of = sources
     path = normalize_mount_point(request['path'])
     present = list(request.get('present') or [])
     absent = list(request.get('absent') or [])
@@ -230,7 +313,10 @@ def _plan_request(request, live_by_path, fstab_index, records_after, sources):
         if updated is not None:
             records_after[position] = updated
             changes.append(change)
-    if live_entry is not None:
+    if live_entry is not None and 'source' in info:
+        live_changes, live_unresolved = _plan_nfs_live(info, request, present, absent, holders_of)
+        changes.extend(live_changes if remount else [])
+    elif live_entry is not None:
         change, live_unresolved = _plan_live_remount(info, present, absent)
         if change is not None and remount:
             changes.append(change)
@@ -239,13 +325,15 @@ def _plan_request(request, live_by_path, fstab_index, records_after, sources):
 
 
 def plan_mounts_from(mounts, mountinfo_entries, fstab_records, fstab_present=True, fstab_path='/etc/fstab',
-                     remount=True, live_error=None, fstab_error=None):
+                     remount=True, live_error=None, fstab_error=None, holders_of=None):
     """Plan from parsed state (see plan_mounts for reading it).
 
     ``mounts``: [{path, present, absent}] (validated); ``mountinfo_entries``:
     parse_mountinfo() output; ``fstab_records``: parse_fstab() output;
     ``live_error``/``fstab_error``: why a source could not be read (its
-    checks become ``error``).
+    checks become ``error``); ``holders_of(path)``: what holds a mount open
+    (parse.holders.mount_holders), asked only of an NFS mount that a
+    ``remount: cycle`` would unmount (None: nothing).
 
     Both sources are indexed once (the visible mount and the fstab entries of
     each mount point), and an fstab edit replaces its record in place: the
@@ -254,7 +342,7 @@ def plan_mounts_from(mounts, mountinfo_entries, fstab_records, fstab_present=Tru
     live_by_path = visible_mounts(mountinfo_entries or [])
     fstab_index = FstabIndex(fstab_records)
     records_after = list(fstab_records)
-    sources = (fstab_present, fstab_path, remount, live_error or fstab_error)
+    sources = (fstab_present, fstab_path, remount, live_error or fstab_error, holders_of or (lambda path: []))
     checks = []
     changes = []
     details = []
@@ -280,8 +368,10 @@ def plan_mounts(mounts, fstab_path='/etc/fstab', proc_root='/proc', remount=True
 
     Returns {checks, changes, mounts, fstab: {path, before, after, changed}, warnings}:
     ``changes`` lists what an apply run does, in order: ``{kind: fstab, target,
-    path, line, before, after, before_line, after_line}`` and ``{kind: mount,
-    target, options: 'remount,...', before, after}``.  Nothing is written."""
+    path, line, before, after, before_line, after_line}``, ``{kind: mount,
+    target, options: 'remount,...', before, after}`` and, for an NFS mount with
+    ``remount: cycle``, ``{kind: mount_cycle, target, fstype, source, options,
+    before, after, present, absent}``.  Nothing is written."""
     warnings = []
     read_errors = []
     mountinfo_path = os.path.join(proc_root, 'self', 'mountinfo')
@@ -293,7 +383,8 @@ def plan_mounts(mounts, fstab_path='/etc/fstab', proc_root='/proc', remount=True
     fstab_present = fstab_text is not None or os.path.exists(fstab_path)
     fstab_error = read_errors[-1] if fstab_text is None and fstab_present else None
     records = parse_fstab(fstab_text, warnings) if fstab_text is not None else []
+    points = [entry['mount_point'] for entry in entries]
     plan = plan_mounts_from(mounts, entries, records, fstab_present and fstab_error is None, fstab_path,
-                            remount, live_error, fstab_error)
+                            remount, live_error, fstab_error, lambda path: mount_holders(path, proc_root, points))
     plan['warnings'] = warnings + read_errors
     return plan
