@@ -19,7 +19,9 @@ from ansible_collections.iotune.storage.plugins.module_utils.act.journal import 
 from ansible_collections.iotune.storage.plugins.module_utils.common.filestate import file_content, file_state
 from ansible_collections.iotune.storage.plugins.module_utils.common.atomic import as_bytes, atomic_write, fsync_dir, stale_temps
 from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_algebra import in_effect, option_state, plan_remount
+from ansible_collections.iotune.storage.plugins.module_utils.parse.holders import describe_holders, mount_holders
 from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import read_mountinfo, visible_mounts
+from ansible_collections.iotune.storage.plugins.module_utils.settings.nfs_options import is_nfs, negotiated_lower, nfs_missing
 from ansible_collections.iotune.storage.plugins.module_utils.parse.sysfs import parse_scheduler
 from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import RESET_BY_SCHEDULER
 
@@ -254,12 +256,18 @@ def holds_after(record, proc_root='/proc'):
 
 # ---------------------------------------------------------------- mounts
 
-def live_options_of(proc_root, path):
-    """Live option list of the mount at ``path`` (None when not mounted)."""
+def live_entry_of(proc_root, path):
+    """The visible mountinfo entry of ``path`` (None when not mounted)."""
     errors = []
     entry = visible_mounts(read_mountinfo(proc_root, errors)).get(path)
     if errors and entry is None:
         raise ApplyError('; '.join(errors))
+    return entry
+
+
+def live_options_of(proc_root, path):
+    """Live option list of the mount at ``path`` (None when not mounted)."""
+    entry = live_entry_of(proc_root, path)
     return None if entry is None else list(entry['options'])
 
 
@@ -285,16 +293,19 @@ def apply_mount(journal, change, run_command, mount_bin='mount', proc_root='/pro
     """Remount ``change['target']`` with ``change['options']`` and verify the
     requested options in mountinfo."""
     path = change['target']
-    before = live_options_of(proc_root, path)
-    if before is None:
+    entry = live_entry_of(proc_root, path)
+    if entry is None:
         raise ApplyError('%s is no longer mounted' % path)
+    before = list(entry['options'])
+    # on NFS, read back with the NFS client's defaults and aliases (settings.nfs_options)
+    missing = nfs_missing if is_nfs(entry['fstype']) else missing_options
     words = change['options'].split(',')[1:]
     journal.record('mount', path, before, change['after'], options=change['options'])
     remount(run_command, mount_bin, path, words)
     now = live_options_of(proc_root, path) or []
     # options a remount cannot change (planned as unresolved) are not expected to be there
-    unresolved = missing_options(change['after'], present, absent)
-    wrong = [option for option in missing_options(now, present, absent) if option not in unresolved]
+    unresolved = missing(change['after'], present, absent)
+    wrong = [option for option in missing(now, present, absent) if option not in unresolved]
     if wrong:
         message = ('after mount -o %s %s the live options are %s: %s not as requested'
                    % (change['options'], path, ','.join(now), ', '.join(wrong)))
@@ -339,6 +350,109 @@ def restore_mount(record, run_command, check=False, mount_bin='mount', proc_root
     if sorted(now) != sorted(record['before']):
         raise ApplyError('after mount -o remount,%s %s the live options are %s, not %s'
                          % (','.join(words), path, ','.join(now), ','.join(record['before'])))
+    return True
+
+
+# ---------------------------------------------------------------- NFS: unmount and mount (remount: cycle)
+
+def umount_bin_for(mount_bin):
+    """umount(8) beside ``mount_bin`` (util-linux installs both in one directory), else the bare name."""
+    return os.path.join(os.path.dirname(mount_bin), 'umount') if os.path.isabs(mount_bin) else 'umount'
+
+
+def cycle_argvs(mount_bin, path, fstype, source, options):
+    """``umount <path>``, then ``mount -t <fstype> -o <options> <source> <path>`` with fstab out of it."""
+    return ([umount_bin_for(mount_bin), path],
+            [mount_bin, '--options-source=disable', '-t', fstype, '-o', ','.join(options), source, path])
+
+
+def _run(run_command, argv):
+    """None when ``argv`` worked, else why not (a sentence)."""
+    rc, out, err = run_command(argv)
+    if rc == 0:
+        return None
+    return '%s failed (rc=%s): %s' % (' '.join(argv), rc, (err or out).strip() or 'no output')
+
+
+def _refuse_held(path, proc_root):
+    """ApplyError when something holds ``path`` open (checked just before the unmount)."""
+    errors = []
+    points = [entry['mount_point'] for entry in read_mountinfo(proc_root, errors)]
+    holders = mount_holders(path, proc_root, points)
+    if holders:
+        raise ApplyError('%s was not unmounted: %s holds it open' % (path, describe_holders(holders)))
+
+
+def cycle_mount(run_command, mount_bin, path, fstype, source, options, before):
+    """Unmount ``path`` and mount it with ``options``; when the mount fails, mount it again with ``before``
+    (the options it had). ApplyError says what happened and in which state the mount is."""
+    umount_argv, mount_argv = cycle_argvs(mount_bin, path, fstype, source, options)
+    problem = _run(run_command, umount_argv)
+    if problem:
+        raise ApplyError('%s; %s is still mounted as it was' % (problem, path))
+    problem = _run(run_command, mount_argv)
+    if problem is None:
+        return
+    again = _run(run_command, cycle_argvs(mount_bin, path, fstype, source, before)[1])
+    if again:
+        raise ApplyError('%s; mounting it again with its previous options failed too: %s; %s is not mounted now'
+                         % (problem, again, path))
+    raise ApplyError('%s; %s was mounted again with its previous options' % (problem, path))
+
+
+def _same_mount(entry, fstype, source, path):
+    """ApplyError unless ``path`` is still the mount of file system type ``fstype`` from ``source``."""
+    if entry is None:
+        raise ApplyError('%s is no longer mounted' % path)
+    if (entry['fstype'], entry['source']) != (fstype, source):
+        raise ApplyError('%s is now %s %s, not %s %s: not unmounted' % (path, entry['fstype'], entry['source'], fstype, source))
+
+
+def apply_mount_cycle(journal, change, run_command, mount_bin='mount', proc_root='/proc'):
+    """Unmount an NFS mount and mount it with ``change['options']``, when nothing holds it open (else
+    ApplyError, nothing changed); then read the live options back. A requested option the kernel does not
+    show is an error (the mount is cycled back to its options before); rsize/wsize the server capped
+    below the request are not (the plan reports them)."""
+    path = change['target']
+    entry = live_entry_of(proc_root, path)
+    _same_mount(entry, change['fstype'], change['source'], path)
+    _refuse_held(path, proc_root)
+    before = list(entry['options'])
+    journal.record('mount_cycle', path, before, list(change['options']), fstype=change['fstype'], source=change['source'])
+    cycle_mount(run_command, mount_bin, path, change['fstype'], change['source'], change['options'], before)
+    now = live_options_of(proc_root, path) or []
+    wrong = [option for option in nfs_missing(now, change.get('present') or [], change.get('absent') or [])
+             if not negotiated_lower(option, now)]
+    if wrong:
+        message = ('after unmounting and mounting %s with %s the live options are %s: %s not as requested (accepted '
+                   'and not shown, or ignored)' % (path, ','.join(change['options']), ','.join(now), ', '.join(wrong)))
+        try:
+            cycle_mount(run_command, mount_bin, path, change['fstype'], change['source'], before, now)
+        except ApplyError as exc:
+            message += '; putting the options back failed too: %s' % exc
+        raise ApplyError(message)
+    return True
+
+
+def restore_mount_cycle(record, run_command, check=False, mount_bin='mount', proc_root='/proc'):
+    """Unmount the mount of a ``mount_cycle`` record and mount it with the record's ``before``, through the
+    rollback's own ``mount_bin`` and ``proc_root``; refused (ApplyError) while something holds it open."""
+    path = record['target']
+    entry = live_entry_of(proc_root, path)
+    if entry is None:
+        raise ApplyError('%s is not mounted: cannot restore its options %s' % (path, ','.join(record['before'])))
+    if sorted(entry['options']) == sorted(record['before']):
+        return False
+    _same_mount(entry, record['fstype'], record['source'], path)
+    _refuse_held(path, proc_root)
+    if check:
+        return True
+    cycle_mount(run_command, mount_bin, path, record['fstype'], record['source'], record['before'], entry['options'])
+    now = live_options_of(proc_root, path) or []
+    wrong = nfs_missing(now, record['before'], [])
+    if wrong:
+        raise ApplyError('after unmounting and mounting %s with %s the live options are %s: %s not as before'
+                         % (path, ','.join(record['before']), ','.join(now), ', '.join(wrong)))
     return True
 
 
@@ -416,6 +530,10 @@ def _restore_mount(record, how):
     return restore_mount(record, how.run_change, how.check, how.trusted.mount_bin, how.trusted.proc_root)
 
 
+def _restore_mount_cycle(record, how):
+    return restore_mount_cycle(record, how.run_change, how.check, how.trusted.mount_bin, how.trusted.proc_root)
+
+
 def _restore_vxtunefs(record, how):
     return restore_vxtunefs(record, how.run_change, how.read_vxtunefs, how.check, how.trusted.vxtunefs)
 
@@ -433,6 +551,7 @@ RESTORERS = {
     'sysfs': _restore_sysfs,
     'sysctl': _restore_sysctl,
     'mount': _restore_mount,
+    'mount_cycle': _restore_mount_cycle,
     'vxtunefs': _restore_vxtunefs,
     'unit': _restore_unit,
 }

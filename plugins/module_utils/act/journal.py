@@ -45,7 +45,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.common.atomic impor
 from ansible_collections.iotune.storage.plugins.module_utils.common.trust import (
     UnsafeDirectory, directory_problem, open_nofollow, private_directory)
 
-KINDS = ('file', 'sysfs', 'sysctl', 'mount', 'vxtunefs', 'unit', 'dir')
+KINDS = ('file', 'sysfs', 'sysctl', 'mount', 'vxtunefs', 'unit', 'dir', 'mount_cycle')
 SUFFIX = '.jsonl'
 MARK_SUFFIX = '.rolled-back.json'
 

@@ -25,6 +25,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queu
 from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import SETTINGS as QUEUE_SETTINGS
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import CONCERNS as MODULES
 from ansible_collections.iotune.storage.plugins.module_utils.act.journal import KINDS, JournalError
+from ansible_collections.iotune.storage.plugins.module_utils.settings.nfs_options import NFS_TYPES
 from ansible_collections.iotune.storage.plugins.module_utils.settings.vm import VM_KEYS, dotted
 
 SYSCTL_KEYS = tuple(dotted(key) for key in VM_KEYS)
@@ -32,6 +33,8 @@ SYSCTL_KEYS = tuple(dotted(key) for key in VM_KEYS)
 _DEVICE = re.compile(r'^[A-Za-z0-9][A-Za-z0-9_.:!+-]{0,127}\Z')
 _SCHEDULER = re.compile(r'^[a-z0-9][a-z0-9_-]{0,31}\Z')
 _OPTION = re.compile(r'^[^\s,\x00-\x1f\x7f]{1,256}\Z')
+# an NFS source as mountinfo shows it: host:/path or [v6 address]:/path, without blanks, commas or controls
+_NFS_SOURCE = re.compile(r'^(\[[0-9A-Fa-f:.%]{2,64}\]|[A-Za-z0-9_.%-]{1,253}):/[^\s,\x00-\x1f\x7f]{0,4095}\Z')
 _TUNABLE = re.compile(r'^[a-z][a-z0-9_]{0,63}\Z')
 _UNIT = re.compile(r'^[A-Za-z0-9:_.\\-]{1,250}\.(slice|service|scope|mount)\Z')
 _HEX64 = re.compile(r'^[0-9a-f]{64}\Z')
@@ -179,6 +182,15 @@ def _check_mount(check, record, trusted):
                    field, 'must be a list of mount options (no blanks, commas or control characters)')
 
 
+def _check_mount_cycle(check, record, trusted):
+    """An NFS mount unmounted and mounted (remount: cycle): its file system type and source are data that
+    the rollback compares with the live mount before it unmounts anything, never a program to run."""
+    _check_mount(check, record, trusted)
+    check.need(record.get('fstype') in NFS_TYPES, 'fstype', 'must be one of %s' % ', '.join(NFS_TYPES))
+    check.need(isinstance(record.get('source'), str) and _NFS_SOURCE.match(record['source']), 'source',
+               'must be an NFS source such as server:/export (no blanks, commas or control characters)')
+
+
 def _check_vxtunefs(check, record, trusted):
     check.need(isinstance(record.get('setting'), str) and _TUNABLE.match(record['setting']), 'setting',
                'must be a VxFS tunable name (lower-case letters, digits, _)')
@@ -192,9 +204,9 @@ def _check_unit(check, record, trusted):
 
 
 _KIND_CHECKS = {'file': _check_file, 'dir': _check_dir, 'sysfs': _check_sysfs, 'sysctl': _check_sysctl,
-                'mount': _check_mount, 'vxtunefs': _check_vxtunefs, 'unit': _check_unit}
+                'mount': _check_mount, 'vxtunefs': _check_vxtunefs, 'unit': _check_unit, 'mount_cycle': _check_mount_cycle}
 # kinds whose target is a path: absolute and normalised, so that no '..' climbs out
-_PATH_KINDS = ('file', 'dir', 'sysfs', 'mount', 'vxtunefs')
+_PATH_KINDS = ('file', 'dir', 'sysfs', 'mount', 'vxtunefs', 'mount_cycle')
 
 
 def validate_record(record, journal, line, run_id, run_seq, trusted):

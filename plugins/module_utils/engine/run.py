@@ -16,7 +16,7 @@ import hashlib
 import os
 
 from ansible_collections.iotune.storage.plugins.module_utils.act.apply import (
-    ApplyError, apply_directory, apply_file, apply_mount, apply_sysctl, apply_sysfs, apply_vxtunefs, remove_file)
+    ApplyError, apply_directory, apply_file, apply_mount, apply_mount_cycle, apply_sysctl, apply_sysfs, apply_vxtunefs, remove_file)
 from ansible_collections.iotune.storage.plugins.module_utils.plan.block_queue import DEFAULT_RULES_FILE, plan_block_queue
 from ansible_collections.iotune.storage.plugins.module_utils.plan.cache import DEFAULT_SYSCTL_FILE, SYSTEMD_RUN_DIR, plan_cache
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import ERROR, summarize
@@ -54,21 +54,26 @@ class MountOptions(Concern):
             diffs.append({'before_header': fstab['path'], 'after_header': fstab['path'],
                           'before': fstab['before'], 'after': fstab['after']})
         return diffs + live_diff(plan['changes'], 'mount', 'mount options',
-                                 lambda change, side: '%s %s' % (change['target'], ','.join(change[side])))
+                                 lambda change, side: '%s %s' % (change['target'], ','.join(change[side]))) \
+            + live_diff(plan['changes'], 'mount_cycle', 'mount options (unmount and mount)',
+                        lambda change, side: '%s %s' % (change['target'], ','.join(change[side])))
 
     def apply(self, journal, plan):
-        """fstab first, then one remount per mount point; a failed remount puts its
-        fstab line back (journalled too) before the error is raised."""
+        """fstab first, then one remount (or, for an NFS mount with ``remount: cycle``, one unmount and
+        mount) per mount point; a failed one puts its fstab line back (journalled too) before the error is raised."""
         fstab = plan['fstab']
         if fstab['changed']:
             apply_file(journal, fstab['path'], fstab['after'])
         wanted = dict((normalize_mount_point(r['path']), r) for r in self.requests)
         text = fstab['after']
         for change in plan['changes']:
-            if change['kind'] != 'mount':
+            if change['kind'] not in ('mount', 'mount_cycle'):
                 continue
             request = wanted[change['target']]
             try:
+                if change['kind'] == 'mount_cycle':
+                    apply_mount_cycle(journal, change, self.runner.change, self.mount_bin, self.proc_root)
+                    continue
                 apply_mount(journal, change, self.runner.change, self.mount_bin, self.proc_root,
                             [o for o in request['present'] if not is_userspace_option(o)],
                             [o for o in request['absent'] if not is_userspace_option(o)])
