@@ -98,6 +98,19 @@ SCHEMA = {
                 'type': 'list', 'elements': 'str', 'default': [],
                 'accepted': 'mount options, as for `present`; not `relatime` (the kernel default)',
             },
+            'remount': {
+                'description': [
+                    'How the live mount takes the options a remount cannot change. V(in_place) remounts with what a '
+                    'remount can change and reports the rest as needing an unmount and mount (on NFS, every option '
+                    'of the NFS client itself, such as C(rsize), C(nconnect), C(actimeo), C(hard); docs/stacks.md).',
+                    'V(cycle), for NFS mounts, unmounts and mounts the mount point with its new options, only when no '
+                    'process has its working directory, root, an open file or a mapped file under it and no mount is '
+                    'under it (read from /proc); otherwise it is refused, naming the processes, and nothing is unmounted. '
+                    'Journalled, and rolled back by the same cycle with the options before.',
+                ],
+                'type': 'str', 'choices': ['in_place', 'cycle'], 'default': 'in_place',
+                'accepted': '`cycle` acts on NFS mounts (`nfs`, `nfs4`) only; elsewhere it is `in_place`',
+            },
         },
     },
     'iotune_tunefstab': {
@@ -227,6 +240,7 @@ POLICY_KEYS = schema_keys()
 PROFILE_NAMES = schema_choices('iotune_profile')
 SCHEDULERS = schema_choices('iotune_block_devices', 'scheduler')
 MOUNT_KEYS = schema_keys('iotune_mounts')
+REMOUNT_MODES = schema_choices('iotune_mounts', 'remount')
 TUNEFSTAB_KEYS = schema_keys('iotune_tunefstab')
 BLOCK_DEVICE_KEYS = schema_keys('iotune_block_devices')
 MATCH_KEYS = schema_keys('iotune_block_devices', 'match')

@@ -18,7 +18,7 @@ import re
 from ansible_collections.iotune.storage.plugins.module_utils.parse.fstab import normalize_mount_point as normalize_path
 from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import (
     BLOCK_DEVICE_KEYS, BULK_SLICE_KEYS, CACHE_KEYS, CACHE_PAIRS, CACHE_SYSCTL_KEYS, COPY_TOOLS_KEYS, COPY_TOOLS_STATES,
-    MATCH_KEYS, MOUNT_KEYS, POLICY_KEYS, PROFILE_NAMES, TUNEFSTAB_KEYS)
+    MATCH_KEYS, MOUNT_KEYS, POLICY_KEYS, PROFILE_NAMES, REMOUNT_MODES, TUNEFSTAB_KEYS)
 from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import QUEUE_SETTINGS
 from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_algebra import DEFAULTS_EXPANSION, implies, option_slot, options_equal
 from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_options import option_problem
@@ -292,6 +292,12 @@ def check_option_syntax(option, where, errors, key_only_ok=False):
     return True
 
 
+def _check_remount_mode(value, where, errors):
+    """``remount``: null (the default, in_place) or one of its choices."""
+    if value is not None and value not in REMOUNT_MODES:
+        errors.append('%s.remount: must be one of %s, got %s' % (where, ', '.join(REMOUNT_MODES), show_value(value)))
+
+
 def validate_mount_entry(entry, where, errors):
     """Validate one ``{path, present, absent}`` entry (policy or module input)."""
     entry = _expect_dict(entry, where, errors, 'a dict with keys %s' % ', '.join(MOUNT_KEYS))
@@ -323,6 +329,7 @@ def validate_mount_entry(entry, where, errors):
             if slot is not None and slot == option_slot(other) and not options_equal(option, other):
                 errors.append('%s.present: options %s and %s contradict each other (keep one)'
                               % (where, show_value(other), show_value(option)))
+    _check_remount_mode(entry.get('remount'), where, errors)
     for option in absent:
         if option == 'relatime':
             errors.append("%s.absent: 'relatime' is the kernel default and cannot just be removed; "
@@ -638,11 +645,14 @@ def validate_policy(policy, profiles=PROFILE_NAMES):
 # Normalization (of a valid policy).
 
 def normalize_mount_entry(entry):
-    return {
+    normal = {
         'path': normalize_path(entry['path']),
         'present': list(entry.get('present') or []),
         'absent': list(entry.get('absent') or []),
     }
+    if entry.get('remount') not in (None, REMOUNT_MODES[0]):
+        normal['remount'] = entry['remount']  # only when not the default: plans and reports stay as they were
+    return normal
 
 
 def normalize_tunables(tunables):

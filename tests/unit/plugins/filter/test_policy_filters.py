@@ -56,7 +56,7 @@ def test_policy_errors_valid():
 
 def test_policy_errors_lists_every_problem():
     assert policy_errors(BAD) == [
-        'iotune_mounts[0].presnt: unknown key (accepted: path, present, absent)',
+        'iotune_mounts[0].presnt: unknown key (accepted: path, present, absent, remount)',
         "iotune_tunefstab[0].tunables.read_pref_io: '8Q' is not a size (accepted: 10485760, 256k, 10m, 1g)",
         'iotune_tunefstab[0].tunables.frobnicate: unknown tunable (accepted: buf_breakup_size, default_indir_size, '
         'discovered_direct_iosz, fcl_keeptime, fcl_maxalloc, fcl_winterval, initial_extent_size, max_buf_data_size, '

@@ -121,9 +121,16 @@ BAD = [
     # iotune_mounts
     ('mounts not a list', {'iotune_mounts': {'path': '/data'}}, 'iotune_mounts: must be a list, got dict'),
     ('mount entry not a dict', {'iotune_mounts': ['/data']},
-     'iotune_mounts[0]: must be a dict with keys path, present, absent, got str'),
+     'iotune_mounts[0]: must be a dict with keys path, present, absent, remount, got str'),
     ('unknown mount key', _mounts(presnt=['noatime']),
-     'iotune_mounts[0].presnt: unknown key (accepted: path, present, absent)'),
+     'iotune_mounts[0].presnt: unknown key (accepted: path, present, absent, remount)'),
+    ('remount mode unknown', _mounts(remount='umount'),
+     "iotune_mounts[0].remount: must be one of in_place, cycle, got 'umount'"),
+    ('remount mode not text', _mounts(remount=True), 'iotune_mounts[0].remount: must be one of in_place, cycle, got true'),
+    ('nfs options contradict', _mounts(present=['hard', 'soft']),
+     "iotune_mounts[0].present: options 'hard' and 'soft' contradict each other"),
+    ('nfs rsize as a size', _mounts(present=['rsize=1m']),
+     "iotune_mounts[0].present[0]: 'rsize=1m' is not a mount option iotune accepts: rsize takes an integer"),
     ('path missing', {'iotune_mounts': [{'present': ['noatime']}]}, 'iotune_mounts[0].path: required'),
     ('path relative', {'iotune_mounts': [{'path': 'data'}]},
      "iotune_mounts[0].path: must be an absolute path, got 'data'"),
@@ -468,6 +475,14 @@ def test_normalize_policy_full_example():
         },
         'iotune_copy_tools': {'state': 'present', 'buffer_size': 16777216, 'streams': None},
     }
+
+
+@pytest.mark.parametrize('remount, kept', [(None, {}), ('in_place', {}), ('cycle', {'remount': 'cycle'})])
+def test_normalize_mount_remount_mode(remount, kept):
+    # the default is left out, so that entries without it plan and report as before
+    policy = _mounts(present=['nconnect=4'], remount=remount)
+    assert validate_policy(policy) == []
+    assert normalize_policy(policy)['iotune_mounts'] == [dict({'path': '/data', 'present': ['nconnect=4'], 'absent': []}, **kept)]
 
 
 def test_normalize_policy_conversions():
