@@ -42,6 +42,13 @@ options:
     elements: str
     choices: [block_devices, mounts, fstab, vm, memory, vxfs, tools]
     default: [block_devices, mounts, fstab, vm, memory, vxfs, tools]
+  udev_db_dir:
+    description:
+      - The udev database (C(b<major>:<minor>) files) the block devices' WWN, serial, whole model name and revision
+        are completed from; without it (a container, no udev) they come from sysfs alone. Only changed for tests,
+        or to read another root.
+    type: path
+    default: /run/udev/data
 notes:
   - Persistent sysctl sources are read in the systemd-sysctl / C(sysctl --system) order
     (C(/etc/sysctl.d), C(/run/sysctl.d), C(/usr/local/lib/sysctl.d), C(/usr/lib/sysctl.d), C(/lib/sysctl.d),
@@ -104,7 +111,18 @@ ansible_facts:
             - Besides, C(scheduler) (the active one, V(none) is a valid value) and C(schedulers) (available, list);
               C(rotational), C(ro), C(removable) (booleans); C(size_bytes); C(dev) (C(MAJ:MIN));
               C(parents) (names in C(slaves/)), C(holders) (names in C(holders/)), C(partitions) (partition names);
-              C(wwn), C(serial), C(model), C(vendor), C(dm_name) (text).
+              C(type) (lsblk's TYPE; V(disk), V(rom), V(loop), the device-mapper C(dm/uuid) prefix in lower case such as
+              V(lvm), V(mpath), V(crypt) or V(part) for kpartx, V(dm) without one, the md C(md/level) such as V(raid1));
+              C(dm_name), C(dm_uuid) (text).
+            - C(wwn) is a real world wide name only, normalised as lsblk prints it (V(0x50026b724b09a1ff) for NAA,
+              V(eui.<hex>) for EUI-64), from the sysfs C(wwid) when it is one, the NAA or EUI-64 designator of
+              C(device/vpd_pg83), or udev's C(ID_WWN_WITH_EXTENSION) and C(ID_WWN); the same under every kernel (the
+              sysfs C(wwid) of one SATA disk is a T10 vendor string under Linux 4.16 and an NAA name under 6.17);
+              V(null) for a disk without one. C(wwid) is the sysfs C(device/wwid) or C(wwid) text as it is.
+            - C(serial) from C(device/vpd_pg80) (SATA and SCSI disks), the sysfs C(serial) (NVMe, virtio), or udev's
+              C(ID_SCSI_SERIAL) and C(ID_SERIAL_SHORT); C(model) the whole name from udev's C(ID_MODEL_ENC) or
+              C(ID_MODEL) (sysfs cuts SCSI models at 16 characters), else sysfs; C(vendor) from sysfs; C(revision)
+              from udev's C(ID_REVISION) or C(device/rev). White space is normalised.
             - Any attribute that is missing or unreadable is V(null).
           returned: when O(gather) contains V(block_devices)
           type: dict
@@ -128,11 +146,23 @@ ansible_facts:
               parents: []
               holders: []
               partitions: []
+              type: disk
               wwn: null
+              wwid: null
               serial: overlayblk
               model: null
               vendor: "0x1af4"
+              revision: null
               dm_name: null
+              dm_uuid: null
+            sda:
+              type: disk
+              wwn: "0x50026b724b09a1ff"
+              wwid: naa.50026b724b09a1ff
+              serial: 50026B724B09A1FF
+              model: KINGSTON SH103S3240G
+              vendor: ATA
+              revision: 580ABBF0
         mounts:
           description:
             - Visible mounts keyed by mount point (octal escapes decoded); when a mount point is mounted more than
@@ -140,7 +170,9 @@ ansible_facts:
             - Each value has C(source), C(fstype), C(mount_id), C(root), C(dev) (C(MAJ:MIN));
               C(device) (the C(/sys/block) name backing the mount, a partition resolving to its disk; V(null) for
               tmpfs, NFS, overlay and the like), C(partition) (partition name or V(null)),
-              C(backing_disks) (leaf disks reached through dm and md slaves);
+              C(members) (every block device of the file system by its own name, a partition as itself, for instance
+              V([sdc1, sdc2]) for a bcachefs over two partitions; C(device) and C(partition) are the first),
+              C(backing_disks) (leaf disks reached through dm and md slaves, of every member);
               C(options_live) (mount options followed by super block options, without duplicates),
               C(mount_options) and C(super_options) (each as listed in mountinfo);
               C(options_fstab) (list, V(null) when the mount point is not in fstab), C(fstab_spec);
@@ -152,6 +184,7 @@ ansible_facts:
               source: /dev/vda
               device: vda
               partition: null
+              members: [vda]
               backing_disks: [vda]
               fstype: ext4
               options_live: [rw, relatime, discard]
@@ -304,6 +337,7 @@ def main():
             sys_root=dict(type='path', default='/sys'),
             proc_root=dict(type='path', default='/proc'),
             dev_root=dict(type='path', default='/dev'),
+            udev_db_dir=dict(type='path', default='/run/udev/data'),
         ),
         supports_check_mode=True,
     )
@@ -314,6 +348,7 @@ def main():
         dev_root=module.params['dev_root'],
         fstab_path=module.params['fstab_path'],
         tunefstab_path=module.params['tunefstab_path'],
+        udev_db_dir=module.params['udev_db_dir'],
         run_command=CommandRunner(module),
     )
     module.exit_json(changed=False, ansible_facts={'iotune': facts})

@@ -652,8 +652,8 @@ def device_links(dev_root, names):
 
 
 def device_ids(block_devices, dev_root='/dev'):
-    """{device: {wwn, serial, by_id, by_path}} of every block device: the sysfs WWN (``device/wwid``
-    or ``wwid``) and serial (``device/serial`` or ``serial``) as io_facts read them (None where the
+    """{device: {wwn, serial, by_id, by_path}} of every block device: the sysfs WWN text (``device/wwid``
+    or ``wwid``, io_facts' ``wwid``) and the serial as io_facts read them (None where the
     host has none), and the names of its ``/dev/disk/by-id`` and ``by-path`` links (sorted, [] when
     none).  The diff pairs a renamed device across two snapshots by them."""
     links = device_links(dev_root, set(block_devices))
@@ -661,7 +661,8 @@ def device_ids(block_devices, dev_root='/dev'):
     for name in sorted(block_devices):
         info = block_devices[name] or {}
         result[name] = {
-            'wwn': info.get('wwn') or None,
+            # io_facts' wwid is the sysfs text; facts from before it had that text in wwn
+            'wwn': (info.get('wwid') if 'wwid' in info else info.get('wwn')) or None,
             'serial': info.get('serial') or None,
             'by_id': links['by_id'].get(name, []),
             'by_path': links['by_path'].get(name, []),

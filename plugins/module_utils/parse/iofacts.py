@@ -113,27 +113,53 @@ def _device_from_source(sys_root, dev_root, source):
     return _sysfs.split_partition(sys_dir)
 
 
+def _member_names(sys_root, dev_root, entry):
+    """Kernel names (a partition's own name) of the block devices a mount is made of, in order: the
+    device of its device number, each ``/dev`` path of a multi-device source (bcachefs
+    ``/dev/sdc1:/dev/sdc2``), then the other members sysfs lists with it (bcachefs, btrfs)."""
+    names = []
+    disk, partition = _sysfs.resolve_devno(sys_root, entry['major'], entry['minor'])
+    if disk is not None:
+        names.append(partition or disk)
+    sources = []
+    if entry['source'].startswith('/dev/') and (':' in entry['source'] or (not names and entry['major'] == 0)):
+        # btrfs and others show an anonymous device number; bcachefs lists its devices joined by ':'
+        sources = entry['source'].split(':')
+    for source in sources:
+        disk, partition = _device_from_source(sys_root, dev_root, source)
+        if disk is not None and (partition or disk) not in names:
+            names.append(partition or disk)
+    for name in _sysfs.filesystem_members(sys_root, names[0]) if names else []:
+        if name not in names:
+            names.append(name)
+    return names
+
+
+def _split(sys_root, name):
+    path = _sysfs.block_dir(sys_root, name)
+    return _sysfs.split_partition(path) if path else (name, None)
+
+
 def mount_facts(mount_entries, fstab_entries, sys_root='/sys', dev_root='/dev'):
     """Visible mounts keyed by mount point, joined with sysfs and fstab."""
     mounts = {}
     backing_cache = {}
     fstab_by_point = _fstab.entries_by_mount_point(fstab_entries)
     for mount_point, entry in _mountinfo.visible_mounts(mount_entries).items():
-        disk, partition = _sysfs.resolve_devno(sys_root, entry['major'], entry['minor'])
-        if disk is None and entry['major'] == 0:
-            disk, partition = _device_from_source(sys_root, dev_root, entry['source'])
+        members = _member_names(sys_root, dev_root, entry)
+        disk, partition = _split(sys_root, members[0]) if members else (None, None)
         backing = []
-        if disk is not None:
-            name = partition or disk
+        for name in members:
             if name not in backing_cache:
                 backing_cache[name] = _sysfs.backing_disks(sys_root, name)
-            backing = list(backing_cache[name])
+            backing.extend(leaf for leaf in backing_cache[name] if leaf not in backing)
         fstab_entry = fstab_by_point.get(_fstab.normalize_mount_point(mount_point))
         mounts[mount_point] = {
             'source': entry['source'],
             'device': disk,
             'partition': partition,
-            'backing_disks': backing,
+            'members': members,
+            'backing_disks': sorted(backing),
             'fstype': entry['fstype'],
             'options_live': entry['options'],
             'mount_options': entry['mount_options'],
@@ -151,12 +177,13 @@ def mount_facts(mount_entries, fstab_entries, sys_root='/sys', dev_root='/dev'):
 def gather_io_facts(gather=SUBSETS, sys_root='/sys', proc_root='/proc', dev_root='/dev',
                     fstab_path='/etc/fstab', tunefstab_path=_tunefstab.DEFAULT_PATH,
                     sysctl_conf_dirs=_sysctl.CONF_DIRS, sysctl_conf=_sysctl.SYSCTL_CONF,
-                    run_command=None, find_bin=None):
+                    run_command=None, find_bin=None, udev_db_dir=None):
     """Gather the requested subsets of ``ansible_facts.iotune``.
 
     ``gather`` is a subset of SUBSETS.  ``run_command(argv)`` returns
     (rc, stdout, stderr); without it, tools is not gathered.  ``find_bin(name)``
-    returns an executable path or None (default: PATH plus VXTUNEFS_DIRS).
+    returns an executable path or None (default: PATH plus VXTUNEFS_DIRS).  ``udev_db_dir`` is the udev
+    database the block devices' WWN, serial, model and revision are completed from (None: sysfs only).
     Never raises for unreadable files: they are listed in ``errors``."""
     if find_bin is None:
         def find_bin(name):
@@ -169,7 +196,7 @@ def gather_io_facts(gather=SUBSETS, sys_root='/sys', proc_root='/proc', dev_root
         dummy, fstab_records = _fstab.read_fstab(fstab_path, errors)
     fstab_entries = fstab_facts(fstab_records, dev_root)
     if 'block_devices' in gather:
-        facts['block_devices'] = _sysfs.read_block_devices(sys_root, errors)
+        facts['block_devices'] = _sysfs.read_block_devices(sys_root, errors, udev_db_dir)
     if 'mounts' in gather:
         facts['mounts'] = mount_facts(_mountinfo.read_mountinfo(proc_root, errors), fstab_entries, sys_root, dev_root)
     if 'fstab' in gather:

@@ -12,10 +12,12 @@ attribute gives None and never an exception.
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import errno
 import os
 
 from ansible_collections.iotune.storage.plugins.module_utils.common.units import SECTOR_SIZE, parse_int
 from ansible_collections.iotune.storage.plugins.module_utils.common.files import read_text
+from ansible_collections.iotune.storage.plugins.module_utils.parse import identity as _identity
 from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import INT_SETTINGS, QUEUE_SETTINGS
 
 # integer queue attributes read as facts besides the settings, with their units
@@ -47,6 +49,25 @@ def read_int(path, errors=None):
     if value is None and text is not None and errors is not None:
         errors.append('%s: not an integer: %r' % (path, text))
     return value
+
+
+def read_binary(path, errors=None):
+    """Bytes of a binary sysfs attribute (``device/vpd_pg83``), or None when missing or unreadable."""
+    try:
+        with open(path, 'rb') as handle:
+            return handle.read()
+    except (IOError, OSError) as exc:
+        if errors is not None and getattr(exc, 'errno', None) != errno.ENOENT:
+            errors.append('cannot read %s: %s' % (path, exc.strerror or exc))
+        return None
+
+
+def read_udev_env(db_dir, devno, errors=None):
+    """The udev properties of block device ``MAJ:MIN`` from the udev database ``db_dir``; {} when
+    there is no record (no udev, a container, ``db_dir`` None)."""
+    if not db_dir or not devno:
+        return {}
+    return _identity.parse_udev_env(read_text(os.path.join(db_dir, 'b%s' % devno), errors, missing_ok=True))
 
 
 def read_bool(path, errors=None):
@@ -122,7 +143,45 @@ def _first_attr(dev_dir, *relative_paths):
     return None
 
 
-def read_block_device(sys_root, name, errors=None):
+def read_identities(dev_dir, env, errors=None):
+    """Every identity of the sysfs directory ``dev_dir`` with the udev properties ``env``: {wwid (the sysfs
+    text as it is), wwns (normalised real WWNs, the one io_facts reports first), wwid_forms (each ``wwid``
+    text a kernel may show for it, from ``device/vpd_pg83``), serials (the one io_facts reports first,
+    udev's long ID_SERIAL last)}."""
+    wwid = _first_attr(dev_dir, 'device/wwid', 'wwid')
+    vpd_pg83 = read_binary(os.path.join(dev_dir, 'device', 'vpd_pg83'), errors)
+    vpd_pg80 = read_binary(os.path.join(dev_dir, 'device', 'vpd_pg80'), errors)
+    sysfs_serials = [read_attr(os.path.join(dev_dir, relative)) for relative in ('device/serial', 'serial')]
+    return {
+        'wwid': wwid,
+        'wwns': _identity.wwn_candidates(wwid, vpd_pg83, env),
+        'wwid_forms': _identity.kernel_wwid_forms(vpd_pg83),
+        'serials': _identity.serial_candidates(vpd_pg80, sysfs_serials, env),
+        'serial': _identity.reported_serial(vpd_pg80, sysfs_serials, env),
+    }
+
+
+def identity_facts(dev_dir, env, errors=None):
+    """type, dm_uuid, wwid (the sysfs text as it is), wwn (a real WWN, normalised), serial, model, vendor,
+    revision and dm_name of the sysfs directory ``dev_dir``, with the udev properties ``env`` ({} without
+    udev); see parse/identity.py for the sources and their order."""
+    ids = read_identities(dev_dir, env, errors)
+    dm_uuid = _first_attr(dev_dir, 'dm/uuid')
+    return {
+        'type': _identity.device_type(os.path.basename(dev_dir), is_partition_dir(dev_dir), dm_uuid,
+                                      _first_attr(dev_dir, 'md/level'), read_int(os.path.join(dev_dir, 'device', 'type'))),
+        'dm_uuid': dm_uuid,
+        'wwid': ids['wwid'],
+        'wwn': ids['wwns'][0] if ids['wwns'] else None,
+        'serial': ids['serial'],
+        'model': _identity.model_name(_first_attr(dev_dir, 'device/model'), env),
+        'vendor': _identity.normalize_whitespace(_first_attr(dev_dir, 'device/vendor')),
+        'revision': _identity.normalize_whitespace(env.get('ID_REVISION') or _first_attr(dev_dir, 'device/rev')),
+        'dm_name': _first_attr(dev_dir, 'dm/name'),
+    }
+
+
+def read_block_device(sys_root, name, errors=None, udev_db_dir=None):
     """Facts of one /sys/block entry (see read_block_devices)."""
     dev_dir = os.path.join(sys_root, 'block', name)
     queue = os.path.join(dev_dir, 'queue')
@@ -140,22 +199,19 @@ def read_block_device(sys_root, name, errors=None):
     info['parents'] = list_dir(os.path.join(dev_dir, 'slaves'))
     info['holders'] = list_dir(os.path.join(dev_dir, 'holders'))
     info['partitions'] = partitions_of(dev_dir)
-    info['wwn'] = _first_attr(dev_dir, 'device/wwid', 'wwid')
-    info['serial'] = _first_attr(dev_dir, 'device/serial', 'serial')
-    info['model'] = _first_attr(dev_dir, 'device/model')
-    info['vendor'] = _first_attr(dev_dir, 'device/vendor')
-    info['dm_name'] = _first_attr(dev_dir, 'dm/name')
+    info.update(identity_facts(dev_dir, read_udev_env(udev_db_dir, info['dev'], errors), errors))
     return info
 
 
-def read_block_devices(sys_root='/sys', errors=None):
+def read_block_devices(sys_root='/sys', errors=None, udev_db_dir=None):
     """Facts of every entry of ``<sys_root>/block``, keyed by kernel name.
 
     Each value: the integer queue attributes (QUEUE_INT_ATTRS: the int settings
     of the queue table, then QUEUE_FACTS), scheduler (active), schedulers
     (list), rotational, ro, removable (bools), size_bytes (sysfs size is
     always in 512-byte sectors), dev ("MAJ:MIN"), parents (slaves/), holders
-    (holders/), partitions, wwn, serial, model, vendor, dm_name (text).
+    (holders/), partitions, and identity_facts' type, dm_uuid, wwid, wwn, serial, model, vendor,
+    revision, dm_name (text), with the udev properties of ``udev_db_dir`` (None: sysfs only).
     Anything missing or unreadable is None; failures other than a missing attribute are appended to ``errors``.
     """
     top = os.path.join(sys_root, 'block')
@@ -169,7 +225,7 @@ def read_block_devices(sys_root='/sys', errors=None):
     for name in names:
         if errors is not None and not os.path.isdir(os.path.join(top, name, 'queue')):
             errors.append('%s: no queue directory (partial sysfs?)' % os.path.join(top, name))
-        devices[name] = read_block_device(sys_root, name, errors)
+        devices[name] = read_block_device(sys_root, name, errors, udev_db_dir)
     return devices
 
 
@@ -192,6 +248,37 @@ def split_partition(path):
     if is_partition_dir(path):
         return os.path.basename(os.path.dirname(path)), name
     return name, None
+
+
+def _linked_block_name(path):
+    """The block device (a partition's own name) a sysfs link ``path`` points to, or None."""
+    try:
+        target = os.path.realpath(path)
+    except (IOError, OSError):
+        return None
+    return os.path.basename(target) if os.path.isfile(os.path.join(target, 'dev')) else None
+
+
+def filesystem_members(sys_root, name):
+    """Kernel names of all the devices of the multi-device file system block device ``name`` belongs to,
+    sorted; [] when sysfs lists none.
+
+    bcachefs: ``<device>/bcachefs`` links to ``/sys/fs/bcachefs/<uuid>/dev-N``, whose ``block`` links
+    back to each member; btrfs: ``/sys/fs/btrfs/<fsid>/devices/<name>``."""
+    path = block_dir(sys_root, name)
+    groups = []
+    if path and os.path.isdir(os.path.join(path, 'bcachefs')):
+        fs_dir = os.path.dirname(os.path.realpath(os.path.join(path, 'bcachefs')))
+        groups.append([os.path.join(fs_dir, member, 'block') for member in list_dir(fs_dir) if member.startswith('dev-')])
+    btrfs = os.path.join(sys_root, 'fs', 'btrfs')
+    for fsid in list_dir(btrfs):
+        devices = os.path.join(btrfs, fsid, 'devices')
+        if name in list_dir(devices):
+            groups.append([os.path.join(devices, member) for member in list_dir(devices)])
+    found = set()
+    for links in groups:
+        found.update(member for member in (_linked_block_name(link) for link in links) if member)
+    return sorted(found)
 
 
 def backing_disks(sys_root, name):

@@ -30,7 +30,8 @@ ALLOWED = {
     'engine': ('common', 'settings', 'parse', 'policy', 'plan', 'act', 'engine'),
 }
 
-PAYLOAD_LIMITS = {'io_report': 4, 'fio': 7, 'io_facts': 12}
+# io_facts: 13 since parse.identity (the WWN, serial and model of a disk, issue 26)
+PAYLOAD_LIMITS = {'io_report': 4, 'fio': 7, 'io_facts': 13}
 
 
 def _module_utils_imports(path):

@@ -176,27 +176,27 @@ def test_real_facts_keys(real_facts):
 
 
 @pytest.mark.parametrize('mount_point, expected', [
-    ('/', {'source': '/dev/vda', 'device': 'vda', 'partition': None, 'backing_disks': ['vda'], 'fstype': 'ext4',
+    ('/', {'source': '/dev/vda', 'device': 'vda', 'partition': None, 'members': ['vda'], 'backing_disks': ['vda'], 'fstype': 'ext4',
            'options_live': ['rw', 'relatime', 'discard', 'resv_strict', 'resuid=65534', 'resgid=65534'],
            'mount_options': ['rw', 'relatime'],
            'super_options': ['rw', 'discard', 'resv_strict', 'resuid=65534', 'resgid=65534'],
            'options_fstab': None, 'fstab_spec': None, 'mount_id': 27, 'dev': '254:0', 'root': '/', 'bind': False}),
     ('/tmp/iotune-cap/data mnt', {
-        'source': '/dev/loop0p1', 'device': 'loop0', 'partition': 'loop0p1', 'backing_disks': ['loop0'], 'fstype': 'ext4',
+        'source': '/dev/loop0p1', 'device': 'loop0', 'partition': 'loop0p1', 'members': ['loop0p1'], 'backing_disks': ['loop0'], 'fstype': 'ext4',
         'options_live': ['rw', 'noatime', 'commit=30'], 'mount_options': ['rw', 'noatime'], 'super_options': ['rw', 'commit=30'],
         'options_fstab': None, 'fstab_spec': None, 'mount_id': 44, 'dev': '259:0', 'root': '/', 'bind': False}),
     ('/tmp/iotune-cap/bind', {
-        'source': '/dev/loop0p1', 'device': 'loop0', 'partition': 'loop0p1', 'backing_disks': ['loop0'], 'fstype': 'ext4',
+        'source': '/dev/loop0p1', 'device': 'loop0', 'partition': 'loop0p1', 'members': ['loop0p1'], 'backing_disks': ['loop0'], 'fstype': 'ext4',
         'options_live': ['rw', 'noatime', 'commit=30'], 'mount_options': ['rw', 'noatime'], 'super_options': ['rw', 'commit=30'],
         'options_fstab': None, 'fstab_spec': None, 'mount_id': 46, 'dev': '259:0', 'root': '/sub', 'bind': True}),
     ('/tmp/iotune-cap/xfs', {
-        'source': '/dev/loop1', 'device': 'loop1', 'partition': None, 'backing_disks': ['loop1'], 'fstype': 'xfs',
+        'source': '/dev/loop1', 'device': 'loop1', 'partition': None, 'members': ['loop1'], 'backing_disks': ['loop1'], 'fstype': 'xfs',
         'options_live': ['rw', 'relatime', 'largeio', 'inode64', 'logbufs=8', 'logbsize=256k', 'noquota'],
         'mount_options': ['rw', 'relatime'], 'super_options': ['rw', 'largeio', 'inode64', 'logbufs=8', 'logbsize=256k', 'noquota'],
         'options_fstab': None, 'fstab_spec': None, 'mount_id': 45, 'dev': '7:1', 'root': '/', 'bind': False}),
     # ext4 on loop0p2 with a tmpfs mounted over it: the tmpfs is what is visible
     ('/tmp/iotune-cap/stack', {
-        'source': 'tmpfs', 'device': None, 'partition': None, 'backing_disks': [], 'fstype': 'tmpfs',
+        'source': 'tmpfs', 'device': None, 'partition': None, 'members': [], 'backing_disks': [], 'fstype': 'tmpfs',
         'options_live': ['rw', 'relatime', 'size=1024k'], 'mount_options': ['rw', 'relatime'], 'super_options': ['rw', 'size=1024k'],
         'options_fstab': None, 'fstab_spec': None, 'mount_id': 49, 'dev': '0:41', 'root': '/', 'bind': False}),
 ])

@@ -40,6 +40,7 @@ def test_parse_scheduler(text, active, available):
         'scheduler': 'mq-deadline', 'schedulers': ['none', 'mq-deadline', 'kyber', 'bfq'], 'rotational': True,
         'size_bytes': 274877906944, 'dev': '254:0', 'ro': False, 'removable': False, 'parents': [], 'holders': [],
         'partitions': [], 'wwn': None, 'serial': 'overlayblk', 'model': None, 'vendor': '0x1af4', 'dm_name': None,
+        'type': 'disk', 'dm_uuid': None, 'wwid': None, 'revision': None,
     }),
     ('loop0', {
         'read_ahead_kb': 2560, 'max_sectors_kb': 1280, 'max_hw_sectors_kb': 1280, 'nr_requests': 128, 'rq_affinity': 1,
@@ -47,7 +48,7 @@ def test_parse_scheduler(text, active, available):
         'scheduler': 'none', 'schedulers': ['none', 'mq-deadline', 'kyber', 'bfq'], 'rotational': True,
         'size_bytes': 67108864, 'dev': '7:0', 'ro': False, 'removable': False, 'parents': [], 'holders': [],
         'partitions': ['loop0p1', 'loop0p2'], 'wwn': None, 'serial': None, 'model': None, 'vendor': None,
-        'dm_name': None,
+        'dm_name': None, 'type': 'loop', 'dm_uuid': None, 'wwid': None, 'revision': None,
     }),
     # zram has no scheduler and no nr_requests or rq_affinity attribute at all
     ('zram0', {
@@ -56,6 +57,7 @@ def test_parse_scheduler(text, active, available):
         'scheduler': None, 'schedulers': [], 'rotational': False,
         'size_bytes': 0, 'dev': '253:0', 'ro': False, 'removable': False, 'parents': [], 'holders': [],
         'partitions': [], 'wwn': None, 'serial': None, 'model': None, 'vendor': None, 'dm_name': None,
+        'type': 'disk', 'dm_uuid': None, 'wwid': None, 'revision': None,
     }),
 ])
 def test_real_block_devices(sysfs_real, device, expected):
@@ -80,7 +82,12 @@ def test_real_block_devices(sysfs_real, device, expected):
     ('md0', 'scheduler', None),
     ('md0', 'nr_requests', None),
     ('sda', 'partitions', ['sda1', 'sda2', 'sda10']),
-    ('sda', 'wwn', 'naa.5000c500a1b2c3d4'),
+    ('sda', 'wwid', 'naa.5000c500a1b2c3d4'),
+    ('sda', 'wwn', '0x5000c500a1b2c3d4'),       # as lsblk prints it
+    ('sda', 'type', 'disk'),
+    ('dm-0', 'type', 'lvm'),                      # dm/uuid LVM-...
+    ('dm-0', 'dm_uuid', 'LVM-Qm3cXbN0dE1fG2hI3jK4lM5nO6pQ7rS8tU9vW0xY1zA2bC3dE4fG5hI6jK7l'),
+    ('md0', 'type', 'raid1'),                     # md/level
     ('sda', 'vendor', 'ATA'),
     ('sda', 'model', 'ST4000NM0035-1V4'),
     ('sda', 'scheduler', 'mq-deadline'),
