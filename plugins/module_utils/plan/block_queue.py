@@ -18,6 +18,7 @@ __metaclass__ = type
 
 import os
 
+from ansible_collections.iotune.storage.plugins.module_utils.parse import identity as _identity
 from ansible_collections.iotune.storage.plugins.module_utils.parse import sysfs as _sysfs
 from ansible_collections.iotune.storage.plugins.module_utils.parse import udev as _udev
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import (
@@ -90,11 +91,9 @@ def match_label(match):
 # ---------------------------------------------------------------- resolution
 
 def _normalize_id(value):
-    text = (value or '').strip().lower()
-    for prefix in ('naa.', 'eui.', 'wwn-', '0x'):
-        if text.startswith(prefix):
-            text = text[len(prefix):]
-    return text
+    """A WWN as compared (parse/identity.py wwn_key): lower case, without a ``wwn-`` and a ``naa.``/``eui.``/``0x``
+    prefix, so ``naa.5002...``, ``0x5002...`` and ``5002...`` are one WWN."""
+    return _identity.wwn_key(value)
 
 
 def _dm_names(sys_root):
@@ -158,15 +157,18 @@ def _by_mountpoint(sys_root, proc_root, mountpoint, mount_entries):
 
 
 def _identities(sys_root, db_dir, name):
-    """WWN and serial candidates of a /sys/block entry: sysfs first, then the udev database."""
-    info = _sysfs.read_block_device(sys_root, name)
-    devno = info.get('dev')
-    db = _udev.read_db(db_dir, devno) if devno else None
-    env = db['env'] if db else {}
-    wwns = [value for value in (info.get('wwn'), env.get('ID_WWN'), env.get('ID_WWN_WITH_EXTENSION')) if value]
-    serials = [value for value in (info.get('serial'), env.get('ID_SERIAL'), env.get('ID_SERIAL_SHORT'),
-                                   env.get('ID_SCSI_SERIAL')) if value]
-    return wwns, serials
+    """WWN and serial candidates of a /sys/block entry, which stay the same across kernels.
+
+    WWNs: the real WWNs (sysfs ``wwid`` when it is one, the NAA or EUI-64 designator of ``vpd_pg83``,
+    udev's ID_WWN_WITH_EXTENSION and ID_WWN), then each ``wwid`` text a kernel may show for the disk
+    (``t10.ATA ...`` under 4.16 and ``naa.<hex>`` under 6.17 for one SATA SSD), so a match written with
+    either form finds it under both kernels.  Serials: ``vpd_pg80``, sysfs ``serial``, udev's
+    ID_SCSI_SERIAL, ID_SERIAL_SHORT and ID_SERIAL."""
+    dev_dir = os.path.join(sys_root, 'block', name)
+    env = _sysfs.read_udev_env(db_dir, _sysfs.read_attr(os.path.join(dev_dir, 'dev')))
+    ids = _sysfs.read_identities(dev_dir, env)
+    wwns = ids['wwns'] + [form for form in [ids['wwid']] + ids['wwid_forms'] if form]
+    return wwns, ids['serials']
 
 
 def _by_identity(sys_root, db_dir, key, wanted):
@@ -175,10 +177,10 @@ def _by_identity(sys_root, db_dir, key, wanted):
         wwns, serials = _identities(sys_root, db_dir, name)
         if key == 'wwn' and _normalize_id(wanted) in [_normalize_id(w) for w in wwns]:
             found.append(name)
-        elif key == 'serial' and wanted.strip() in [s.strip() for s in serials]:
+        elif key == 'serial' and ' '.join(wanted.split()) in serials:
             found.append(name)
     if not found:
-        return [], [], 'no block device has %s %s (sysfs wwid/serial and the udev database in %s)' % (
+        return [], [], 'no block device has %s %s (sysfs wwid, vpd_pg83 and vpd_pg80, serial, and the udev database in %s)' % (
             key.upper() if key == 'wwn' else key, wanted, db_dir)
     notes = []
     if len(found) > 1:
@@ -216,6 +218,15 @@ def _usable(value):
     return value and not (set(value) & _GLOB_CHARS) and value == value.strip()
 
 
+def _wwid_alternatives(dev_dir, wwid):
+    """The ATTRS{wwid} pattern of a SCSI disk that matches under every kernel: its ``wwid``, then each other
+    text a kernel may make of the designators of its ``vpd_pg83`` (``t10.ATA ...`` under 4.16,
+    ``naa.<hex>`` under 6.17 for one SATA SSD), as udev's ``|`` alternatives."""
+    vpd_pg83 = _sysfs.read_binary(os.path.join(dev_dir, 'device', 'vpd_pg83'))
+    forms = [wwid] + [form for form in _identity.kernel_wwid_forms(vpd_pg83) if form != wwid and _usable(form)]
+    return '|'.join(forms)
+
+
 def rule_identity(sys_root, name, db=None):
     """The udev match keys that select ``name`` stably, and a warning or None.
 
@@ -224,7 +235,8 @@ def rule_identity(sys_root, name, db=None):
     which sorts after 60-iotune.rules, so they are used only when sysfs has no
     identifier.  Order: WWN (ATTR{wwid}, ATTRS{wwid}, ENV{ID_WWN}), the
     device-mapper UUID, serial (ATTR{serial}, ATTRS{serial}, ENV{ID_SERIAL}),
-    then the kernel name."""
+    then the kernel name.  ATTRS{wwid} lists every form a kernel gives the
+    disk's wwid (from vpd_pg83), so the rule survives a kernel upgrade."""
     dev_dir = os.path.join(sys_root, 'block', name)
     env = db['env'] if db else {}
     candidates = (
@@ -239,6 +251,8 @@ def rule_identity(sys_root, name, db=None):
     for key, value, partitions_match in candidates:
         if not _usable(value):
             continue
+        if key == 'ATTRS{wwid}':
+            value = _wwid_alternatives(dev_dir, value)
         keys = '%s=="%s"' % (key, value)
         if partitions_match:
             keys = 'ENV{DEVTYPE}=="disk", ' + keys
