@@ -150,9 +150,14 @@ SCHEMA = {
                         'accepted': 'an absolute mount point',
                     },
                     'wwn': {
-                        'description': 'World wide name.',
+                        'description': [
+                            'World wide name (NAA or EUI-64), as C(io_facts) reports it (V(0x50026b724b09a1ff)) or as sysfs '
+                            'C(wwid) or a C(/dev/disk/by-id/wwn-) link shows it.',
+                            'Compared with every WWN of the disk (sysfs C(wwid), C(device/vpd_pg83), udev C(ID_WWN)), so a match '
+                            'still holds when a kernel upgrade changes the form of C(wwid) (C(t10.ATA ...) to C(naa....)).',
+                        ],
                         'type': 'str',
-                        'accepted': 'text (`naa.`, `eui.`, `0x` prefixes ignored)',
+                        'accepted': 'text (`naa.`, `eui.`, `0x`, `wwn-` prefixes ignored)',
                     },
                     'serial': {
                         'description': 'Serial number.',
