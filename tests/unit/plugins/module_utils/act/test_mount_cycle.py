@@ -177,7 +177,7 @@ def test_an_option_the_kernel_does_not_show_is_named_and_the_mount_cycled_back(p
     with pytest.raises(ApplyError) as excinfo:
         apply_mount_cycle(journal, _change(), nfs, 'mount', proc_root)
     assert ': nconnect=4 not as requested (accepted and not shown, or ignored)' in str(excinfo.value)
-    assert 'rsize' not in str(excinfo.value).split(': ')[-1]
+    assert 'rsize' not in str(excinfo.value).rsplit(': ', maxsplit=1)[-1]
     assert len(nfs.calls) == 4 and live_options_of(proc_root, PATH) == BEFORE
 
 
