@@ -25,6 +25,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.common.checks impor
     DRIFT, ERROR, NOT_APPLICABLE, NOT_PERSISTENT, make_check, status_of)
 from ansible_collections.iotune.storage.plugins.module_utils.common.files import read_text
 from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import read_mountinfo, visible_mounts
+from ansible_collections.iotune.storage.plugins.module_utils.plan import stacking as _stacking
 from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import MATCH_KEYS
 from ansible_collections.iotune.storage.plugins.module_utils.policy.validate import validate_match
 from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import (
@@ -106,7 +107,10 @@ def _dm_names(sys_root):
 
 
 def _queue_note(sys_root, disk):
-    """A note when the queue belongs to a dm or md device stacked on other disks."""
+    """A note when the queue belongs to a dm or md device stacked on other disks (a multipath map: its
+    placements say where each setting goes instead)."""
+    if _stacking.classify(sys_root, disk) == _stacking.MPATH:
+        return None
     if disk.startswith('dm-') or disk.startswith('md') or _sysfs.list_dir(os.path.join(sys_root, 'block', disk, 'slaves')):
         leaves = _sysfs.backing_disks(sys_root, disk)
         if leaves and leaves != [disk]:
@@ -182,7 +186,7 @@ def _by_identity(sys_root, db_dir, key, wanted):
     if not found:
         return [], [], 'no block device has %s %s (sysfs wwid, vpd_pg83 and vpd_pg80, serial, and the udev database in %s)' % (
             key.upper() if key == 'wwn' else key, wanted, db_dir)
-    notes = []
+    found, notes = _stacking.collapse_paths(sys_root, found)
     if len(found) > 1:
         notes.append('%s %s is carried by %s (several paths to one LUN?)' % (key, wanted, ', '.join(found)))
     return found, notes, None
@@ -229,6 +233,36 @@ def _wwid_alternatives(dev_dir, wwid):
 
 def rule_identity(sys_root, name, db=None):
     """The udev match keys that select ``name`` stably, and a warning or None.
+
+    A device-mapper device keys on its ``dm/uuid`` (``mpath-<wwid>``, ``LVM-<vg uuid><lv uuid>``,
+    ``CRYPT-...``: the same value as udev's DM_UUID, readable from sysfs at the event), never ``dm-N``.
+    An md array keys on its ``md/uuid`` (sysfs, Linux 4.x+), else on mdadm's MD_UUID.  A multipath path
+    cannot be told from its siblings (one LUN, one WWID): its keys are the LUN's WWID plus
+    ``ENV{DM_MULTIPATH_DEVICE_PATH}=="1"`` (set by multipath-tools' multipath.rules, 56-multipath.rules
+    upstream), so every path of the LUN, one that fails and comes back too, gets the setting."""
+    kind = _stacking.classify(sys_root, name)
+    if kind == _stacking.MD:
+        return _md_identity(sys_root, name, db)
+    keys, warning = _device_identity(sys_root, name, db)
+    if kind == _stacking.MPATH_PATH and not keys.startswith('KERNEL=='):
+        keys = 'ENV{DM_MULTIPATH_DEVICE_PATH}=="1", ' + keys
+    return keys, warning
+
+
+def _md_identity(sys_root, name, db):
+    uuid = _sysfs.read_attr(os.path.join(sys_root, 'block', name, 'md', 'uuid'))
+    if _usable(uuid):
+        return 'ATTR{md/uuid}=="%s"' % uuid, None
+    env = db['env'] if db else {}
+    if _usable(env.get('MD_UUID')):
+        return ('KERNEL=="md*", ENV{MD_UUID}=="%s"' % env['MD_UUID'],
+                'MD_UUID is only set by mdadm\'s 63-md-raid-arrays.rules: name the rules file 64-iotune.rules or later '
+                'so the rule applies at boot')
+    return 'KERNEL=="%s"' % name, None
+
+
+def _device_identity(sys_root, name, db=None):
+    """The stable keys of a disk or device-mapper device.
 
     Sysfs attributes are known when udev processes the add event; the
     properties ID_WWN and ID_SERIAL are only set by 60-persistent-storage.rules,
@@ -389,6 +423,19 @@ def _check_setting(sys_root, name, info, setting, expected, evaluation, persist)
     return check, changes, persistent_ok
 
 
+def _multipath_rules_warning(files, rules_file, devices):
+    """A warning when a managed rule keys on DM_MULTIPATH_DEVICE_PATH and the rules file sorts before the
+    multipath.rules that sets it; or None."""
+    name = os.path.basename(rules_file)
+    if not any('DM_MULTIPATH_DEVICE_PATH' in (entry.get('identity') or '') and entry['persisted'] for entry in devices):
+        return None
+    later = [entry['name'] for entry in files if entry['name'].endswith('multipath.rules') and entry['name'] > name]
+    if not later:
+        return None
+    return ('DM_MULTIPATH_DEVICE_PATH is only set by %s, which udev reads after %s: name the rules file so it sorts '
+            'after %s (e.g. 99-iotune.rules) so the multipath paths\' rule applies at boot' % (later[0], name, later[0]))
+
+
 def _rule_files_with(dirs, rules_file):
     """The files udev would read once ``rules_file`` exists; and a warning or None."""
     files = _udev.list_rule_files(dirs)
@@ -435,11 +482,12 @@ def plan_block_queue(requests, sys_root='/sys', proc_root='/proc', rules_dirs=_u
         checks += device_checks
         sysfs_changes += device_changes
     new_text, result_devices = _merge_rules(devices, old_text, persist_file, persist, warnings)
-    changes = sorted(sysfs_changes, key=lambda c: (c['target'], WRITE_ORDER.index(c['setting'])))
+    changes = _stacking.order_writes(sorted(sysfs_changes, key=lambda c: (c['target'], WRITE_ORDER.index(c['setting']))), sys_root)
     if persist_file and new_text != old_text:
         changes.append({'kind': 'file', 'target': rules_file, 'before': old_text, 'after': new_text})
     if persist_file and any(entry['persisted'] for entry in devices):
         warnings.extend([file_warning] if file_warning else _verify(files, rules_file, new_text, sys_root, db_dir, devices))
+        warnings.extend(w for w in [_multipath_rules_warning(files, rules_file, devices)] if w)
     return {'checks': checks, 'changes': changes, 'devices': result_devices, 'warnings': warnings + errors}
 
 
@@ -463,11 +511,37 @@ def _selected_devices(requests, sys_root, proc_root, db_dir, mount_entries):
             checks.append(make_check(CONCERN, match_label(match), 'device', None, None, None, NOT_APPLICABLE, problem))
             continue
         for name in names:
-            if name not in by_name:
-                by_name[name] = {'name': name, 'matches': [], 'notes': [], 'settings': {}, 'conflicts': []}
-                devices.append(by_name[name])
-            _add_request(by_name[name], request, index, match_label(match), notes)
+            for target, placed, reasons in _place_request(sys_root, name, request, match_label(match), checks):
+                if target not in by_name:
+                    by_name[target] = {'name': target, 'matches': [], 'notes': [], 'settings': {}, 'conflicts': [], 'reasons': {}}
+                    devices.append(by_name[target])
+                _add_request(by_name[target], placed, index, match_label(match), notes)
+                for setting, reason in reasons.items():
+                    by_name[target]['reasons'].setdefault(setting, reason)
     return devices, checks
+
+
+def _place_request(sys_root, name, request, label, checks):
+    """[(target, the request's settings that go to it, {setting: why})] of one request on its resolved device
+    ``name``, in order (plan/stacking.py decides); a not_applicable check (into ``checks``) per setting that no
+    device of the stack takes."""
+    order, by_target = [], {}
+    for setting in SETTINGS:
+        if request.get(setting) is None:
+            continue
+        targets, problem = _stacking.placements(sys_root, name, setting)
+        if problem:
+            checks.append(make_check(CONCERN, name, setting, request[setting], None, None, NOT_APPLICABLE,
+                                     '%s (asked by %s)' % (problem, label)))
+            continue
+        for target, reason in targets:
+            if target not in by_target:
+                by_target[target] = ({'match': request.get('match')}, {})
+                order.append(target)
+            by_target[target][0][setting] = request[setting]
+            if reason:
+                by_target[target][1][setting] = 'set here for %s (asked by %s): %s' % (name, label, reason)
+    return [(target, by_target[target][0], by_target[target][1]) for target in order]
 
 
 def _add_request(entry, request, index, label, notes):
@@ -504,6 +578,8 @@ def _audit_device(entry, sys_root, db_dir, rules, persist):
             continue
         expected = entry['settings'][setting][0]
         check, setting_changes, persistent_ok = _check_setting(sys_root, name, info, setting, expected, evaluation, persist)
+        if setting in entry['reasons']:
+            check['message'] += '; %s' % entry['reasons'][setting]
         check['message'] += note_text
         checks.append(check)
         changes.extend(setting_changes)

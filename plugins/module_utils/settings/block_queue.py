@@ -17,6 +17,10 @@ documentation (`make schema`). Adding a setting is adding an entry here. Each en
 * ``reset_by_scheduler``: a scheduler switch sets it anew, so a rollback that restores the
   scheduler restores it after that;
 * ``device_maximum``: the sysfs queue attribute that caps it on the device, when there is one;
+* ``stacked_limit``: a limit stacked from the members (block/blk-settings.c ``blk_stack_limits``): on a
+  dm-multipath map it belongs on every path and on the map (plan/stacking.py);
+* ``request_queue``: it exists only on a request (blk-mq) queue: a request-based multipath map's goes to its
+  paths, a bio-based dm or md device has none (plan/stacking.py);
 * ``description``: sentences for the policy and module documentation;
 * ``accepted``: what the reference table of docs/policy.md says beyond the range;
 * ``range_note``: what the block_queue module's message says after the range.
@@ -50,6 +54,7 @@ QUEUE_SETTINGS = {
         'type': 'int', 'unit': 'KiB', 'minimum': 4, 'maximum': UINT_MAX,
         'write_order': 3,
         'device_maximum': 'max_hw_sectors_kb',
+        'stacked_limit': True,
         'description': ['Largest request size in KiB (C(queue/max_sectors_kb)), at least a page.',
                         'A value above the device\'s C(max_hw_sectors_kb) gives an V(error) check.'],
         'accepted': 'at least a page; checked against the device\'s `max_hw_sectors_kb` on the host',
@@ -63,6 +68,7 @@ QUEUE_SETTINGS = {
         'write_order': 2,
         # blk-mq gives the queue the new elevator's depth on a switch
         'reset_by_scheduler': True,
+        'request_queue': True,
         'description': ['Requests allocated per queue (C(queue/nr_requests)), the queue depth of the block layer.',
                         'The kernel raises smaller values than 4 to 4.'],
         'accepted': 'with no scheduler, at most the hardware queue depth',
@@ -76,6 +82,7 @@ QUEUE_SETTINGS = {
         'choices': ('none', 'mq-deadline', 'kyber', 'bfq', 'deadline', 'cfq', 'noop'),
         # first: a new scheduler reallocates the requests, so nr_requests comes after it
         'write_order': 1,
+        'request_queue': True,
         'description': ['I/O scheduler (C(queue/scheduler)); must be one the device offers.',
                         'A scheduler the device does not offer gives an V(error) check naming the ones it offers.'],
         'accepted': 'checked against what the device offers on the host (`deadline`, `cfq`, `noop`: legacy kernels)',
@@ -97,6 +104,8 @@ SETTINGS = tuple(QUEUE_SETTINGS)
 INT_SETTINGS = tuple(name for name in SETTINGS if QUEUE_SETTINGS[name]['type'] == 'int')
 WRITE_ORDER = tuple(sorted(SETTINGS, key=lambda name: QUEUE_SETTINGS[name]['write_order']))
 RESET_BY_SCHEDULER = tuple(name for name in SETTINGS if QUEUE_SETTINGS[name].get('reset_by_scheduler'))
+STACKED_LIMITS = tuple(name for name in SETTINGS if QUEUE_SETTINGS[name].get('stacked_limit'))
+REQUEST_QUEUE_ONLY = tuple(name for name in SETTINGS if QUEUE_SETTINGS[name].get('request_queue'))
 SCHEDULERS = QUEUE_SETTINGS['scheduler']['choices']
 # {ATTR{} name a udev rule assigns: setting}
 UDEV_ATTRIBUTES = dict((attribute, name) for name in SETTINGS for attribute in QUEUE_SETTINGS[name]['udev'])
