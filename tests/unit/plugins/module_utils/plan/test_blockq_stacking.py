@@ -127,7 +127,7 @@ def test_classify(tree, name, kind):
     ('dm-3', 'rq_affinity', ['dm-3'], None),
     # bio-based dm and md: no request queue of their own
     ('dm-4', 'scheduler', [], 'scheduler does not apply to dm-4 (LVM LV, bio-based: no request queue of its own); '
-                             'I/O through it is queued on sdc, sdd: set it there'),
+                              'I/O through it is queued on sdc, sdd: set it there'),
     ('md1', 'nr_requests', [], 'nr_requests does not apply to md1 (md, bio-based: no request queue of its own); '
                                'I/O through it is queued on sde, sdf: set it there'),
     ('dm-5', 'scheduler', [], 'scheduler does not apply to dm-5 (dm-crypt, bio-based: no request queue of its own); '
