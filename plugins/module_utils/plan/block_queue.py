@@ -237,16 +237,14 @@ def rule_identity(sys_root, name, db=None):
     A device-mapper device keys on its ``dm/uuid`` (``mpath-<wwid>``, ``LVM-<vg uuid><lv uuid>``,
     ``CRYPT-...``: the same value as udev's DM_UUID, readable from sysfs at the event), never ``dm-N``.
     An md array keys on its ``md/uuid`` (sysfs, Linux 4.x+), else on mdadm's MD_UUID.  A multipath path
-    cannot be told from its siblings (one LUN, one WWID): its keys are the LUN's WWID plus
-    ``ENV{DM_MULTIPATH_DEVICE_PATH}=="1"`` (set by multipath-tools' multipath.rules, 56-multipath.rules
-    upstream), so every path of the LUN, one that fails and comes back too, gets the setting."""
-    kind = _stacking.classify(sys_root, name)
-    if kind == _stacking.MD:
+    cannot be told from its siblings (one LUN, one WWID): it keys on the LUN's WWID, which every path
+    carries, so every path, one that fails and comes back under a new name too, gets the setting.
+    Not on ``DM_MULTIPATH_DEVICE_PATH``: multipath-tools sets it in a rules file whose number differs
+    between distributions (56-multipath.rules upstream, 60-multipath.rules on Debian 12), after which a
+    rule of the same number may run."""
+    if _stacking.classify(sys_root, name) == _stacking.MD:
         return _md_identity(sys_root, name, db)
-    keys, warning = _device_identity(sys_root, name, db)
-    if kind == _stacking.MPATH_PATH and not keys.startswith('KERNEL=='):
-        keys = 'ENV{DM_MULTIPATH_DEVICE_PATH}=="1", ' + keys
-    return keys, warning
+    return _device_identity(sys_root, name, db)
 
 
 def _md_identity(sys_root, name, db):
@@ -423,19 +421,6 @@ def _check_setting(sys_root, name, info, setting, expected, evaluation, persist)
     return check, changes, persistent_ok
 
 
-def _multipath_rules_warning(files, rules_file, devices):
-    """A warning when a managed rule keys on DM_MULTIPATH_DEVICE_PATH and the rules file sorts before the
-    multipath.rules that sets it; or None."""
-    name = os.path.basename(rules_file)
-    if not any('DM_MULTIPATH_DEVICE_PATH' in (entry.get('identity') or '') and entry['persisted'] for entry in devices):
-        return None
-    later = [entry['name'] for entry in files if entry['name'].endswith('multipath.rules') and entry['name'] > name]
-    if not later:
-        return None
-    return ('DM_MULTIPATH_DEVICE_PATH is only set by %s, which udev reads after %s: name the rules file so it sorts '
-            'after %s (e.g. 99-iotune.rules) so the multipath paths\' rule applies at boot' % (later[0], name, later[0]))
-
-
 def _rule_files_with(dirs, rules_file):
     """The files udev would read once ``rules_file`` exists; and a warning or None."""
     files = _udev.list_rule_files(dirs)
@@ -487,7 +472,6 @@ def plan_block_queue(requests, sys_root='/sys', proc_root='/proc', rules_dirs=_u
         changes.append({'kind': 'file', 'target': rules_file, 'before': old_text, 'after': new_text})
     if persist_file and any(entry['persisted'] for entry in devices):
         warnings.extend([file_warning] if file_warning else _verify(files, rules_file, new_text, sys_root, db_dir, devices))
-        warnings.extend(w for w in [_multipath_rules_warning(files, rules_file, devices)] if w)
     return {'checks': checks, 'changes': changes, 'devices': result_devices, 'warnings': warnings + errors}
 
 

@@ -18,9 +18,12 @@ What the kernel does, and where it says so:
   refused (EINVAL, block/blk-sysfs.c ``queue_max_sectors_store``).  A request-based multipath map
   (drivers/md/dm-mpath.c, ``DM_TYPE_REQUEST_BASED``/``DM_TYPE_MQ_REQUEST_BASED``) clones each of its
   requests onto a path's own request queue (``multipath_clone_and_map``), where that path's
-  ``max_sectors_kb``, scheduler and ``nr_requests`` apply: so ``max_sectors_kb`` belongs on every path
-  and on the map (the paths first when raising, the map first when lowering), the scheduler and
-  ``nr_requests`` on the paths.
+  ``max_sectors_kb`` applies: so ``max_sectors_kb`` belongs on every path and on the map (the paths
+  first when raising, the map first when lowering).  The clone bypasses the path's scheduler
+  (block/blk-mq.c ``blk_insert_cloned_request``: "Since we have a scheduler attached on the top
+  device, bypass a potential scheduler on the bottom device for insert"), so the scheduler and
+  ``nr_requests`` that I/O through the map meets are the map's own (seen on Linux 6.1: the map has
+  ``[mq-deadline] none`` and ``nr_requests`` 256 of its own).
 * bio-based dm (linear, LVM, crypt) and md have no request queue: ``queue/scheduler`` reads ``none``
   and ``queue/nr_requests`` is refused (block/blk-sysfs.c ``queue_requests_store``: EINVAL unless
   ``queue_is_mq``); I/O is scheduled on the leaf disks.
@@ -107,9 +110,8 @@ def placements(sys_root, name, setting):
             return ([(path, 'a path of multipath map %s, whose limit cannot pass its paths\'' % name) for path in paths]
                     + [(name, 'the multipath map, stacked on %s' % ', '.join(paths))]), None
         if setting in REQUEST_QUEUE_ONLY:
-            if not paths:
-                return [], '%s on multipath map %s: it has no paths in sysfs to queue in' % (setting, name)
-            return [(path, 'a request-based map (%s) queues in its paths' % name) for path in paths], None
+            return [(name, 'a request-based multipath map schedules its requests itself; its paths\' schedulers '
+                           'are bypassed')], None
         return [(name, 'I/O through multipath map %s uses its own %s' % (name, setting))], None
     if kind in BIO_BASED and setting in REQUEST_QUEUE_ONLY:
         leaves = _sysfs.backing_disks(sys_root, name)

@@ -19,8 +19,8 @@ documentation (`make schema`). Adding a setting is adding an entry here. Each en
 * ``device_maximum``: the sysfs queue attribute that caps it on the device, when there is one;
 * ``stacked_limit``: a limit stacked from the members (block/blk-settings.c ``blk_stack_limits``): on a
   dm-multipath map it belongs on every path and on the map (plan/stacking.py);
-* ``request_queue``: it exists only on a request (blk-mq) queue: a request-based multipath map's goes to its
-  paths, a bio-based dm or md device has none (plan/stacking.py);
+* ``request_queue``: it exists only on a request (blk-mq) queue: a request-based multipath map has its own
+  (its paths' are bypassed), a bio-based dm or md device has none (plan/stacking.py);
 * ``description``: sentences for the policy and module documentation;
 * ``accepted``: what the reference table of docs/policy.md says beyond the range;
 * ``range_note``: what the block_queue module's message says after the range.

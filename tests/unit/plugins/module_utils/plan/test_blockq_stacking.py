@@ -121,9 +121,9 @@ def test_classify(tree, name, kind):
     ('dm-3', 'read_ahead_kb', ['dm-3'], None),
     # max_sectors_kb of a multipath map: every path, then the map
     ('dm-3', 'max_sectors_kb', ['sdc', 'sdd', 'dm-3'], None),
-    # a request-based map queues in its paths
-    ('dm-3', 'scheduler', ['sdc', 'sdd'], None),
-    ('dm-3', 'nr_requests', ['sdc', 'sdd'], None),
+    # a request-based map schedules its requests itself: the clones bypass the paths' schedulers
+    ('dm-3', 'scheduler', ['dm-3'], None),
+    ('dm-3', 'nr_requests', ['dm-3'], None),
     ('dm-3', 'rq_affinity', ['dm-3'], None),
     # bio-based dm and md: no request queue of their own
     ('dm-4', 'scheduler', [], 'scheduler does not apply to dm-4 (LVM LV, bio-based: no request queue of its own); '
@@ -201,13 +201,13 @@ def test_order_writes_keeps_other_changes_in_place(tree):
     assert st.order_writes(changes, os.path.join(tree, 'sys')) == changes
 
 
-def test_scheduler_on_a_map_goes_to_the_paths(tree):
-    result = plan(tree, [{'match': {'name': 'mpatha'}, 'scheduler': 'none', 'nr_requests': 32}])
-    assert checks_of(result, 'scheduler') == [('sdc', 'drift'), ('sdd', 'drift')]
-    assert checks_of(result, 'nr_requests') == [('sdc', 'drift'), ('sdd', 'drift')]
-    message = [c['message'] for c in result['checks'] if c['target'] == 'sdd' and c['setting'] == 'scheduler'][0]
-    assert message.endswith('; set here for dm-3 (asked by name=mpatha): a request-based map (dm-3) queues in its paths. '
-                            'mpatha is the device-mapper name of dm-3')
+def test_scheduler_on_a_map_is_the_maps_own(tree):
+    result = plan(tree, [{'match': {'name': 'mpatha'}, 'scheduler': 'mq-deadline', 'nr_requests': 32}])
+    assert checks_of(result, 'scheduler') == [('dm-3', 'drift')]
+    assert checks_of(result, 'nr_requests') == [('dm-3', 'drift')]
+    message = [c['message'] for c in result['checks'] if c['target'] == 'dm-3' and c['setting'] == 'scheduler'][0]
+    assert "a request-based multipath map schedules its requests itself; its paths' schedulers are bypassed" in message
+    assert not [c for c in result['changes'] if c.get('target') in ('sdc', 'sdd')]
 
 
 @pytest.mark.parametrize('match, name', [({'name': 'vg2-lun'}, 'dm-4'), ({'name': 'md1'}, 'md1')])
@@ -230,8 +230,9 @@ def test_read_ahead_on_an_lv_is_the_lv_only(tree):
     ('dm-3', None, 'ATTR{dm/uuid}=="%s"' % MPATH_UUID, False),
     ('dm-4', None, 'ATTR{dm/uuid}=="%s"' % LVM_UUID, False),
     ('dm-5', None, 'ATTR{dm/uuid}=="CRYPT-LUKS2-0123abcd-cr"', False),
-    ('sdc', None, 'ENV{DM_MULTIPATH_DEVICE_PATH}=="1", ENV{DEVTYPE}=="disk", ATTRS{wwid}=="%s"' % WWID, False),
-    ('sdd', None, 'ENV{DM_MULTIPATH_DEVICE_PATH}=="1", ENV{DEVTYPE}=="disk", ATTRS{wwid}=="%s"' % WWID, False),
+    # every path of the LUN carries its WWID: one that comes back under a new name matches too
+    ('sdc', None, 'ENV{DEVTYPE}=="disk", ATTRS{wwid}=="%s"' % WWID, False),
+    ('sdd', None, 'ENV{DEVTYPE}=="disk", ATTRS{wwid}=="%s"' % WWID, False),
     ('sda', None, 'ENV{DEVTYPE}=="disk", ATTRS{wwid}=="naa.500000000000"', False),
     ('md1', None, 'ATTR{md/uuid}=="%s"' % MD_UUID, False),
     ('md2', {'env': {'MD_UUID': 'a1b2c3d4:e5f60718:293a4b5c:6d7e8f90'}},
@@ -252,7 +253,7 @@ def test_rules_file_of_a_multipath_lun(tree):
     lines = [line for line in text.splitlines() if line and not line.startswith('#')]
     # one line for every path of the LUN (they share the WWID), one for the map; no kernel name
     assert lines == [
-        'ACTION=="add|change", SUBSYSTEM=="block", ENV{DM_MULTIPATH_DEVICE_PATH}=="1", ENV{DEVTYPE}=="disk", '
+        'ACTION=="add|change", SUBSYSTEM=="block", ENV{DEVTYPE}=="disk", '
         'ATTRS{wwid}=="%s", ATTR{queue/max_sectors_kb}="512"' % WWID,
         'ACTION=="add|change", SUBSYSTEM=="block", ATTR{dm/uuid}=="%s", ATTR{queue/max_sectors_kb}="512"' % MPATH_UUID,
     ]
@@ -260,11 +261,12 @@ def test_rules_file_of_a_multipath_lun(tree):
     assert result['warnings'] == []
 
 
-@pytest.mark.parametrize('multipath_rules, warned', [('56-multipath.rules', False), ('62-multipath.rules', True)])
-def test_rules_file_must_sort_after_multipath_rules(tree, multipath_rules, warned):
+@pytest.mark.parametrize('multipath_rules', ['56-multipath.rules', '60-multipath.rules', '62-multipath.rules'])
+def test_path_rule_does_not_depend_on_the_multipath_rules_order(tree, multipath_rules):
+    """Debian 12 installs 60-multipath.rules, which udev reads after 60-iotune.rules: a key set there would
+    be unset when the path's rule runs."""
     _write(os.path.join(tree, 'lib/udev/rules.d', multipath_rules), MULTIPATH_RULES)
-    result = plan(tree, [{'match': {'name': 'dm-3'}, 'scheduler': 'none'}])
-    found = [w for w in result['warnings'] if 'DM_MULTIPATH_DEVICE_PATH' in w]
-    assert bool(found) is warned
-    if warned:
-        assert found[0].startswith('DM_MULTIPATH_DEVICE_PATH is only set by 62-multipath.rules, which udev reads after 60-iotune.rules')
+    result = plan(tree, [{'match': {'name': 'dm-3'}, 'max_sectors_kb': 512}])
+    text = [c for c in result['changes'] if c['kind'] == 'file'][0]['after']
+    assert 'DM_MULTIPATH_DEVICE_PATH' not in text and 'ATTRS{wwid}=="%s"' % WWID in text
+    assert result['warnings'] == []
