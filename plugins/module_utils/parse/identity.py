@@ -121,7 +121,9 @@ def kernel_wwid_forms(data):
 
     The kernel (drivers/scsi/scsi_lib.c scsi_vpd_lun_id) makes ``wwid`` of one designator, and
     which one changed between kernels: ``naa.<hex>``, ``eui.<hex>``, ``t10.<ASCII>`` (trailing
-    spaces dropped, as udev compares attributes) or a SCSI name string."""
+    spaces dropped, as udev compares attributes) or a SCSI name string.  A text with a control
+    character is left out (LIO pads its T10 designator with NUL bytes): no udev rule or policy can
+    name it."""
     forms = []
     for kind, code_set, body in vpd_pg83_designators(data):
         text = None
@@ -130,10 +132,10 @@ def kernel_wwid_forms(data):
         elif kind == DESIGNATOR_EUI64 and code_set == 1:
             text = 'eui.' + _hexlify(body)
         elif kind == DESIGNATOR_T10 and code_set == 2:
-            text = 't10.' + body.decode('ascii', 'replace').rstrip()
+            text = 't10.' + body.rstrip(b'\x00').decode('ascii', 'replace').rstrip()
         elif kind == DESIGNATOR_NAME and code_set == 3:
             text = body.rstrip(b'\x00').decode('utf-8', 'replace').rstrip()
-        if text and text not in forms:
+        if text and text not in forms and all(char.isprintable() for char in text):
             forms.append(text)
     return forms
 

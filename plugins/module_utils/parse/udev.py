@@ -166,11 +166,13 @@ def logical_lines(text):
     """Join continued lines the way udev does: (first line number, text).
 
     Comment lines are dropped even inside a continuation; the trailing ``\\``
-    is removed and the next line's leading blanks are skipped."""
+    is removed and the next line's leading blanks are skipped.  A NUL byte ends a
+    line, as in systemd's read_line (a rule with a NUL inside a value is cut there,
+    and udev ignores both halves)."""
     result = []
     pending = None
     start = 0
-    for number, raw in enumerate(text.splitlines(), 1):
+    for number, raw in enumerate(text.replace('\0', '\n').splitlines(), 1):
         line = raw.lstrip(' \t')
         if line.startswith('#'):
             continue
@@ -235,14 +237,29 @@ def parse_rules(text, filename='<rules>'):
     (list of (key, attr, op, value)) and ``invalid`` (why udev would ignore
     the line, else None)."""
     rules = []
+    cut = _lines_cut_by_nul(text)
     for number, line in logical_lines(text):
         rule = {'file': filename, 'line': number, 'text': line, 'tokens': [], 'invalid': None}
         try:
             rule['tokens'] = parse_rule_line(line)
         except ValueError as exc:
             rule['invalid'] = str(exc)
+            if number in cut:
+                rule['invalid'] += '; a NUL byte cut the line, and udev ignores both parts'
+                rule['cut_by_nul'] = True
         rules.append(rule)
     return rules
+
+
+def _lines_cut_by_nul(text):
+    """The line numbers (as udev counts them, a NUL ending a line) of the parts of lines holding a NUL."""
+    cut, number = set(), 0
+    for raw in text.splitlines():
+        parts = raw.split('\0')
+        if len(parts) > 1:
+            cut.update(range(number + 1, number + len(parts) + 1))
+        number += len(parts)
+    return cut
 
 
 def rule_location(rule):
@@ -611,8 +628,8 @@ def evaluate(rules, device):
         if skip_to is not None or stopped:
             continue
         if rule['invalid']:
-            # udev ignores the line; if it seems to touch the queue, say so
-            for setting in _mentioned_settings(rule['text']):
+            # udev ignores the line; if it seems to touch the queue, say so (unless it is certain: a NUL cut it)
+            for setting in [] if rule.get('cut_by_nul') else _mentioned_settings(rule['text']):
                 state.settings[setting]['unknown'].append(
                     '%s cannot be parsed (%s)' % (rule_location(rule), rule['invalid']))
             continue

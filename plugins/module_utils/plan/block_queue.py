@@ -219,7 +219,7 @@ def resolve_match(match, sys_root='/sys', proc_root='/proc', db_dir=_udev.DB_DIR
 # ---------------------------------------------------------------- the managed rule
 
 def _usable(value):
-    return value and not (set(value) & _GLOB_CHARS) and value == value.strip()
+    return value and not (set(value) & _GLOB_CHARS) and value == value.strip() and value.isprintable()
 
 
 def _wwid_alternatives(dev_dir, wwid):
@@ -315,13 +315,16 @@ def merge_rules_text(text, identity, settings):
 
     The device's line is the first one with the same match keys; its other
     queue settings are kept, and later lines with the same match keys are
-    dropped (they would override it).  Every other line is kept as it is.
-    A missing file (None) starts with a header comment."""
+    dropped (they would override it).  A line with a NUL byte is dropped: udev cuts it in two and
+    ignores both (iotune 0.3 wrote one for LIO LUNs, whose T10 designator is NUL-padded).  Every
+    other line is kept as it is.  A missing file (None) starts with a header comment."""
     wanted = _identity_of(_udev.parse_rule_line(rule_line(identity, {'scheduler': 'x'})))
     lines = (text if text is not None else RULES_HEADER).splitlines(True)
     out = []
     done = False
     for line in lines:
+        if '\0' in line:
+            continue
         stripped = line.strip()
         tokens = None
         if stripped and not stripped.startswith('#') and not stripped.endswith('\\'):

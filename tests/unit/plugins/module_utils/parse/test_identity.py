@@ -75,6 +75,22 @@ def test_vpd_pg83():
     assert ident.vpd_pg83_wwn(KINGSTON_PG80) is None and ident.kernel_wwid_forms(None) == []
 
 
+# an LIO iSCSI LUN (targetcli-fb, Linux 6.1, the stacks lab VM): NAA 6, then a T10 designator padded with a NUL
+LIO_PG83 = bytes.fromhex(
+    '008300b20103001060014052600000000004000800000000020100324c494f2d4f5247206c756e303a32363030303030302d303030'
+    '302d343030302d383030302d303030303030303061626364005194000400000001519500040000000001060004000000005398002869'
+    '716e2e323032362d31312e6c61622e696f74756e653a737461636b732c742c307830303031000053a8002069716e2e323032362d3131'
+    '2e6c61622e696f74756e653a737461636b73000000')
+
+
+def test_vpd_pg83_of_an_lio_lun_has_no_control_characters():
+    # a NUL in a udev rule's value makes udev ignore that line and the next (seen in the lab VM)
+    assert ident.kernel_wwid_forms(LIO_PG83) == [
+        'naa.60014052600000000004000800000000', 't10.LIO-ORG lun0:26000000-0000-4000-8000-00000000abcd']
+    assert ident.vpd_pg83_wwn(LIO_PG83) == '0x60014052600000000004000800000000'
+    assert ident.vpd_pg80_serial(b'\x00\x80\x00%26000000-0000-4000-8000-00000000abcd\x00') == '26000000-0000-4000-8000-00000000abcd'
+
+
 def test_wwn_and_serial_sources_in_order():
     env = {'ID_WWN': '0x50026b724b09a1ff', 'ID_SERIAL_SHORT': '50026B724B09A1FF',
            'ID_SERIAL': 'KINGSTON_SH103S3240G_50026B724B09A1FF'}

@@ -94,6 +94,15 @@ def test_parse_rules_marks_invalid_lines():
     assert 'unterminated' in rules[1]['invalid']
 
 
+def test_a_nul_byte_ends_the_line_as_in_udev():
+    # a rule iotune once wrote with an LIO LUN's NUL-padded T10 designator: udev 252 said
+    # "60-iotune.rules:1 Invalid key/value pair, ignoring." and the same for line 2
+    text = ('ENV{DEVTYPE}=="disk", ATTRS{wwid}=="naa.6001405|t10.LIO-ORG lun0:abcd\0", ATTR{queue/max_sectors_kb}="256"\n'
+            'ATTR{dm/uuid}=="LVM-x", ATTR{queue/read_ahead_kb}="2048"\n')
+    rules = _udev.parse_rules(text, 'x.rules')
+    assert [(r['line'], bool(r['invalid'])) for r in rules] == [(1, True), (2, True), (3, False)]
+
+
 @pytest.mark.parametrize('pattern, value, expected', [
     ('sd*', 'sda', True),
     ('sd*[!0-9]', 'sda', True),

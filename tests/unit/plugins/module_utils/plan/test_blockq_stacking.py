@@ -270,3 +270,14 @@ def test_path_rule_does_not_depend_on_the_multipath_rules_order(tree, multipath_
     text = [c for c in result['changes'] if c['kind'] == 'file'][0]['after']
     assert 'DM_MULTIPATH_DEVICE_PATH' not in text and 'ATTRS{wwid}=="%s"' % WWID in text
     assert result['warnings'] == []
+
+
+def test_a_rule_line_with_a_nul_byte_is_replaced(tree):
+    """udev ignores a line cut by a NUL: the managed file gets a good line for the LUN's paths instead."""
+    broken = ('ACTION=="add|change", SUBSYSTEM=="block", ENV{DEVTYPE}=="disk", ATTRS{wwid}=="%s|t10.LIO-ORG lun0:x\0", '
+              'ATTR{queue/max_sectors_kb}="512"\n' % WWID)
+    _write(os.path.join(tree, 'etc/udev/rules.d/60-iotune.rules'), bq.RULES_HEADER + broken)
+    result = plan(tree, [{'match': {'wwn': WWID}, 'max_sectors_kb': 512}])
+    text = [c for c in result['changes'] if c['kind'] == 'file'][0]['after']
+    assert '\0' not in text
+    assert 'ATTRS{wwid}=="%s", ATTR{queue/max_sectors_kb}="512"' % WWID in text
