@@ -52,6 +52,26 @@ def normalize_wwn(value):
     return None
 
 
+def multipath_wwid(dm_uuid):
+    """The WWID of a dm-multipath map, from its ``dm/uuid`` (``mpath-<wwid>``), or None.
+
+    multipath-tools names a LUN by udev's ID_SERIAL for SCSI (scsi_id: a designator-type digit, ``3``
+    for NAA, ``2`` for EUI-64, then the hex), so ``mpath-36001405...`` is the LUN ``naa.6001405...``."""
+    if not dm_uuid or not dm_uuid.startswith('mpath-') or len(dm_uuid) <= len('mpath-'):
+        return None
+    return dm_uuid[len('mpath-'):]
+
+
+def scsi_id_wwn(wwid):
+    """The WWN of a scsi_id-style WWID (``3<naa hex>``, ``2<eui hex>``), or None for other forms."""
+    text = (wwid or '').strip().lower()
+    if text[:1] == '3' and _hex_of(text[1:]):
+        return '0x' + text[1:]
+    if text[:1] == '2' and _hex_of(text[1:]) and len(text) - 1 in (16, 32):
+        return 'eui.' + text[1:]
+    return None
+
+
 def wwn_key(value):
     """A WWN-ish text for comparison: lower case, without one ``wwn-`` and one ``naa.``/``eui.``/``0x`` prefix.
 

@@ -167,6 +167,11 @@ def identity_facts(dev_dir, env, errors=None):
     udev); see parse/identity.py for the sources and their order."""
     ids = read_identities(dev_dir, env, errors)
     dm_uuid = _first_attr(dev_dir, 'dm/uuid')
+    mpath_wwid = _identity.multipath_wwid(dm_uuid)
+    if mpath_wwid and not ids['wwid']:
+        # a multipath map carries its LUN's WWID in its dm uuid, and no wwid file of its own
+        ids['wwid'] = mpath_wwid
+        ids['wwns'] = [wwn for wwn in [_identity.scsi_id_wwn(mpath_wwid)] if wwn]
     return {
         'type': _identity.device_type(os.path.basename(dev_dir), is_partition_dir(dev_dir), dm_uuid,
                                       _first_attr(dev_dir, 'md/level'), read_int(os.path.join(dev_dir, 'device', 'type'))),

@@ -141,3 +141,18 @@ def test_udev_env_and_decoding():
 ])
 def test_device_type(name, kwargs, expected):
     assert ident.device_type(name, **kwargs) == expected
+
+
+@pytest.mark.parametrize('dm_uuid, wwid, wwn', [
+    # the stacks lab VM's LIO LUN through dm-multipath (Linux 6.1, multipath-tools 0.9.4)
+    ('mpath-360014052600000000004000800000000', '360014052600000000004000800000000', '0x60014052600000000004000800000000'),
+    ('mpath-2002538b471b2c0a1', '2002538b471b2c0a1', 'eui.002538b471b2c0a1'),
+    ('mpath-SATA_disk_1234', 'SATA_disk_1234', None),
+    ('LVM-abc', None, None),
+    ('mpath-', None, None),
+    (None, None, None),
+])
+def test_multipath_map_wwid_and_wwn(dm_uuid, wwid, wwn):
+    assert ident.multipath_wwid(dm_uuid) == wwid
+    assert ident.scsi_id_wwn(wwid) == wwn
+
