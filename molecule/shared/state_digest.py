@@ -1,7 +1,7 @@
 """Digest of every file and live value an iotune audit must not change.
 
 Files under /etc and /usr/local (content, mode, owner; link targets), every
-/sys/block/*/queue attribute, every /proc/sys/vm value and every mount's live
+/sys/block/*/queue attribute (a dm device under its dm name), every /proc/sys/vm value and every mount's live
 options. Prints one JSON object {item: sha256}, or with --save FILE writes it to FILE
 (mode 0600); compare two runs with --diff FILE.
 """
@@ -26,6 +26,11 @@ def read(path):
         return ("unreadable: %s" % exc.strerror).encode()
 
 
+def dev_label(dev):
+    name = read(os.path.join("/sys/block", dev, "dm", "name")).decode(errors="replace").strip()
+    return "dm:" + name if dev.startswith("dm-") and name and not name.startswith("unreadable") else dev
+
+
 def state():
     items = {}
     for root in ROOTS:
@@ -41,10 +46,12 @@ def state():
                     items[path] = digest(read(path) + meta.encode())
     for dev in sorted(os.listdir("/sys/block")):
         queue = os.path.join("/sys/block", dev, "queue")
+        # a dm device by its dm name: its dm-N number may change at a reboot
+        label = os.path.join("/sys/block", dev_label(dev), "queue")
         for name in sorted(os.listdir(queue)) if os.path.isdir(queue) else []:
             path = os.path.join(queue, name)
             if os.path.isfile(path):
-                items[path] = digest(read(path))
+                items[os.path.join(label, name)] = digest(read(path))
     for name in sorted(os.listdir("/proc/sys/vm")):
         path = os.path.join("/proc/sys/vm", name)
         if os.access(path, os.R_OK) and os.path.isfile(path):

@@ -12,25 +12,20 @@ Every step ends with the VM back in the prepared state, so a failure here
 does not leak into the other tests."""
 import json
 import os
-import re
 import subprocess
 import sys
 
 import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared"))
+import labrun  # noqa: E402 pylint: disable=wrong-import-position
+from labrun import differences, digest, playbook  # noqa: E402,F401 pylint: disable=wrong-import-position
 
 JOURNAL = "/var/lib/iotune/journal"
 FAILPOINT = "/run/iotune/failpoint"
 MODULES = ("mount_options", "tunefstab", "block_queue", "cache_limits")
 # what make demo's step 2 shows of harden_io.yml --check --diff
 DEMO_DIFF = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts", "demo_diff")
-
-
-def digest(host):
-    return json.loads(host.check_output("python3 /root/state_digest.py"))
-
-
-def differences(before, after):
-    return sorted(key for key in set(before) | set(after) if before.get(key) != after.get(key))
 
 
 @pytest.fixture(scope="module")
@@ -94,21 +89,8 @@ def test_four_runs(host, prepared, policy, name):
     assert rollback_module(host, run_id)["changed"] is False
 
 
-def playbook(name, *extra):
-    """Run a playbook of the collection against the VM; (rc, output)."""
-    env = dict(os.environ, ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0")
-    inventory = os.path.dirname(os.environ["MOLECULE_INVENTORY_FILE"])
-    reports = os.path.join(os.environ["MOLECULE_EPHEMERAL_DIRECTORY"], "harden-reports")
-    argv = ["ansible-playbook", "-i", inventory, "iotune.storage." + name, "-e", "iotune_report_dir=" + reports]
-    done = subprocess.run(argv + list(extra), env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          universal_newlines=True, timeout=900, check=False)
-    return done.returncode, done.stdout
-
-
 def recap(output):
-    found = re.search(r"iotune-vm\s*:\s*ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)", output)
-    assert found, output[-3000:]
-    return dict(zip(("ok", "changed", "unreachable", "failed"), map(int, found.groups())))
+    return labrun.recap(output, "iotune-vm")
 
 
 def records(host, run_id):

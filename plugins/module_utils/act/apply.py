@@ -164,14 +164,61 @@ def _reset_values(path):
     return found
 
 
+# what names a block device across reboots, for a sysfs record: a kernel name (dm-1, md127, sdb) may
+# belong to another device after a reboot or a multipath map's reload
+_IDENTITY_ATTRS = (('dm/uuid', 'dm/uuid'), ('md/uuid', 'md/uuid'), ('wwid', 'device/wwid'), ('wwid', 'wwid'))
+
+
+def device_identity(device_dir):
+    """``<kind>=<value>`` naming the block device of the sysfs directory ``device_dir`` stably (its dm or md
+    uuid, else its wwid), or None."""
+    for kind, relative in _IDENTITY_ATTRS:
+        try:
+            value = read_value(os.path.join(device_dir, relative))
+        except (IOError, OSError):
+            continue
+        if value and value.isprintable():
+            return '%s=%s' % (kind, value)
+    return None
+
+
+def sysfs_target(record):
+    """The queue attribute a sysfs record is about now, and a note or None.
+
+    The record's own path while its device has the identity the record keeps (records without one: always);
+    else the one device that has it now, under its new name.  ApplyError when no device, or several
+    others, have it: writing the old name would change another device."""
+    path, identity = record['target'], record.get('identity')
+    queue_dir = os.path.dirname(path)
+    device_dir = os.path.dirname(queue_dir)
+    if not identity or device_identity(device_dir) == identity:
+        return path, None
+    block_dir = os.path.dirname(device_dir)
+    try:
+        names = sorted(os.listdir(block_dir))
+    except OSError as exc:
+        raise ApplyError('cannot list %s: %s' % (block_dir, exc.strerror or exc))
+    found = [name for name in names if device_identity(os.path.join(block_dir, name)) == identity]
+    old = os.path.basename(device_dir)
+    if len(found) != 1:
+        raise ApplyError('%s: the device that was %s (%s) is %s now; not restored, so as not to change another device'
+                         % (path, old, identity, 'on %s' % ', '.join(found) if found else 'gone'))
+    return (os.path.join(block_dir, found[0], os.path.basename(queue_dir), os.path.basename(path)),
+            'the device that was %s (%s) is %s now' % (old, identity, found[0]))
+
+
 def apply_sysfs(journal, change):
     """One queue attribute: journal, write, read back. A scheduler record also keeps the
-    values the switch resets, so that a rollback can put them back (issue 18, R1)."""
+    values the switch resets, so that a rollback can put them back (issue 18, R1), and every record
+    the device's stable identity, so that a rollback after a reboot finds it under a new name."""
     path = change['path']
     before = sysfs_value(path)
     if before == change['after']:
         return False
     extra = dict(device=change['target'], setting=change['setting'])
+    identity = device_identity(os.path.dirname(os.path.dirname(path)))
+    if identity:
+        extra['identity'] = identity
     resets = _reset_values(path)
     if resets:
         extra['resets'] = resets
@@ -184,8 +231,9 @@ def apply_sysfs(journal, change):
 
 
 def restore_sysfs(record, check=False):
-    """Write the value back; after a scheduler, the values its switch reset (``resets``)."""
-    path = record['target']
+    """Write the value back; after a scheduler, the values its switch reset (``resets``).  On the device
+    the record's identity names (sysfs_target)."""
+    path = sysfs_target(record)[0]
     directory = os.path.dirname(path)
     resets = dict((os.path.join(directory, name), value) for name, value in sorted((record.get('resets') or {}).items()))
     wrong = [(target, value) for target, value in [(path, record['before'])] + sorted(resets.items())
@@ -241,7 +289,7 @@ def holds_after(record, proc_root='/proc'):
     kind, target, after = record.get('kind'), record.get('target'), record.get('after')
     try:
         if kind == 'sysfs':
-            return sysfs_value(target) == after
+            return sysfs_value(sysfs_target(record)[0]) == after
         if kind == 'sysctl':
             return all(int(read_value(_sysctl_path(proc_root, key))) == value for key, value in after.items())
         if kind == 'file':
@@ -249,7 +297,7 @@ def holds_after(record, proc_root='/proc'):
             if after.get('state') != 'present':
                 return content is None
             return content is not None and hashlib.sha256(content).hexdigest() == after['sha256']
-    except (IOError, OSError, ValueError, KeyError, AttributeError, TypeError, JournalError):
+    except (IOError, OSError, ValueError, KeyError, AttributeError, TypeError, JournalError, ApplyError):
         return None
     return None
 

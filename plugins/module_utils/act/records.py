@@ -30,6 +30,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.settings.vm import 
 
 SYSCTL_KEYS = tuple(dotted(key) for key in VM_KEYS)
 
+_IDENTITY = re.compile(r'^(dm/uuid|md/uuid|wwid)=[^\n]{1,256}\Z')
 _DEVICE = re.compile(r'^[A-Za-z0-9][A-Za-z0-9_.:!+-]{0,127}\Z')
 _SCHEDULER = re.compile(r'^[a-z0-9][a-z0-9_-]{0,31}\Z')
 _OPTION = re.compile(r'^[^\s,\x00-\x1f\x7f]{1,256}\Z')
@@ -154,6 +155,9 @@ def _check_sysfs(check, record, trusted):
     check.need(len(parts) == 3 and _DEVICE.match(parts[0]) and parts[1] == 'queue' and parts[2] in QUEUE_SETTINGS, 'target',
                'must be %s/<device>/queue/<%s>, got %r' % (queue, '|'.join(QUEUE_SETTINGS), target))
     setting = parts[2]
+    identity = record.get('identity')
+    check.need(identity is None or (isinstance(identity, str) and _IDENTITY.match(identity) is not None and identity.isprintable()),
+               'identity', 'must be dm/uuid=<text>, md/uuid=<text> or wwid=<text> (printable, at most 256 characters)')
     _queue_value(check, 'before', setting, record.get('before'))
     _queue_value(check, 'after', setting, record.get('after'))
     resets = record.get('resets', {})

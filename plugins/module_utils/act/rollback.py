@@ -17,7 +17,7 @@ __metaclass__ = type
 import os
 
 from ansible_collections.iotune.storage.plugins.module_utils.act.apply import (
-    ApplyError, Restore, holds_after, replaced_since, restore_record, sysfs_value)
+    ApplyError, Restore, holds_after, replaced_since, restore_record, sysfs_target, sysfs_value)
 from ansible_collections.iotune.storage.plugins.module_utils.act.journal import (
     acquire_lock,
     check_dir,
@@ -64,12 +64,18 @@ def record_diff(record):
     if record['kind'] == 'file':
         return {'before_header': record['target'], 'after_header': '%s (restored)' % record['target'],
                 'before': _text(file_state(record['target'])), 'after': _text(record['before'])}
+    target = record['target']
     if record['kind'] == 'sysfs':
-        now = sysfs_value(record['target'])
+        try:
+            path, note = sysfs_target(record)
+            now = sysfs_value(path)
+            target = '%s (%s)' % (path, note) if note else path
+        except ApplyError as exc:
+            now = 'not restored: %s' % exc
     else:
         now = record['after']
-    return {'before_header': '%s %s' % (record['kind'], record['target']),
-            'after_header': '%s %s (restored)' % (record['kind'], record['target']),
+    return {'before_header': '%s %s' % (record['kind'], target),
+            'after_header': '%s %s (restored)' % (record['kind'], target),
             'before': '%s\n' % (now,), 'after': '%s\n' % (record['before'],)}
 
 

@@ -40,6 +40,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.act.apply import (
 )
 from ansible_collections.iotune.storage.plugins.module_utils.common.atomic import atomic_write, stale_temps
 from ansible_collections.iotune.storage.plugins.module_utils.act.journal import Journal, read_records
+from ansible_collections.iotune.storage.plugins.module_utils.act.records import RecordError, Trusted, validate_record
 from ansible_collections.iotune.storage.plugins.module_utils.plan.tunefstab import read_live
 
 SIM = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))),
@@ -311,6 +312,61 @@ def test_apply_and_restore_sysfs(queue, journal):
     assert restore_sysfs(record) is True
     assert sysfs_value(str(queue / 'read_ahead_kb')) == 128
     assert restore_sysfs(record) is False
+
+
+def _dm_device(block, name, uuid, read_ahead_kb):
+    queue = block / name / 'queue'
+    queue.mkdir(parents=True)
+    (block / name / 'dm').mkdir()
+    (block / name / 'dm' / 'uuid').write_text(uuid + '\n')
+    (queue / 'read_ahead_kb').write_text('%d\n' % read_ahead_kb)
+    return queue
+
+
+MAP_UUID = 'mpath-360014052600000000004000800000000'
+LV_UUID = 'LVM-dIe36kYts73aNslDocu6vMQ9pHwJlbvMQnpeWbaO0rIgyxDFIS6xFYZ8bbprmRve'
+
+
+def test_restore_sysfs_follows_a_renamed_device(tmp_path, journal):
+    """A multipath map reloaded (or a reboot) gets another dm-N: the rollback writes the device the record
+    names by its dm uuid, never the one that now has the old kernel name."""
+    block = tmp_path / 'sys' / 'block'
+    old_map = _dm_device(block, 'dm-1', MAP_UUID, 128)
+    assert apply_sysfs(journal, _sysfs_change(old_map, 'read_ahead_kb', 4096)) is True
+    record, = records_of(journal)
+    assert record['identity'] == 'dm/uuid=' + MAP_UUID
+    # now dm-1 is the LV and the map is dm-2
+    (block / 'dm-1' / 'dm' / 'uuid').write_text(LV_UUID + '\n')
+    (old_map / 'read_ahead_kb').write_text('2048\n')
+    new_map = _dm_device(block, 'dm-2', MAP_UUID, 4096)
+    assert _apply.sysfs_target(record) == (str(new_map / 'read_ahead_kb'),
+                                           'the device that was dm-1 (dm/uuid=%s) is dm-2 now' % MAP_UUID)
+    assert restore_sysfs(record) is True
+    assert sysfs_value(str(new_map / 'read_ahead_kb')) == 128
+    assert sysfs_value(str(old_map / 'read_ahead_kb')) == 2048
+
+
+@pytest.mark.parametrize('others, found', [([], 'gone'), (['dm-3', 'dm-4'], 'on dm-3, dm-4')])
+def test_restore_sysfs_refuses_a_device_it_cannot_tell(tmp_path, journal, others, found):
+    block = tmp_path / 'sys' / 'block'
+    queue = _dm_device(block, 'dm-1', MAP_UUID, 128)
+    apply_sysfs(journal, _sysfs_change(queue, 'read_ahead_kb', 4096))
+    record, = records_of(journal)
+    (block / 'dm-1' / 'dm' / 'uuid').write_text(LV_UUID + '\n')
+    for name in others:
+        _dm_device(block, name, MAP_UUID, 4096)
+    with pytest.raises(ApplyError) as caught:
+        restore_sysfs(record)
+    assert ('the device that was dm-1 (dm/uuid=%s) is %s now; not restored' % (MAP_UUID, found)) in str(caught.value)
+    assert sysfs_value(str(queue / 'read_ahead_kb')) == 4096
+
+
+def test_a_sysfs_record_without_identity_keeps_its_path(queue, journal):
+    # records written before identities were kept, and devices without one (a virtio disk without serial)
+    apply_sysfs(journal, _sysfs_change(queue, 'read_ahead_kb', 4096))
+    record, = records_of(journal)
+    assert 'identity' not in record
+    assert _apply.sysfs_target(record) == (record['target'], None)
 
 
 def test_apply_and_restore_scheduler(queue, journal):
@@ -742,3 +798,23 @@ def test_apply_vxtunefs_read_back_differs(sim, journal):
         return (0, '', '') if '-o' in argv else sim(argv)
     with pytest.raises(ApplyError, match=r'-p /data: read_pref_io reads 65536 after setting 262144$'):
         apply_vxtunefs(journal, _vx_change('read_pref_io', 262144), ignores_o, _live(sim))
+
+
+def _sysfs_record(**fields):
+    record = {'seq': 1, 'run_seq': 1, 'time': '2026-11-26T10:15:00.000000Z', 'run_id': 'run-1', 'module': 'block_queue',
+              'kind': 'sysfs', 'target': '/sys/block/dm-1/queue/read_ahead_kb', 'before': 128, 'after': 4096,
+              'identity': 'dm/uuid=' + MAP_UUID}
+    record.update(fields)
+    return dict((key, value) for key, value in record.items() if value is not None)
+
+
+@pytest.mark.parametrize('identity', ['dm/uuid=' + MAP_UUID, 'md/uuid=0a95e326-82ba-45de-da35-2ee884234008',
+                                      'wwid=t10.LIO-ORG lun0:26000000', None])
+def test_a_valid_sysfs_record_identity(identity):
+    assert validate_record(_sysfs_record(identity=identity), 'j', 1, 'run-1', None, Trusted()) == _sysfs_record(identity=identity)
+
+
+@pytest.mark.parametrize('identity', ['dm-1', 'path=/etc/passwd', 'wwid=', 'wwid=a\x00b', 'wwid=' + 'x' * 300, 42])
+def test_a_forged_sysfs_record_identity_names_the_field(identity):
+    with pytest.raises(RecordError, match=r'^j line 3: field identity: '):
+        validate_record(_sysfs_record(identity=identity), 'j', 3, 'run-1', None, Trusted())
