@@ -16,7 +16,7 @@ export PATH := $(BIN):$(PATH)
 export ANSIBLE_FORCE_COLOR := false
 export PY_COLORS := 0
 
-.PHONY: help setup collection build schema lint unit integration molecule molecule-default molecule-vm molecule-fleet test images demo bench test-upgrade clean
+.PHONY: help setup collection build schema lint unit integration molecule molecule-default molecule-vm molecule-stacks molecule-fleet test images demo bench test-upgrade clean
 
 help:
 	@echo "make demo         run the main job against the built-in lab VM"
@@ -27,7 +27,7 @@ help:
 	@echo "make lint         yamllint, ansible-lint (production), ansible-test sanity"
 	@echo "make unit         unit tests of module_utils and modules"
 	@echo "make integration  loop-device tests on this machine (root)"
-	@echo "make molecule     molecule scenarios: default (docker), vm (qemu), fleet (IOTUNE_FLEET_SIZE containers, default 6)"
+	@echo "make molecule     molecule scenarios: default (docker), vm (qemu), stacks (qemu: NVMe, iSCSI+multipath, LVM, MD, NFS), fleet (IOTUNE_FLEET_SIZE containers, default 6)"
 	@echo "make images       build the lab container and VM images (cached by recipe hash)"
 	@echo "make test-upgrade the real Debian 12 -> 13 upgrade through upgrade_check.yml on a lab VM (~135 MB, 10-15 min; not in make test)"
 	@echo "make bench        benchmarks on this machine: fio module vs fio CLI, iotune-copy vs dd and cp (copy speed, cache pollution), playbooks vs ansible -m ping on 10/20/40 lab containers"
@@ -77,10 +77,13 @@ molecule-default: collection images
 molecule-vm: collection images
 	$(BIN)/molecule test -s vm
 
+molecule-stacks: collection images
+	$(BIN)/molecule test -s stacks
+
 molecule-fleet: collection images
 	$(BIN)/molecule test -s fleet
 
-molecule: molecule-default molecule-vm molecule-fleet
+molecule: molecule-default molecule-vm molecule-stacks molecule-fleet
 
 images: $(PYTHON)
 	lab/container-image

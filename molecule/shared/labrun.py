@@ -31,3 +31,15 @@ def recap(output, host_name):
     found = re.search(re.escape(host_name) + r"\s*:\s*ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)", output)
     assert found, output[-3000:]
     return dict(zip(("ok", "changed", "unreachable", "failed"), map(int, found.groups())))
+
+
+def recorded_digest(host):
+    """The digest digest_before.yml recorded at the end of prepare."""
+    return json.loads(host.file("/root/state-before.json").content_string)
+
+
+def prepared_state(host):
+    """The recorded digest, after checking that the host is in that state now."""
+    recorded = recorded_digest(host)
+    assert differences(recorded, digest(host)) == []
+    return recorded

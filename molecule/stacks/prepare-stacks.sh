@@ -40,7 +40,7 @@ modprobe -a dm_multipath iscsi_tcp target_core_iblock iscsi_target_mod raid1
 log "md: RAID1 of vdb and vdc"
 mdadm --create /dev/md/labmd --run --quiet --level=1 --raid-devices=2 --metadata=1.2 \
   --assume-clean --homehost=iotune-lab /dev/vdb /dev/vdc
-mdadm --detail --scan > /etc/mdadm/mdadm.conf
+{ echo "MAILADDR root"; mdadm --detail --scan; } > /etc/mdadm/mdadm.conf
 mkfs.ext4 -q -F -L iotune-md /dev/md/labmd
 
 # --- LVM -------------------------------------------------------------------------------------

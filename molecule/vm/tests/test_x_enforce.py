@@ -31,9 +31,7 @@ DEMO_DIFF = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
 @pytest.fixture(scope="module")
 def prepared(host):
     """The digest prepare.yml recorded; the VM must be in that state now."""
-    recorded = json.loads(host.file("/root/state-before.json").content_string)
-    assert differences(recorded, digest(host)) == []
-    return recorded
+    return labrun.prepared_state(host)
 
 
 @pytest.fixture(scope="module")
