@@ -106,6 +106,19 @@ def _dm_names(sys_root):
     return names
 
 
+def _md_names(sys_root, db_dir):
+    """{array name: kernel name} of the md arrays, from udev's MD_DEVNAME (mdadm's 63-md-raid-arrays.rules:
+    ``labmd`` for /dev/md/labmd)."""
+    names = {}
+    for name in _sysfs.list_dir(os.path.join(sys_root, 'block')):
+        if name.startswith('md'):
+            devno = _sysfs.read_attr(os.path.join(sys_root, 'block', name, 'dev'))
+            md_name = _sysfs.read_udev_env(db_dir, devno).get('MD_DEVNAME')
+            if md_name:
+                names[md_name] = name
+    return names
+
+
 def _queue_note(sys_root, disk):
     """A note when the queue belongs to a dm or md device stacked on other disks (a multipath map: its
     placements say where each setting goes instead)."""
@@ -119,12 +132,18 @@ def _queue_note(sys_root, disk):
     return None
 
 
-def _by_name(sys_root, name):
+def _by_name(sys_root, name, db_dir=None):
     notes = []
     if name.startswith('/dev/'):
         name = name[len('/dev/'):]
     if name.startswith('mapper/'):
         name = _dm_names(sys_root).get(name[len('mapper/'):], name)
+    if name.startswith('md/'):
+        md = _md_names(sys_root, db_dir).get(name[len('md/'):])
+        if md is None:
+            return [], notes, 'no md array named %s (MD_DEVNAME in the udev database %s)' % (name[len('md/'):], db_dir)
+        notes.append('%s is the md array %s' % (name, md))
+        name = md
     path = _sysfs.block_dir(sys_root, name)
     if path is None:
         dm = _dm_names(sys_root).get(name)
@@ -200,7 +219,7 @@ def resolve_match(match, sys_root='/sys', proc_root='/proc', db_dir=_udev.DB_DIR
     mountinfo to the device whose queue the I/O goes through (a dm or md
     device stays itself; its leaf disks are named in a note)."""
     if match.get('name'):
-        names, notes, problem = _by_name(sys_root, match['name'])
+        names, notes, problem = _by_name(sys_root, match['name'], db_dir)
     elif match.get('mountpoint'):
         names, notes, problem = _by_mountpoint(sys_root, proc_root, match['mountpoint'], mount_entries)
     elif match.get('wwn'):

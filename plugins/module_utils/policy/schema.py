@@ -140,9 +140,13 @@ SCHEMA = {
                 'accepted': 'exactly one of the keys below; each device once',
                 'options': {
                     'name': {
-                        'description': 'Kernel name, e.g. C(sdb), C(nvme0n1), C(dm-3).',
+                        'description': [
+                            'Kernel name, e.g. C(sdb), C(nvme0n1), C(dm-3); or a name that stays across reboots: a device-mapper '
+                            'name (C(vg-lv), C(mpatha), also as C(mapper/vg-lv)) or an md array name as C(md/<name>) '
+                            '(C(/dev/md/<name>), mdadm\'s C(MD_DEVNAME)).',
+                        ],
                         'type': 'str',
-                        'accepted': 'a kernel device name without `/dev/`',
+                        'accepted': 'a kernel device name, a device-mapper name or md/<array name>, without `/dev/`',
                     },
                     'mountpoint': {
                         'description': 'A mount point; resolved through partitions, dm and md to the queue that applies.',

@@ -281,3 +281,14 @@ def test_a_rule_line_with_a_nul_byte_is_replaced(tree):
     text = [c for c in result['changes'] if c['kind'] == 'file'][0]['after']
     assert '\0' not in text
     assert 'ATTRS{wwid}=="%s", ATTR{queue/max_sectors_kb}="512"' % WWID in text
+
+
+def test_an_md_array_by_its_name(tree):
+    """md/<name> is mdadm's MD_DEVNAME (/dev/md/<name>), which stays when the kernel name md127 does not."""
+    _write(os.path.join(tree, 'run/udev/data/b9:1'), 'E:MD_DEVNAME=data1\nE:MD_LEVEL=raid1')
+    result = plan(tree, [{'match': {'name': 'md/data1'}, 'read_ahead_kb': 8192}])
+    assert checks_of(result, 'read_ahead_kb') == [('md1', 'drift')]
+    assert 'md/data1 is the md array md1' in result['checks'][0]['message']
+    result = plan(tree, [{'match': {'name': 'md/nosuch'}, 'read_ahead_kb': 8192}])
+    assert [c['status'] for c in result['checks']] == ['not_applicable']
+    assert 'no md array named nosuch (MD_DEVNAME in the udev database' in result['checks'][0]['message']
