@@ -468,9 +468,12 @@ def validate_match(match, where, errors, dev_paths=False):
             if name.startswith(prefix):
                 name = name[len(prefix):]
                 break
-    if key == 'name' and (not name or '/' in name or name in ('.', '..') or any(char.isspace() for char in name)):
-        errors.append('%s.name: must be a kernel device name such as sdb or nvme0n1 (%s), got %s'
-                      % (where, 'or /dev/sdb, /dev/mapper/vg0-data' if dev_paths else 'without /dev/', show_value(value)))
+    # md/<name>: an md array by its name (/dev/md/<name>)
+    own = name[len('md/'):] if key == 'name' and name.startswith('md/') else name
+    if key == 'name' and (not own or '/' in own or own in ('.', '..') or any(char.isspace() for char in own)):
+        errors.append('%s.name: must be a kernel device name such as sdb or nvme0n1, a device-mapper name or md/<array name> '
+                      '(%s), got %s' % (where, 'or /dev/sdb, /dev/mapper/vg0-data, /dev/md/data' if dev_paths else 'without /dev/',
+                                        show_value(value)))
         return None
     return (key, normalize_path(value) if key == 'mountpoint' else name if key == 'name' else value)
 

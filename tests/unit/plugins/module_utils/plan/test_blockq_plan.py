@@ -362,15 +362,16 @@ def test_unreadable_rules_file_is_never_replaced(plan, tmp_path, udev_root):
     assert result['warnings'][0] == '/etc/udev/rules.d/61-iotune.rules cannot be read: no change to it is planned'
 
 
-@pytest.mark.parametrize('name', ['vdb', '/dev/vdb', '/dev/mapper/vg0-data', 'dm-0'])
+@pytest.mark.parametrize('name', ['vdb', '/dev/vdb', '/dev/mapper/vg0-data', 'dm-0', 'md/data', '/dev/md/data'])
 def test_validate_request_takes_the_documented_name_forms(name):
     assert bq.validate_request({'match': {'name': name}, 'read_ahead_kb': 128}) == []
 
 
-@pytest.mark.parametrize('name', ['/dev/../etc', '/dev/', '/etc/vdb', '/dev/mapper/a/b', 'vd b'])
+@pytest.mark.parametrize('name', ['/dev/../etc', '/dev/', '/etc/vdb', '/dev/mapper/a/b', 'vd b', 'md/', 'md/a/b', 'md/..'])
 def test_validate_request_refuses_other_paths_as_names(name):
     assert bq.validate_request({'match': {'name': name}, 'read_ahead_kb': 128}) == [
-        'match.name: must be a kernel device name such as sdb or nvme0n1 (or /dev/sdb, /dev/mapper/vg0-data), got %r' % name]
+        'match.name: must be a kernel device name such as sdb or nvme0n1, a device-mapper name or md/<array name> '
+        '(or /dev/sdb, /dev/mapper/vg0-data, /dev/md/data), got %r' % name]
 
 
 # ---------------------------------------------------------------- rq_affinity: one entry of the queue table

@@ -244,7 +244,8 @@ BAD = [
     ('match not a dict', {'iotune_block_devices': [{'match': 'vdb'}]},
      'iotune_block_devices[0].match: must be a dict with exactly one of name, mountpoint, wwn, serial, got str'),
     ('match name is a path', {'iotune_block_devices': [{'match': {'name': '/dev/sdb'}}]},
-     "iotune_block_devices[0].match.name: must be a kernel device name such as sdb or nvme0n1 (without /dev/), got '/dev/sdb'"),
+     "iotune_block_devices[0].match.name: must be a kernel device name such as sdb or nvme0n1, a device-mapper name or "
+     "md/<array name> (without /dev/), got '/dev/sdb'"),
     ('match mountpoint relative', {'iotune_block_devices': [{'match': {'mountpoint': 'data'}}]},
      "iotune_block_devices[0].match.mountpoint: must be an absolute path, got 'data'"),
     ('match value empty', {'iotune_block_devices': [{'match': {'wwn': ' '}}]},
