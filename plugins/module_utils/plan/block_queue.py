@@ -107,15 +107,21 @@ def _dm_names(sys_root):
 
 
 def _md_names(sys_root, db_dir):
-    """{array name: kernel name} of the md arrays, from udev's MD_DEVNAME (mdadm's 63-md-raid-arrays.rules:
-    ``labmd`` for /dev/md/labmd)."""
+    """{array name: [kernel names]} of the md arrays, from the udev properties mdadm's 63-md-raid-arrays.rules
+    exports: MD_DEVNAME (``labmd`` for /dev/md/labmd) and MD_NAME, the name in the superblock
+    (``<homehost>:labmd``), also without the homehost.  The superblock's name is what stays: an array
+    assembled where the homehost differs (an initramfs without the host's mdadm.conf) comes up as
+    /dev/md/iotune-lab:labmd, MD_DEVNAME ``iotune-lab:labmd``."""
     names = {}
     for name in _sysfs.list_dir(os.path.join(sys_root, 'block')):
         if name.startswith('md'):
-            devno = _sysfs.read_attr(os.path.join(sys_root, 'block', name, 'dev'))
-            md_name = _sysfs.read_udev_env(db_dir, devno).get('MD_DEVNAME')
-            if md_name:
-                names[md_name] = name
+            env = _sysfs.read_udev_env(db_dir, _sysfs.read_attr(os.path.join(sys_root, 'block', name, 'dev')))
+            found = set()
+            for value in (env.get('MD_DEVNAME'), env.get('MD_NAME')):
+                if value:
+                    found.update([value, value.rpartition(':')[2]])
+            for md_name in found:
+                names.setdefault(md_name, []).append(name)
     return names
 
 
@@ -139,11 +145,12 @@ def _by_name(sys_root, name, db_dir=None):
     if name.startswith('mapper/'):
         name = _dm_names(sys_root).get(name[len('mapper/'):], name)
     if name.startswith('md/'):
-        md = _md_names(sys_root, db_dir).get(name[len('md/'):])
-        if md is None:
-            return [], notes, 'no md array named %s (MD_DEVNAME in the udev database %s)' % (name[len('md/'):], db_dir)
-        notes.append('%s is the md array %s' % (name, md))
-        name = md
+        found = _md_names(sys_root, db_dir).get(name[len('md/'):], [])
+        if len(found) != 1:
+            return [], notes, '%s md array named %s (MD_DEVNAME and MD_NAME in the udev database %s)%s' % (
+                'no' if not found else 'more than one', name[len('md/'):], db_dir, ': %s' % ', '.join(found) if found else '')
+        notes.append('%s is the md array %s' % (name, found[0]))
+        name = found[0]
     path = _sysfs.block_dir(sys_root, name)
     if path is None:
         dm = _dm_names(sys_root).get(name)

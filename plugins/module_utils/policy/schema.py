@@ -143,7 +143,7 @@ SCHEMA = {
                         'description': [
                             'Kernel name, e.g. C(sdb), C(nvme0n1), C(dm-3); or a name that stays across reboots: a device-mapper '
                             'name (C(vg-lv), C(mpatha), also as C(mapper/vg-lv)) or an md array name as C(md/<name>) '
-                            '(C(/dev/md/<name>), mdadm\'s C(MD_DEVNAME)).',
+                            '(C(/dev/md/<name>); the name in its superblock, with or without the C(<homehost>:) prefix).',
                         ],
                         'type': 'str',
                         'accepted': 'a kernel device name, a device-mapper name or md/<array name>, without `/dev/`',

@@ -291,4 +291,15 @@ def test_an_md_array_by_its_name(tree):
     assert 'md/data1 is the md array md1' in result['checks'][0]['message']
     result = plan(tree, [{'match': {'name': 'md/nosuch'}, 'read_ahead_kb': 8192}])
     assert [c['status'] for c in result['checks']] == ['not_applicable']
-    assert 'no md array named nosuch (MD_DEVNAME in the udev database' in result['checks'][0]['message']
+    assert 'no md array named nosuch (MD_DEVNAME and MD_NAME in the udev database' in result['checks'][0]['message']
+
+
+def test_an_md_array_assembled_under_its_homehost_name(tree):
+    """After a reboot the lab VM's initramfs, without the host's mdadm.conf, assembled it as
+    /dev/md/iotune-lab:labmd: the superblock's name still finds it."""
+    _write(os.path.join(tree, 'run/udev/data/b9:1'), 'E:MD_DEVNAME=iotune-lab:data1\nE:MD_NAME=iotune-lab:data1')
+    result = plan(tree, [{'match': {'name': 'md/data1'}, 'read_ahead_kb': 8192}])
+    assert checks_of(result, 'read_ahead_kb') == [('md1', 'drift')]
+    _write(os.path.join(tree, 'run/udev/data/b9:2'), 'E:MD_DEVNAME=data1\nE:MD_NAME=otherhost:data1')
+    result = plan(tree, [{'match': {'name': 'md/data1'}, 'read_ahead_kb': 8192}])
+    assert 'more than one md array named data1' in result['checks'][0]['message'] and 'md1, md2' in result['checks'][0]['message']
