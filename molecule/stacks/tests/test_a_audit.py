@@ -87,8 +87,10 @@ def test_lv_md_and_nvme_checks(report, devices):
     lv = by_dm_name(devices, "labvg-data")
     message = checks(report, "block_queue", lv, "read_ahead_kb")[0]["message"]
     assert "I/O through %s (LVM LV) uses its own read-ahead, not its members'" % lv in message
+    assert "asked by mountpoint=/data/lvm" in message
     md = [name for name, info in devices.items() if info["type"] == "raid1"][0]
-    assert checks(report, "block_queue", md, "read_ahead_kb")[0]["status"] == "drift"
+    check, = checks(report, "block_queue", md, "read_ahead_kb")
+    assert check["status"] == "drift" and "md/labmd is the md array %s" % md in check["message"], check
     assert sorted((c["target"], c["setting"]) for c in checks(report, "block_queue") if c["target"].startswith("nvme")) == [
         ("nvme0n1", "read_ahead_kb"), ("nvme0n1", "scheduler"), ("nvme1n1", "read_ahead_kb")]
 
