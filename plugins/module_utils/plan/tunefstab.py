@@ -226,17 +226,19 @@ def _device_lines(lines, device):
 def merge_tunefstab_text(text, device, tunables):
     """New tunefstab text with ``tunables`` ({name: int}) set for ``device``.
 
-    Each tunable is changed in the last line of the device that sets it (the
-    one in effect); the others are appended to the device's last line; a
-    device without a line gets a new line at the end.  Every other line,
+    Each tunable is changed wherever the device's lines set it (VxFS takes the
+    last, and a line naming it twice must not keep an old value after a new one);
+    the others are appended to the device's last line; a device without a line
+    gets a new line at the end.  Every other line,
     comment and byte is kept, and so is the trailing comment of an edited line
     (``/dev/vx/dsk/dg/v1 read_ahead=2  # seed 001``).  ``text`` None (no file)
     gives a new file."""
     lines = _tunefstab.split_lines(text)
     newline = '\r\n' if lines and lines[0].endswith('\r\n') else '\n'
     indexes = _device_lines(lines, device)
-    pending = [name for name in TUNABLE_NAMES if name in tunables] + sorted(set(tunables) - set(TUNABLE_NAMES))
-    for index in reversed(indexes):
+    ordered = [name for name in TUNABLE_NAMES if name in tunables] + sorted(set(tunables) - set(TUNABLE_NAMES))
+    found = set()
+    for index in indexes:
         body, ending = _split_ending(lines[index])
         body, comment = _tunefstab.split_comment(body)
         match = _LINE_RE.match(body)
@@ -244,13 +246,14 @@ def merge_tunefstab_text(text, device, tunables):
         changed = False
         for position, item in enumerate(items):
             parts = _ITEM_RE.match(item)
-            if parts and parts.group(2) in pending:
+            if parts and parts.group(2) in tunables:
                 name = parts.group(2)
                 items[position] = parts.group(1) + name + parts.group(3) + str(tunables[name]) + parts.group(5)
-                pending.remove(name)
+                found.add(name)
                 changed = True
         if changed:
             lines[index] = _join_line(match, items) + comment + ending
+    pending = [name for name in ordered if name not in found]
     if pending and indexes:
         index = indexes[-1]
         body, ending = _split_ending(lines[index])

@@ -141,9 +141,9 @@ SCHEMA = {
                 'options': {
                     'name': {
                         'description': [
-                            'Kernel name, e.g. C(sdb), C(nvme0n1), C(dm-3); or a name that stays across reboots: a device-mapper '
-                            'name (C(vg-lv), C(mpatha), also as C(mapper/vg-lv)) or an md array name as C(md/<name>) '
-                            '(C(/dev/md/<name>); the name in its superblock, with or without the C(<homehost>:) prefix).',
+                            'Kernel name, e.g. C(sdb), C(nvme0n1), C(dm-3).',
+                            'Or a name that stays across reboots: a device-mapper name (C(vg-lv), C(mpatha)).',
+                            'Or an md array as C(md/<name>): C(/dev/md/<name>), or the name in its superblock with or without C(<homehost>:).',
                         ],
                         'type': 'str',
                         'accepted': 'a kernel device name, a device-mapper name or md/<array name>, without `/dev/`',

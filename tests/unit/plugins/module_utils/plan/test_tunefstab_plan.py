@@ -105,12 +105,15 @@ def test_effective_for_system_default_takes_precedence(read_fixture):
 
 
 @pytest.mark.parametrize('device, tunables, changed_lines', [
-    # the last line of the device that sets the tunable is the one in effect
-    (VOL01, {'read_nstream': 16}, {12: '\t/dev/vx/dsk/datadg/vol01 read_nstream=16'}),
+    # every line of the device that sets the tunable (the last is the one in effect)
+    (VOL01, {'read_nstream': 16}, {7: '/dev/vx/dsk/datadg/vol01 read_pref_io=262144,read_nstream=16,write_pref_io=262144,write_nstream=4',
+                                   12: '\t/dev/vx/dsk/datadg/vol01 read_nstream=16'}),
     (VOL01, {'write_pref_io': 1048576},
      {7: '/dev/vx/dsk/datadg/vol01 read_pref_io=262144,read_nstream=4,write_pref_io=1048576,write_nstream=4'}),
     # a tunable the device does not have yet goes to its last line
-    (VOL01, {'max_diskq': 2097152, 'read_nstream': 8}, {12: '\t/dev/vx/dsk/datadg/vol01 read_nstream=8,max_diskq=2097152'}),
+    (VOL01, {'max_diskq': 2097152, 'read_nstream': 8},
+     {7: '/dev/vx/dsk/datadg/vol01 read_pref_io=262144,read_nstream=8,write_pref_io=262144,write_nstream=4',
+      12: '\t/dev/vx/dsk/datadg/vol01 read_nstream=8,max_diskq=2097152'}),
     # spacing of the line is kept
     ('/dev/vx/dsk/datadg/u09', {'read_pref_io': 524288}, {11: '/dev/vx/dsk/datadg/u09   read_pref_io=524288'}),
     (U08, {'discovered_direct_iosz': 10485760, 'write_throttle': 16},
@@ -159,7 +162,9 @@ def test_merge_keeps_the_trailing_comment(read_fixture, line, commented, tunable
     assert line + '\n' in text
     before = text.replace(line + '\n', commented + '\n')
     after = tp.merge_tunefstab_text(before, line.split()[0], tunables)
-    assert after == before.replace(commented + '\n', expected + '\n')
+    # vol01's first line sets read_nstream too: every occurrence gets the value
+    expected_text = before.replace('read_nstream=4,', 'read_nstream=16,') if 'vol01 read_nstream' in line else before
+    assert after == expected_text.replace(commented + '\n', expected + '\n')
     effective = tp.effective_for(parse_tunefstab(after), line.split()[0])
     assert dict((name, effective[name][0]) for name in tunables) == tunables
 
@@ -249,6 +254,7 @@ def plan_fixture(read_fixture, fixture_path):
             item['message'] = item['message'].replace(fixture_path(*SOLARIS), '/etc/vx/tunefstab')
         return result
     plan.outputs = outputs
+    plan.read_fixture = read_fixture
     return plan
 
 
@@ -500,3 +506,40 @@ def test_unreadable_tunefstab_is_never_replaced(plan, tmp_path, vxtunefs, status
     check = result['checks'][0]
     assert (check['status'], check['message']) == (status, message % unreadable if '%s' in message else message)
     assert result['changes'] == []
+
+
+# ---------------------------------------------------------------- a tunable named twice (issue 27)
+
+@pytest.mark.parametrize('line, expected', [
+    # VxFS takes the last: both occurrences get the value, so the line says one thing
+    ('%s write_pref_io=65536,write_pref_io=65536' % U08, '%s write_pref_io=1048576,write_pref_io=1048576' % U08),
+    ('%s write_pref_io=65536,read_nstream=4,write_pref_io=131072' % U08,
+     '%s write_pref_io=1048576,read_nstream=4,write_pref_io=1048576' % U08),
+])
+def test_merge_rewrites_every_occurrence_of_a_tunable(line, expected):
+    after = tp.merge_tunefstab_text('# t\n%s\n' % line, U08, {'write_pref_io': 1048576})
+    assert after == '# t\n%s\n' % expected
+    assert tp.effective_for(parse_tunefstab(after), U08)['write_pref_io'][0] == 1048576
+
+
+def test_merge_rewrites_a_tunable_on_every_line_of_the_device():
+    text = '%s write_pref_io=65536\n%s read_nstream=4,write_pref_io=65536\n' % (U08, U08)
+    after = tp.merge_tunefstab_text(text, U08, {'write_pref_io': 1048576})
+    assert after == '%s write_pref_io=1048576\n%s read_nstream=4,write_pref_io=1048576\n' % (U08, U08)
+
+
+def test_a_tunable_named_twice_is_enforced_then_compliant(plan, tmp_path):
+    """The case a property test found once in 8 runs: only the first of two was rewritten, so the host
+    stayed in drift and a second harden said changed=0."""
+    path = tmp_path / 'tunefstab'
+    path.write_text('%s write_pref_io=65536,write_pref_io=65536\n' % U08)
+    plan.outputs['/u08'] = (0, sample_output(plan.read_fixture, '/u08', write_pref_io=1048576), '')
+    entries = [{'device': U08, 'tunables': {'write_pref_io': '1m'}}]
+    first = plan(entries, path=str(path), apply=True)
+    check = one(first, U08, 'write_pref_io')
+    assert check['status'] == 'not_persistent', check
+    assert 'system-default' not in check['message'], check['message']
+    path.write_text([c for c in first['changes'] if c['kind'] == 'file'][0]['after'])
+    second = plan(entries, path=str(path), apply=True)
+    assert one(second, U08, 'write_pref_io')['status'] == 'compliant'
+    assert second['changes'] == []
