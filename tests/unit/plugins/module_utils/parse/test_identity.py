@@ -155,4 +155,3 @@ def test_device_type(name, kwargs, expected):
 def test_multipath_map_wwid_and_wwn(dm_uuid, wwid, wwn):
     assert ident.multipath_wwid(dm_uuid) == wwid
     assert ident.scsi_id_wwn(wwid) == wwn
-
