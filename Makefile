@@ -16,7 +16,7 @@ export PATH := $(BIN):$(PATH)
 export ANSIBLE_FORCE_COLOR := false
 export PY_COLORS := 0
 
-.PHONY: help setup collection build schema lint unit integration molecule molecule-default molecule-vm molecule-stacks molecule-fleet test images demo bench test-upgrade clean
+.PHONY: help setup collection build schema lint unit fuzz integration molecule molecule-default molecule-vm molecule-stacks molecule-fleet test images demo bench test-upgrade clean
 
 help:
 	@echo "make demo         run the main job against the built-in lab VM"
@@ -26,6 +26,7 @@ help:
 	@echo "make schema       regenerate the argument specs and the docs that list settings from the settings tables and the policy schema"
 	@echo "make lint         yamllint, ansible-lint (production), ansible-test sanity"
 	@echo "make unit         unit tests of module_utils and modules"
+	@echo "make fuzz         the property tests with many new random examples (make unit runs a fixed set)"
 	@echo "make integration  loop-device tests on this machine (root)"
 	@echo "make molecule     molecule scenarios: default (docker), vm (qemu), stacks (qemu: NVMe, iSCSI+multipath, LVM, MD, NFS), fleet (IOTUNE_FLEET_SIZE containers, default 6)"
 	@echo "make images       build the lab container and VM images (cached by recipe hash)"
@@ -67,6 +68,11 @@ lint: collection
 
 unit: collection
 	cd $(COLL_DIR) && PYTHONPATH=$(COLL_ROOT) $(PYTHON) -m pytest -q -p no:cacheprovider tests/unit
+
+# The property tests with many new random examples (make unit runs a fixed set): minutes, not for CI.
+fuzz: collection
+	cd $(COLL_DIR) && IOTUNE_FUZZ=1 PYTHONPATH=$(COLL_ROOT) $(PYTHON) -m pytest -q -p no:cacheprovider \
+	  tests/unit/plugins/module_utils/parse/test_parser_properties.py tests/unit/plugins/module_utils/measure/test_fio_properties.py
 
 integration: collection
 	bash tests/integration/run

@@ -30,7 +30,9 @@ TEXTS = dict((name, open(os.path.join(FIXTURE_DIR, name)).read()) for name in FI
 DOCS = dict((name, json.loads(text[text.index('{'):])) for name, text in TEXTS.items()
             if name != 'fio-3.33-status-interval.json')
 
-FAST = settings(max_examples=60, deadline=None, database=None)
+# the same examples every run; make fuzz (IOTUNE_FUZZ=1) draws many new ones
+FAST = settings(max_examples=5000 if os.environ.get('IOTUNE_FUZZ') == '1' else 60,
+                derandomize=os.environ.get('IOTUNE_FUZZ') != '1', deadline=None, database=None)
 
 # JSON values as json.loads makes them, with the numbers that break naive code: huge ints,
 # NaN and the infinities (json accepts NaN/Infinity), negative zero, booleans (ints in Python).

@@ -14,6 +14,8 @@ parser's own tests."""
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import os
+
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -25,7 +27,12 @@ from ansible_collections.iotune.storage.plugins.module_utils.parse.sysctl import
 from ansible_collections.iotune.storage.plugins.module_utils.parse.tunefstab import (
     effective_tunables, parse_tunefstab, parse_vxtunefs_output, split_lines)
 
-PROPERTIES = settings(max_examples=200, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ_EXAMPLES = 20000 if os.environ.get('IOTUNE_FUZZ') == '1' else 0
+
+# make test runs the same examples every time (derandomize), so a failure is one every run repeats;
+# make fuzz (IOTUNE_FUZZ=1) draws many new ones.  A bug found either way gets an @example here.
+PROPERTIES = settings(max_examples=FUZZ_EXAMPLES or 200, derandomize=not FUZZ_EXAMPLES, deadline=None, database=None,
+                      suppress_health_check=[HealthCheck.too_slow])
 
 # ---------------------------------------------------------------- arbitrary text
 
@@ -225,6 +232,8 @@ def test_tunefstab_never_raises_and_renders_identically(text):
 @example('\x0b', DEVICE, {'read_pref_io': 0})     # a vertical tab ended a line for str.splitlines()
 @example('# a\x0c' + DEVICE + ' read_ahead=1\n', DEVICE, {'read_ahead': 2})
 @example('\r\n\r', DEVICE, {'read_pref_io': 0})       # the unterminated last line gets the file's CRLF
+# a line naming a tunable twice: only the first was rewritten, and VxFS takes the last (issue 27)
+@example(DEVICE + ' write_pref_io=65536,write_pref_io=65536\n', DEVICE, {'write_pref_io': 1048576})
 def test_tunefstab_merge_sets_what_it_is_asked(text, device, tunables):
     """Whatever the file holds, after the merge the device's lines set the new values, and the
     lines of other devices and comments are untouched."""
