@@ -12,6 +12,11 @@ BUILD     := /tmp/iotune-build-$(shell echo '$(CURDIR)' | md5sum | cut -c1-8)
 COLL_ROOT := $(BUILD)/collections
 COLL_DIR  := $(COLL_ROOT)/ansible_collections/iotune/storage
 export ANSIBLE_COLLECTIONS_PATH := $(COLL_ROOT)
+# Ansible's own files (ansible-lint's install of the collection, molecule's scenario state, SSH control
+# sockets, remote tmp) in the build directory, not ~/.ansible: a copy of the collection left in
+# ~/.ansible/collections would shadow the user's own install for every later ansible-playbook.
+# (ansible-test keeps its pip cache in ~/.ansible/test, a path it does not let one change.)
+export ANSIBLE_HOME := $(BUILD)/ansible-home
 export PATH := $(BIN):$(PATH)
 export ANSIBLE_FORCE_COLOR := false
 export PY_COLORS := 0

@@ -7,10 +7,28 @@
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import contextlib
+import json
+
 import pytest
 
 from ansible.module_utils import basic
-from ansible.module_utils.testing import patch_module_args
+from ansible.module_utils.common.text.converters import to_bytes
+
+try:
+    from ansible.module_utils.testing import patch_module_args
+except ImportError:  # ansible-core before 2.19 reads the arguments from basic._ANSIBLE_ARGS
+    @contextlib.contextmanager
+    def patch_module_args(args=None):
+        args = dict(args or {})
+        args.setdefault('_ansible_remote_tmp', '/tmp')
+        args.setdefault('_ansible_keep_remote_files', False)
+        saved = basic._ANSIBLE_ARGS
+        basic._ANSIBLE_ARGS = to_bytes(json.dumps({'ANSIBLE_MODULE_ARGS': args}))
+        try:
+            yield
+        finally:
+            basic._ANSIBLE_ARGS = saved
 
 
 class ModuleExit(Exception):
