@@ -336,11 +336,11 @@ checks_before:
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils.plan.block_queue import (
-    DEFAULT_RULES_FILE, SETTINGS, validate_requests)
+    DEFAULT_RULES_FILE, SETTINGS, validate_request, validate_requests)
 from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import MATCH_KEYS
 from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import QUEUE_SETTINGS
 from ansible_collections.iotune.storage.plugins.module_utils.parse.udev import DB_DIR, RULES_DIRS
-from ansible_collections.iotune.storage.plugins.module_utils.common.args import check_args, JOURNAL_ARGS
+from ansible_collections.iotune.storage.plugins.module_utils.common.args import check_args, element_message, JOURNAL_ARGS
 from ansible_collections.iotune.storage.plugins.module_utils.engine.run import BlockQueue, exit_concern
 from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandRunner
 
@@ -369,6 +369,14 @@ def setting_spec(setting):
 SETTING_SPECS = dict((name, setting_spec(setting)) for name, setting in QUEUE_SETTINGS.items())
 
 
+class BlockQueueModule(AnsibleModule):
+    """AnsibleModule whose argument errors in ``devices`` name the element on every ansible-core."""
+
+    def fail_json(self, msg, **kwargs):
+        msg = element_message(msg, self.params, 'devices', validate_request)
+        return super(BlockQueueModule, self).fail_json(msg=msg, **kwargs)
+
+
 def main():
     argument_spec = dict(
         JOURNAL_ARGS,
@@ -382,7 +390,7 @@ def main():
         udev_db_dir=dict(type='path', default=DB_DIR),
     )
     argument_spec.update(SETTING_SPECS)
-    module = AnsibleModule(
+    module = BlockQueueModule(
         argument_spec=argument_spec,
         mutually_exclusive=[['match', 'devices']] + [['devices', setting] for setting in SETTINGS],
         required_one_of=[['match', 'devices']],

@@ -63,3 +63,20 @@ def check_args(params, paths=(), written=()):
         if value is not None and os.path.isabs(value) and os.path.isdir(value):
             errors.append('%s: %s is a directory, not a file' % (name, value))
     return errors
+
+
+def element_message(msg, params, option, validate_element):
+    """An AnsibleModule argument error about an element of the list option ``option``, naming the element.
+
+    Before ansible-core 2.19 a bad sub-option is named by its list only ("argument 'nr_requests' is of
+    type <class 'float'> found in 'devices'."); the list's own validator, ``validate_element(element,
+    'devices[0]')`` (a list of messages, each naming its field), finds which element it is.  Other
+    messages are returned as they are."""
+    if not isinstance(msg, str) or " found in '%s'" % option not in msg:
+        return msg
+    for index, element in enumerate(params.get(option) or []):
+        if isinstance(element, dict):
+            problems = validate_element(element, '%s[%d]' % (option, index))
+            if problems:
+                return '; '.join(problems)
+    return msg
