@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2154,SC2034  # work, mounts and loops are ../setup_loop_fs/loop_fs.sh's (set, and used by its cleanup)
 # The copy_tools role on this machine, into a temporary directory: check, apply, apply, check
 # (changed, changed, ok, ok), check mode alters nothing, rollback_io.yml uninstalls exactly.
 # Then the installed iotune-copy between loop-device ext4 and xfs file systems: buffered,
@@ -32,8 +33,8 @@ for mode in --check "" "" --check; do
   fi
 done
 [ "${changed[*]}" = "1 1 0 0" ] || { echo "FAIL: four runs changed ${changed[*]}, expected 1 1 0 0"; exit 1; }
-[ -x "$work/bin/iotune-copy" ] && [ -x "$work/bin/iotune-bulk" ] || { echo "FAIL: tools not executable"; exit 1; }
-grep -qx 'buffer_size=4M' "$work/etc/iotune/copy.conf" && grep -qx 'streams=3' "$work/etc/iotune/copy.conf" ||
+{ [ -x "$work/bin/iotune-copy" ] && [ -x "$work/bin/iotune-bulk" ]; } || { echo "FAIL: tools not executable"; exit 1; }
+{ grep -qx 'buffer_size=4M' "$work/etc/iotune/copy.conf" && grep -qx 'streams=3' "$work/etc/iotune/copy.conf"; } ||
   { cat "$work/etc/iotune/copy.conf"; echo "FAIL: copy.conf"; exit 1; }
 echo "ok   copy_tools role: four runs changed ${changed[*]}, check mode changed nothing"
 copy=$work/bin/iotune-copy
@@ -85,9 +86,9 @@ echo "ok   iotune-copy: pipeline through gzip"
 set +e
 "$copy" "$work/ext4/missing" "$work/xfs/missing" 2>"$work/missing.err"; rc=$?
 set -e
-[ "$rc" -eq 1 ] && grep -q "cannot stat" "$work/missing.err" && [ ! -e "$work/xfs/missing" ] ||
+{ [ "$rc" -eq 1 ] && grep -q "cannot stat" "$work/missing.err" && [ ! -e "$work/xfs/missing" ]; } ||
   { cat "$work/missing.err"; echo "FAIL: missing source (rc=$rc)"; exit 1; }
-if ls -A "$work/xfs" "$work/ext4" | grep -q 'iotune-copy-'; then echo "FAIL: a temporary file was left"; exit 1; fi
+if find "$work/xfs" "$work/ext4" -mindepth 1 -maxdepth 1 -name '*iotune-copy-*' | grep -q .; then echo "FAIL: a temporary file was left"; exit 1; fi
 echo "ok   iotune-copy: missing source fails like cp, no temporary file left"
 
 # rollback uninstalls exactly what the role installed (and the directory it created); it is told
@@ -139,7 +140,7 @@ echo "ok   audit_io.yml: the three copy_tools checks drift, nothing installed, f
 
 playbook harden_io || { tail -30 "$pol/harden_io.log"; echo "FAIL: harden_io.yml"; exit 1; }
 report_checks "$pol/host/harden-latest.json" compliant true || { echo "FAIL: harden report"; exit 1; }
-grep -qx 'buffer_size=16M' "$pol/etc/iotune/copy.conf" && grep -qx 'streams=2' "$pol/etc/iotune/copy.conf" || { cat "$pol/etc/iotune/copy.conf"; echo "FAIL: copy.conf"; exit 1; }
+{ grep -qx 'buffer_size=16M' "$pol/etc/iotune/copy.conf" && grep -qx 'streams=2' "$pol/etc/iotune/copy.conf"; } || { cat "$pol/etc/iotune/copy.conf"; echo "FAIL: copy.conf"; exit 1; }
 [ "$(head -1 "$pol/bin/iotune-copy")" = '#!/usr/bin/python3 -IS' ] || { head -1 "$pol/bin/iotune-copy"; echo "FAIL: interpreter line"; exit 1; }
 # isolated: a PYTHONPATH that would shadow the standard library is ignored
 mkdir -p "$pol/shadow" && echo 'raise SystemExit("shadowed")' >"$pol/shadow/queue.py"   # a module iotune-copy imports

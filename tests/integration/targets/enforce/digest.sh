@@ -21,12 +21,12 @@ mounts=$(python3 -c 'import json, sys; s = json.load(open(sys.argv[1])); s.pop("
   "$VXFS_SIM_STATE")
 echo "vxfs-sim mounts $(sha256sum <<<"$mounts" | cut -d' ' -f1)"
 echo "vxfs-sim tunables $("$sim" -p "$work/mnt/vx" | sha256sum | cut -d' ' -f1)"
-for dev in $(cat "$work/loops"); do
+while read -r dev; do
   for attr in /sys/block/"$dev"/queue/*; do
     [ -f "$attr" ] || continue
     echo "sysfs $dev/${attr##*/} $(tr '\n' ' ' <"$attr" 2>/dev/null || true)"
   done
-done
+done <"$work/loops"
 for key in /proc/sys/vm/*; do
   echo "vm ${key##*/} $(tr '\n\t' '  ' <"$key" 2>/dev/null || true)"
 done

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2154,SC2034  # work, mounts and loops are ../setup_loop_fs/loop_fs.sh's (set, and used by its cleanup)
 # Enforcement end to end on this machine's kernel: mount_options, block_queue,
 # cache_limits and tunefstab each run check, apply, apply, check on real loop
 # devices (ext4, and xfs under a path with a space) and the VxFS simulator;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2154,SC2034  # work, mounts and loops are ../setup_loop_fs/loop_fs.sh's (set, and used by its cleanup)
 # The fio module and benchmark_io.yml on this machine's kernel: scratch files on loop-device
 # xfs and ext4 file systems, a read-only mount, raw loop devices with and without a signature.
 # Then benchmark_io.yml on the xfs mount: reports with charts, rendered in headless Chromium.
@@ -38,7 +39,7 @@ grep -q "check mode: would measure 3 job(s) x 2" "$work/check.log" || { tail -30
 "${bench[@]}" >"$work/bench.log" 2>&1 || { tail -40 "$work/bench.log"; echo "FAIL: benchmark_io"; exit 1; }
 grep -q "fio job cached-read: buffered I/O on a 64 MiB working set" "$work/bench.log" ||
   { tail -40 "$work/bench.log"; echo "FAIL: no cache-guard warning"; exit 1; }
-if ls -A "$work/mnt/xfs" | grep -q '^.iotune-fio-'; then echo "FAIL: scratch file left behind"; exit 1; fi
+if find "$work/mnt/xfs" -mindepth 1 -maxdepth 1 -name '.iotune-fio-*' | grep -q .; then echo "FAIL: scratch file left behind"; exit 1; fi
 
 python3 - "$work" <<'PY'
 import json, os, subprocess, sys

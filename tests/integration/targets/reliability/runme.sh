@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2154,SC2034  # work, mounts and loops are ../setup_loop_fs/loop_fs.sh's (set, and used by its cleanup)
 # Faults injected into real runs on this machine's kernel (issue 18): a nearly full journal file
 # system, POSIX ACLs, two runs at once, SIGKILL between a temporary file and its rename and after a
 # journal record, a symlinked sysctl file, a journal cut after its change, a scheduler switch that
