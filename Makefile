@@ -21,16 +21,17 @@ export PATH := $(BIN):$(PATH)
 export ANSIBLE_FORCE_COLOR := false
 export PY_COLORS := 0
 
-.PHONY: help setup collection build schema lint unit fuzz integration molecule molecule-default molecule-vm molecule-stacks molecule-fleet test images demo bench test-upgrade clean
+.PHONY: help setup collection build schema lint unit unit-tarball fuzz integration molecule molecule-default molecule-vm molecule-stacks molecule-fleet test images demo bench test-upgrade clean
 
 help:
 	@echo "make demo         run the main job against the built-in lab VM"
-	@echo "make test         setup + lint + unit + integration + molecule (what CI runs)"
+	@echo "make test         setup + lint + unit + unit-tarball + integration + molecule (what CI runs)"
 	@echo "make setup        Debian packages, Docker, .venv, offline ansible-test bootstrap"
 	@echo "make build        the collection tarball in build/, with the copy tools built into zipapps"
 	@echo "make schema       regenerate the argument specs and the docs that list settings from the settings tables and the policy schema"
 	@echo "make lint         yamllint, ansible-lint (production), ansible-test sanity"
 	@echo "make unit         unit tests of module_utils and modules"
+	@echo "make unit-tarball the unit tests inside the release tarball, installed with ansible-galaxy"
 	@echo "make fuzz         the property tests with many new random examples (make unit runs a fixed set)"
 	@echo "make integration  loop-device tests on this machine (root)"
 	@echo "make molecule     molecule scenarios: default (docker), vm (qemu), stacks (qemu: NVMe, iSCSI+multipath, LVM, MD, NFS), fleet (IOTUNE_FLEET_SIZE containers, default 6)"
@@ -74,6 +75,13 @@ lint: collection
 unit: collection
 	cd $(COLL_DIR) && PYTHONPATH=$(COLL_ROOT) $(PYTHON) -m pytest -q -p no:cacheprovider tests/unit
 
+# The unit tests as a user of the release tarball runs them: built, installed with ansible-galaxy, run there
+# (the tarball leaves out scripts/, lab/ and their tests).
+unit-tarball: build
+	rm -rf $(BUILD)/installed && mkdir -p $(BUILD)/installed
+	$(BIN)/ansible-galaxy collection install --force -p $(BUILD)/installed build/iotune-storage-$$(sed -n 's/^version: *//p' galaxy.yml).tar.gz >/dev/null
+	cd $(BUILD)/installed/ansible_collections/iotune/storage && PYTHONPATH=$(BUILD)/installed $(PYTHON) -m pytest -q -p no:cacheprovider tests/unit
+
 # The property tests with many new random examples (make unit runs a fixed set): minutes, not for CI.
 fuzz: collection
 	cd $(COLL_DIR) && IOTUNE_FUZZ=1 PYTHONPATH=$(COLL_ROOT) $(PYTHON) -m pytest -q -p no:cacheprovider \
@@ -100,7 +108,7 @@ images: $(PYTHON)
 	lab/container-image
 	lab/vm-image
 
-test: setup lint unit integration molecule
+test: setup lint unit unit-tarball integration molecule
 
 demo: collection images
 	bash scripts/demo

@@ -11,6 +11,7 @@ __metaclass__ = type
 
 import ast
 import glob
+import json
 import os
 import re
 
@@ -30,6 +31,10 @@ def load_yaml(*parts):
 
 
 def galaxy():
+    """galaxy.yml; in an installed collection, which has none, the same fields from MANIFEST.json."""
+    if not os.path.exists(path('galaxy.yml')) and os.path.exists(path('MANIFEST.json')):
+        with open(path('MANIFEST.json'), 'r', encoding='utf-8') as handle:
+            return json.load(handle)['collection_info']
     return load_yaml('galaxy.yml')
 
 
