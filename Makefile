@@ -21,7 +21,7 @@ export PATH := $(BIN):$(PATH)
 export ANSIBLE_FORCE_COLOR := false
 export PY_COLORS := 0
 
-.PHONY: help setup collection build schema lint unit unit-tarball fuzz integration molecule molecule-default molecule-vm molecule-stacks molecule-fleet test images demo bench test-upgrade clean
+.PHONY: help setup collection build schema lint unit unit-tarball compat fuzz integration molecule molecule-default molecule-vm molecule-stacks molecule-fleet test images demo bench test-upgrade clean
 
 help:
 	@echo "make demo         run the main job against the built-in lab VM"
@@ -32,6 +32,7 @@ help:
 	@echo "make lint         yamllint, ansible-lint (production), ansible-test sanity"
 	@echo "make unit         unit tests of module_utils and modules"
 	@echo "make unit-tarball the unit tests inside the release tarball, installed with ansible-galaxy"
+	@echo "make compat       the unit tests under ansible-core 2.16, 2.17, 2.18, 2.20 and 2.21 (one venv each)"
 	@echo "make fuzz         the property tests with many new random examples (make unit runs a fixed set)"
 	@echo "make integration  loop-device tests on this machine (root)"
 	@echo "make molecule     molecule scenarios: default (docker), vm (qemu), stacks (qemu: NVMe, iSCSI+multipath, LVM, MD, NFS), fleet (IOTUNE_FLEET_SIZE containers, default 6)"
@@ -81,6 +82,10 @@ unit-tarball: build
 	rm -rf $(BUILD)/installed && mkdir -p $(BUILD)/installed
 	$(BIN)/ansible-galaxy collection install --force -p $(BUILD)/installed build/iotune-storage-$$(sed -n 's/^version: *//p' galaxy.yml).tar.gz >/dev/null
 	cd $(BUILD)/installed/ansible_collections/iotune/storage && PYTHONPATH=$(BUILD)/installed $(PYTHON) -m pytest -q -p no:cacheprovider tests/unit
+
+# The unit tests under every other ansible-core from 2.16 to 2.21, one venv each (requirements/compat/).
+compat: collection
+	bash scripts/compat $(COLL_ROOT) $(BUILD)
 
 # The property tests with many new random examples (make unit runs a fixed set): minutes, not for CI.
 fuzz: collection

@@ -109,10 +109,13 @@ exportfs -ra
 
 # --- fstab and mounts ------------------------------------------------------------------------
 install -d -m 0755 /data/md /data/lvm /data/mpath
+# Under TCG udev may reach these devices more than systemd's 90 s after their mount jobs start (seen once:
+# /data/md never mounted, md127 there); the lab waits 5 minutes for them.
+wait=x-systemd.device-timeout=300
 {
-  printf 'LABEL=iotune-md\t/data/md\text4\tdefaults\t0\t2\n'
-  printf '/dev/labvg/data\t/data/lvm\text4\tdefaults\t0\t2\n'
-  printf '/dev/mapper/mpatha\t/data/mpath\text4\t_netdev\t0\t0\n'
+  printf 'LABEL=iotune-md\t/data/md\text4\tdefaults,%s\t0\t2\n' "$wait"
+  printf '/dev/labvg/data\t/data/lvm\text4\tdefaults,%s\t0\t2\n' "$wait"
+  printf '/dev/mapper/mpatha\t/data/mpath\text4\t_netdev,%s\t0\t0\n' "$wait"
   # the server is this host: mount after it starts, unmount before it stops
   printf '127.0.0.1:/srv/nfs/export\t/mnt/nfs\tnfs4\trsize=65536,wsize=65536,_netdev,x-systemd.requires=nfs-server.service\t0\t0\n'
 } >> /etc/fstab

@@ -15,6 +15,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from labrun import differences, digest, playbook, recap, recorded_digest  # noqa: E402 pylint: disable=wrong-import-position
 
 HOST = "iotune-stacks"
+MOUNTS = ("/data/md", "/data/lvm", "/data/mpath", "/mnt/nfs")
 
 
 def report_of(reports):
@@ -44,6 +45,11 @@ def rebooted(host, tmp_path_factory):
     result["map_before"] = map_name(host)
     rebooted = host.ansible("ansible.builtin.reboot", "reboot_timeout=900", check=False)
     assert rebooted.get("rebooted"), rebooted
+    # SSH answers before the boot is done (under TCG the mounts come some seconds later)
+    result["boot"] = host.run("timeout 600 systemctl is-system-running --wait").stdout.strip()
+    result["mounted"] = dict((path, host.run("findmnt -n -o SOURCE %s" % path).stdout.strip()) for path in MOUNTS)
+    result["mount_log"] = host.run("journalctl -b --no-pager -o short-monotonic -u 'data-*.mount' -u 'mnt-nfs.mount' "
+                                   "-u mdmonitor.service -u 'lvm-activate-*' | tail -n 40; cat /proc/mdstat").stdout
     reports = tmp_path / "audit"
     rc, output = playbook("audit_io", "-e", "iotune_report_dir=%s" % reports, "-e", "iotune_run_id=stacks-after-reboot")
     result["audit"] = (rc, output, report_of(str(reports)))
@@ -62,6 +68,11 @@ def test_harden_and_snapshot_before_the_reboot(rebooted):
     for step in ("harden", "before"):
         rc, output = rebooted[step]
         assert rc == 0 and recap(output, HOST)["failed"] == 0, output[-3000:]
+
+
+def test_every_stack_is_mounted_after_the_reboot(rebooted):
+    assert rebooted["boot"] in ("running", "degraded"), rebooted["mount_log"]
+    assert [path for path, source in rebooted["mounted"].items() if not source] == [], rebooted["mount_log"]
 
 
 def test_every_setting_of_every_stack_comes_back_at_boot(rebooted):
