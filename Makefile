@@ -25,7 +25,7 @@ export PY_COLORS := 0
 
 help:
 	@echo "make demo         run the main job against the built-in lab VM"
-	@echo "make test         setup + lint + unit + unit-tarball + integration + molecule (what CI runs)"
+	@echo "make test         setup + lint + unit + unit-tarball + compat + integration + molecule (what CI runs)"
 	@echo "make setup        Debian packages, Docker, .venv, offline ansible-test bootstrap"
 	@echo "make build        the collection tarball in build/, with the copy tools built into zipapps"
 	@echo "make schema       regenerate the argument specs and the docs that list settings from the settings tables and the policy schema"
@@ -113,7 +113,7 @@ images: $(PYTHON)
 	lab/container-image
 	lab/vm-image
 
-test: setup lint unit unit-tarball integration molecule
+test: setup lint unit unit-tarball compat integration molecule
 
 demo: collection images
 	bash scripts/demo
