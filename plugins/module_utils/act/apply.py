@@ -15,14 +15,14 @@ __metaclass__ = type
 import hashlib
 import os
 
-from ansible_collections.iotune.storage.plugins.module_utils.act.journal import JournalError
+from ansible_collections.iotune.storage.plugins.module_utils.act.journal import DEVICE_IDENTITY_KINDS, JournalError
 from ansible_collections.iotune.storage.plugins.module_utils.common.filestate import file_content, file_state
 from ansible_collections.iotune.storage.plugins.module_utils.common.atomic import as_bytes, atomic_write, fsync_dir, stale_temps
 from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_algebra import in_effect, option_state, plan_remount
 from ansible_collections.iotune.storage.plugins.module_utils.parse.holders import describe_holders, mount_holders
 from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import read_mountinfo, visible_mounts
 from ansible_collections.iotune.storage.plugins.module_utils.settings.nfs_options import is_nfs, negotiated_lower, nfs_missing
-from ansible_collections.iotune.storage.plugins.module_utils.parse.sysfs import parse_scheduler
+from ansible_collections.iotune.storage.plugins.module_utils.parse.sysfs import parse_scheduler, read_attr
 from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import RESET_BY_SCHEDULER
 
 
@@ -164,21 +164,15 @@ def _reset_values(path):
     return found
 
 
-# what names a block device across reboots, for a sysfs record: a kernel name (dm-1, md127, sdb) may
-# belong to another device after a reboot or a multipath map's reload
-_IDENTITY_ATTRS = (('dm/uuid', 'dm/uuid'), ('md/uuid', 'md/uuid'), ('wwid', 'device/wwid'), ('wwid', 'wwid'))
-
-
 def device_identity(device_dir):
-    """``<kind>=<value>`` naming the block device of the sysfs directory ``device_dir`` stably (its dm or md
-    uuid, else its wwid), or None."""
-    for kind, relative in _IDENTITY_ATTRS:
-        try:
-            value = read_value(os.path.join(device_dir, relative))
-        except (IOError, OSError):
-            continue
-        if value and value.isprintable():
-            return '%s=%s' % (kind, value)
+    """``<kind>=<value>`` naming the block device of the sysfs directory ``device_dir`` across reboots (its dm
+    or md uuid, else its wwid; a kernel name such as dm-1 may belong to another device after a reboot or a
+    multipath map's reload), or None."""
+    for kind in DEVICE_IDENTITY_KINDS:
+        for relative in (['device/wwid', 'wwid'] if kind == 'wwid' else [kind]):
+            value = read_attr(os.path.join(device_dir, relative))
+            if value and value.isprintable():
+                return '%s=%s' % (kind, value)
     return None
 
 

@@ -46,6 +46,9 @@ from ansible_collections.iotune.storage.plugins.module_utils.common.trust import
     UnsafeDirectory, directory_problem, open_nofollow, private_directory)
 
 KINDS = ('file', 'sysfs', 'sysctl', 'mount', 'vxtunefs', 'unit', 'dir', 'mount_cycle')
+# what a sysfs record names its block device by, besides its kernel name: <kind>=<value>, the sysfs attribute
+# of that name (wwid: device/wwid, else wwid)
+DEVICE_IDENTITY_KINDS = ('dm/uuid', 'md/uuid', 'wwid')
 SUFFIX = '.jsonl'
 MARK_SUFFIX = '.rolled-back.json'
 

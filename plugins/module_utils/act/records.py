@@ -24,13 +24,13 @@ import re
 from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import RESET_BY_SCHEDULER
 from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import SETTINGS as QUEUE_SETTINGS
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import CONCERNS as MODULES
-from ansible_collections.iotune.storage.plugins.module_utils.act.journal import KINDS, JournalError
+from ansible_collections.iotune.storage.plugins.module_utils.act.journal import DEVICE_IDENTITY_KINDS, KINDS, JournalError
 from ansible_collections.iotune.storage.plugins.module_utils.settings.nfs_options import NFS_TYPES
 from ansible_collections.iotune.storage.plugins.module_utils.settings.vm import VM_KEYS, dotted
 
 SYSCTL_KEYS = tuple(dotted(key) for key in VM_KEYS)
 
-_IDENTITY = re.compile(r'^(dm/uuid|md/uuid|wwid)=[^\n]{1,256}\Z')
+_IDENTITY = re.compile(r'^(%s)=[^\n]{1,256}\Z' % '|'.join(re.escape(kind) for kind in DEVICE_IDENTITY_KINDS))
 _DEVICE = re.compile(r'^[A-Za-z0-9][A-Za-z0-9_.:!+-]{0,127}\Z')
 _SCHEDULER = re.compile(r'^[a-z0-9][a-z0-9_-]{0,31}\Z')
 _OPTION = re.compile(r'^[^\s,\x00-\x1f\x7f]{1,256}\Z')
@@ -157,7 +157,7 @@ def _check_sysfs(check, record, trusted):
     setting = parts[2]
     identity = record.get('identity')
     check.need(identity is None or (isinstance(identity, str) and _IDENTITY.match(identity) is not None and identity.isprintable()),
-               'identity', 'must be dm/uuid=<text>, md/uuid=<text> or wwid=<text> (printable, at most 256 characters)')
+               'identity', 'must be <kind>=<text> with a kind of %s (printable, at most 256 characters)' % ', '.join(DEVICE_IDENTITY_KINDS))
     _queue_value(check, 'before', setting, record.get('before'))
     _queue_value(check, 'after', setting, record.get('after'))
     resets = record.get('resets', {})
