@@ -20,23 +20,36 @@ export ANSIBLE_HOME := $(BUILD)/ansible-home
 export PATH := $(BIN):$(PATH)
 export ANSIBLE_FORCE_COLOR := false
 export PY_COLORS := 0
+# make test (scripts/test-lanes) makes the collection, the tarball and the lab images once and then
+# runs the steps two at a time with IOTUNE_PREPARED=1, so that no step rebuilds what another reads.
+ifdef IOTUNE_PREPARED
+COLLECTION :=
+INSTALLED :=
+IMAGES :=
+BUILT :=
+else
+COLLECTION := collection
+INSTALLED := installed
+IMAGES := images
+BUILT := build
+endif
 
-.PHONY: help setup collection build schema lint unit unit-tarball compat fuzz integration molecule molecule-default molecule-vm molecule-stacks molecule-fleet test images demo bench test-upgrade clean
+.PHONY: help setup collection build schema lint unit installed unit-tarball compat fuzz integration molecule molecule-default molecule-vm molecule-stacks molecule-fleet molecule-platforms molecule-unix test images demo bench test-upgrade clean
 
 help:
 	@echo "make demo         run the main job against the built-in lab VM"
-	@echo "make test         setup + lint + unit + unit-tarball + compat + integration + molecule (what CI runs)"
+	@echo "make test         setup, then lint, unit, compat, integration and the container scenarios beside the two VM scenarios (what CI runs)"
 	@echo "make setup        Debian packages, Docker, .venv, offline ansible-test bootstrap"
 	@echo "make build        the collection tarball in build/, with the copy tools built into zipapps"
 	@echo "make schema       regenerate the argument specs and the docs that list settings from the settings tables and the policy schema"
-	@echo "make lint         yamllint, ansible-lint (production), ansible-test sanity"
+	@echo "make lint         yamllint, ansible-lint (production), antsibull-changelog, galaxy-importer on the tarball, ansible-test sanity"
 	@echo "make unit         unit tests of module_utils and modules"
 	@echo "make unit-tarball the unit tests inside the release tarball, installed with ansible-galaxy"
-	@echo "make compat       the unit tests under ansible-core 2.16, 2.17, 2.18, 2.20 and 2.21 (one venv each)"
+	@echo "make compat       the installed tarball under ansible-core 2.16 to 2.20 (one venv each): unit tests, playbooks on Debian 11/12/13 containers, sanity on 2.16"
 	@echo "make fuzz         the property tests with many new random examples (make unit runs a fixed set)"
 	@echo "make integration  loop-device tests on this machine (root)"
-	@echo "make molecule     molecule scenarios: default (docker), vm (qemu), stacks (qemu: NVMe, iSCSI+multipath, LVM, MD, NFS), fleet (IOTUNE_FLEET_SIZE containers, default 6)"
-	@echo "make images       build the lab container and VM images (cached by recipe hash)"
+	@echo "make molecule     molecule scenarios: default (docker), unix (docker: simulated HP-UX and Solaris hosts), vm (qemu), stacks (qemu: NVMe, iSCSI+multipath, LVM, MD, NFS), fleet (IOTUNE_FLEET_SIZE containers, default 6), platforms (bullseye, bookworm, trixie)"
+	@echo "make images       build the lab container images (Debian 11, 12, 13) and the VM image at once (cached by recipe hash)"
 	@echo "make test-upgrade the real Debian 12 -> 13 upgrade through upgrade_check.yml on a lab VM (~135 MB, 10-15 min; not in make test)"
 	@echo "make bench        benchmarks on this machine: fio module vs fio CLI, iotune-copy vs dd and cp (copy speed, cache pollution), playbooks vs ansible -m ping on 10/20/40 lab containers"
 
@@ -66,54 +79,66 @@ build: collection
 schema: collection
 	cd $(COLL_DIR) && PYTHONPATH=$(COLL_ROOT) $(PYTHON) scripts/gen_schema --root $(CURDIR)
 
-lint: collection
+lint: $(COLLECTION) $(BUILT)
 	$(BIN)/yamllint -s .
 	$(BIN)/ansible-lint --profile production
 	$(BIN)/antsibull-changelog lint
 	$(BIN)/antsibull-changelog lint-changelog-yaml --strict changelogs/changelog.yaml
-	cd $(COLL_DIR) && $(BIN)/ansible-test sanity --venv --python 3.11 --color no
+	bash scripts/galaxy-import build/iotune-storage-$$(sed -n 's/^version: *//p' galaxy.yml).tar.gz $(BUILD)
+	cd $(COLL_DIR) && $(BIN)/ansible-test sanity --venv --python $$($(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])') --color no
 
-unit: collection
-	cd $(COLL_DIR) && PYTHONPATH=$(COLL_ROOT) $(PYTHON) -m pytest -q -p no:cacheprovider tests/unit
+unit: $(COLLECTION)
+	cd $(COLL_DIR) && PYTHONPATH=$(COLL_ROOT) $(PYTHON) -m pytest -q -p no:cacheprovider -n auto tests/unit
 
-# The unit tests as a user of the release tarball runs them: built, installed with ansible-galaxy, run there
-# (the tarball leaves out scripts/, lab/ and their tests).
-unit-tarball: build
+# The release tarball installed with ansible-galaxy, as a user installs it: $(BUILD)/installed
+# (it leaves out scripts/, lab/, molecule/ and their tests: build_ignore in galaxy.yml).
+installed: build
 	rm -rf $(BUILD)/installed && mkdir -p $(BUILD)/installed
 	$(BIN)/ansible-galaxy collection install --force -p $(BUILD)/installed build/iotune-storage-$$(sed -n 's/^version: *//p' galaxy.yml).tar.gz >/dev/null
-	cd $(BUILD)/installed/ansible_collections/iotune/storage && PYTHONPATH=$(BUILD)/installed $(PYTHON) -m pytest -q -p no:cacheprovider tests/unit
 
-# The unit tests under every other ansible-core from 2.16 to 2.21, one venv each (requirements/compat/).
-compat: collection
-	bash scripts/compat $(COLL_ROOT) $(BUILD)
+# The unit tests as a user of the release tarball runs them (make compat runs them so under every other core).
+unit-tarball: installed
+	cd $(BUILD)/installed/ansible_collections/iotune/storage && PYTHONPATH=$(BUILD)/installed $(PYTHON) -m pytest -q -p no:cacheprovider -n auto tests/unit
+
+# The installed tarball under every other ansible-core from 2.16 to 2.20, one venv each
+# (requirements/compat/): its unit tests, the playbooks against three lab containers over SSH, and
+# ansible-test sanity on the oldest core.
+compat: $(INSTALLED) $(IMAGES)
+	bash scripts/compat $(BUILD)/installed $(BUILD)
 
 # The property tests with many new random examples (make unit runs a fixed set): minutes, not for CI.
 fuzz: collection
 	cd $(COLL_DIR) && IOTUNE_FUZZ=1 PYTHONPATH=$(COLL_ROOT) $(PYTHON) -m pytest -q -p no:cacheprovider \
 	  tests/unit/plugins/module_utils/parse/test_parser_properties.py tests/unit/plugins/module_utils/measure/test_fio_properties.py
 
-integration: collection
+integration: $(COLLECTION)
 	bash tests/integration/run
 
-molecule-default: collection images
+molecule-default: $(COLLECTION) $(IMAGES)
 	$(BIN)/molecule test -s default
 
-molecule-vm: collection images
+molecule-vm: $(COLLECTION) $(IMAGES)
 	$(BIN)/molecule test -s vm
 
-molecule-stacks: collection images
+molecule-stacks: $(COLLECTION) $(IMAGES)
 	$(BIN)/molecule test -s stacks
 
-molecule-fleet: collection images
+molecule-fleet: $(COLLECTION) $(IMAGES)
 	$(BIN)/molecule test -s fleet
 
-molecule: molecule-default molecule-vm molecule-stacks molecule-fleet
+molecule-platforms: $(COLLECTION) $(IMAGES)
+	$(BIN)/molecule test -s platforms
+
+molecule-unix: $(COLLECTION) $(IMAGES)
+	$(BIN)/molecule test -s unix
+
+molecule: molecule-default molecule-unix molecule-platforms molecule-vm molecule-stacks molecule-fleet
 
 images: $(PYTHON)
-	lab/container-image
-	lab/vm-image
+	lab/images
 
-test: setup lint unit unit-tarball compat integration molecule
+test: setup
+	bash scripts/test-lanes $(BUILD)
 
 demo: collection images
 	bash scripts/demo

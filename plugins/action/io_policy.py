@@ -9,6 +9,7 @@ run the module once."""
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import datetime
 import os
 
 from ansible.plugins.action import ActionBase
@@ -16,6 +17,8 @@ from ansible.plugins.action import ActionBase
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import CONCERNS
 from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import POLICY_KEYS
 from ansible_collections.iotune.storage.plugins.module_utils.policy.validate import SLICE_NAME_ACCEPTED, validate_bulk_slice
+from ansible_collections.iotune.storage.plugins.module_utils.policy.severity import validate_overrides
+from ansible_collections.iotune.storage.plugins.module_utils.policy.waivers import validate_waivers, waivers_for_host
 from ansible_collections.iotune.storage.plugins.plugin_utils._benchmark import validate_benchmark
 from ansible_collections.iotune.storage.plugins.plugin_utils._copy_tools import (
     DEFAULT_BIN_DIR, DEFAULT_CONFIG, DEFAULT_SLICE, copy_tool_files)
@@ -26,6 +29,9 @@ CONTROLLER_ARGS = ('benchmark', 'measuring', 'validate_only', 'copy_tools_bin_di
                    'copy_tools_slice')
 # The policy, when the task does not give one: the host's iotune_* variables.
 POLICY_VARS = POLICY_KEYS
+# The waivers and the severity overrides, when the task does not give them (docs/waivers.md, docs/severity.md).
+WAIVERS_VAR = 'iotune_waivers'
+SEVERITY_VAR = 'iotune_severity'
 # An argument the task does not give comes from this variable of the host when it is set: the
 # enforcing roles' settings, which belong in the inventory so audit, enforce and rollback agree.
 ARG_VARS = (
@@ -51,6 +57,10 @@ def with_host_vars(args, lookup):
     args = dict(args)
     if args.get('policy') is None:
         args['policy'] = dict((name, lookup(name)) for name in POLICY_VARS)
+    if args.get('waivers') is None:
+        args['waivers'] = lookup(WAIVERS_VAR)
+    if args.get('severity') is None:
+        args['severity'] = lookup(SEVERITY_VAR)
     for arg, var in ARG_VARS:
         if args.get(arg) is None:
             value = lookup(var)
@@ -92,10 +102,11 @@ def tools_sender(args, policy, check_mode, known):
     return lambda path, digest: installing and (known or {}).get(path) != digest
 
 
-def module_args(args, policy_errors=None, check_mode=False, known=None):
-    """(module arguments, errors) for the task arguments ``args``: the effective policy and
-    the copy tools' files (each tool's content only where ``tools_sender`` says); errors name
-    the field and the accepted values."""
+def module_args(args, policy_errors=None, check_mode=False, known=None, host=None, groups=(), today=None):
+    """(module arguments, errors) for the task arguments ``args``: the effective policy, the
+    waivers that cover ``host`` (a member of ``groups``) with the days left from ``today`` (the
+    controller's date by default), and the copy tools' files (each tool's content only where
+    ``tools_sender`` says); errors name the field and the accepted values."""
     args = dict(args)
     controller = dict((key, args.pop(key, None)) for key in CONTROLLER_ARGS)
     errors = []
@@ -104,6 +115,14 @@ def module_args(args, policy_errors=None, check_mode=False, known=None):
     except PolicyError as exc:
         errors.extend(exc.errors)
         policy = None
+    waivers, waiver_errors = validate_waivers(args.pop('waivers', None), WAIVERS_VAR)
+    errors.extend(waiver_errors)
+    severity, severity_errors = validate_overrides(args.pop('severity', None), SEVERITY_VAR)
+    errors.extend(severity_errors)
+    if severity:
+        args['severity'] = severity
+    if waivers:
+        args['waivers'] = waivers_for_host(waivers, host, groups, today or datetime.datetime.now(datetime.timezone.utc).date())
     if controller['benchmark'] is not None or controller['measuring']:
         errors.extend(validate_benchmark(controller['benchmark'], controller['measuring']))
     errors.extend(controller_errors(controller))
@@ -132,7 +151,10 @@ def run_module(execute, task_args, args, check_mode, known):
     done = execute(args)
     tools = (done.get('concerns') or {}).get('copy_tools') or {}
     if done.get('failed') and tools.get('content_needed') and known:
-        done = execute(module_args(task_args, check_mode=check_mode, known=None)[0])
+        retry = module_args(task_args, check_mode=check_mode, known=None)[0]
+        if 'waivers' in args:
+            retry['waivers'] = args['waivers']
+        done = execute(retry)
         tools = (done.get('concerns') or {}).get('copy_tools') or {}
     if isinstance(tools.get('installed'), dict):
         done = dict(done, ansible_facts=dict(done.get('ansible_facts') or {},
@@ -154,7 +176,8 @@ class ActionModule(ActionBase):
         facts = task_vars.get('ansible_facts') or {}
         known = facts.get(INSTALLED_FACT) if isinstance(facts.get(INSTALLED_FACT), dict) else None
         task_args = with_host_vars(self._task.args, lookup)
-        args, errors = module_args(task_args, check_mode=bool(self._task.check_mode), known=known)
+        args, errors = module_args(task_args, check_mode=bool(self._task.check_mode), known=known,
+                                   host=task_vars.get('inventory_hostname'), groups=task_vars.get('group_names') or ())
         if errors:
             result.update(failed=True, changed=False, errors=errors,
                           msg='Invalid iotune policy: %s' % '; '.join(errors))

@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r'''
 ---
 module: io_facts
-short_description: Gather storage I/O settings of a Linux host as facts
+short_description: Gather storage I/O settings of a Linux, Solaris or HP-UX host as facts
 version_added: 0.1.0
 description:
   - Reads block-device queue settings from sysfs, live mounts from C(/proc/self/mountinfo) joined with
@@ -18,7 +18,13 @@ description:
     VxFS tool presence and C(/etc/vx/tunefstab), and the versions of C(fio) and GNU C(cp).
   - Returns them as C(ansible_facts.iotune), the common input of the other iotune.storage modules and roles.
   - Read-only and fast; a single pass over sysfs and procfs.
-    The only commands run are C(fio --version) and C(cp --version) (when gathering O(gather=tools)).
+    The commands run are C(uname -s) (which platform), and C(fio --version) and C(cp --version) (when
+    gathering O(gather=tools)).
+  - On a host whose C(uname -s) is C(SunOS) (Solaris, illumos) or C(HP-UX), it reads instead the live mounts
+    from C(/etc/mnttab) joined with C(/etc/vfstab) (Solaris) or C(/etc/fstab) (HP-UX), C(/etc/vx/tunefstab),
+    the cache tunables (the ZFS ARC cap from C(kstat -p) and C(/etc/system); HP-UX's C(filecache_min) and
+    C(filecache_max) from C(kctune -P)), the OS release and the VxFS version (C(pkginfo), C(swlist)), and names
+    the concerns that do not apply there; O(gather) does not apply to these hosts.
   - Anything that cannot be read (partial sysfs in containers, unreadable files) is reported in
     C(ansible_facts.iotune.errors); the module does not fail because of it.
 author:
@@ -313,6 +319,27 @@ ansible_facts:
               sample:
                 path: /usr/bin/cp
                 version: "9.1"
+        platform:
+          description:
+            - Solaris and HP-UX hosts only. C(name) (V(solaris), V(hpux)), C(system) (what C(uname -s) printed),
+              C(kernel_release) (C(uname -r)), C(release) (V(11.4) from C(/etc/release); V(B.11.31)),
+              C(release_line), C(vxfs_version) (V(null) when VxFS is not installed).
+          returned: on Solaris and HP-UX
+          type: dict
+        cache:
+          description:
+            - Solaris and HP-UX hosts only. Solaris, C(zfs_arc_max) with C(live) (bytes, C(kstat -p
+              zfs:0:arcstats:c_max)), C(persistent) (the C(/etc/system) value as written), C(persistent_file) and
+              C(applies) (V(at the next boot)); HP-UX, C(filecache_min) and C(filecache_max) (and C(dbc_min_pct),
+              C(dbc_max_pct) where the release has them) with C(live) (bytes), C(expression) and C(applies) (V(at once)).
+          returned: on Solaris and HP-UX
+          type: dict
+        not_applicable:
+          description: Solaris and HP-UX hosts only. The concerns that do not exist there, each with the reason.
+          returned: on Solaris and HP-UX
+          type: dict
+          sample:
+            block_queue: block-queue settings are read from sysfs and kept by udev rules, which only Linux has
         errors:
           description: What could not be read. The module does not fail for these.
           returned: always
@@ -325,6 +352,7 @@ ansible_facts:
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils.parse.iofacts import SUBSETS, gather_io_facts
+from ansible_collections.iotune.storage.plugins.module_utils.parse.unixfacts import detect_platform, gather_unix_facts
 from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandRunner
 
 
@@ -341,6 +369,11 @@ def main():
         ),
         supports_check_mode=True,
     )
+    runner = CommandRunner(module)
+    platform = detect_platform(runner)
+    if platform in ('solaris', 'hpux'):
+        module.exit_json(changed=False, ansible_facts={'iotune': gather_unix_facts(
+            platform, runner, tunefstab_path=module.params['tunefstab_path'])})
     facts = gather_io_facts(
         gather=module.params['gather'],
         sys_root=module.params['sys_root'],
@@ -349,7 +382,7 @@ def main():
         fstab_path=module.params['fstab_path'],
         tunefstab_path=module.params['tunefstab_path'],
         udev_db_dir=module.params['udev_db_dir'],
-        run_command=CommandRunner(module),
+        run_command=runner,
     )
     module.exit_json(changed=False, ansible_facts={'iotune': facts})
 

@@ -89,13 +89,19 @@ options:
     default: audit
   fstab:
     description:
-      - The fstab file of the mount options concern.
+      - The fstab file of the mount options concern; by default C(/etc/fstab), and C(/etc/vfstab) on a host whose
+        C(uname -s) says C(SunOS) (docs/platforms.md).
       - This and the other file and behaviour options below default to the enforcing roles' variables when the host
         has them (C(mount_options_fstab), C(mount_options_remount), C(tunefstab_path), C(tunefstab_apply),
         C(tunefstab_vxtunefs), C(block_queue_persist), C(block_queue_rules_file), C(cache_limits_sysctl_file),
         C(iotune_journal_dir)), so that an audit, an enforcement and a rollback use the same files.
     type: path
-    default: /etc/fstab
+  mnttab:
+    description:
+      - On Solaris/illumos and HP-UX, the live mount table the mount options concern and the VxFS tunables read.
+      - Unused on Linux, which has C(/proc/self/mountinfo).
+    type: path
+    default: /etc/mnttab
   remount:
     description: Whether enforcing remounts to change live mount options (else only fstab changes).
     type: bool
@@ -146,6 +152,74 @@ options:
       mode:
         description: The report's mode (V(audit), V(harden)).
         type: str
+        required: true
+      textfile_dir:
+        description:
+          - Also write the report as C(iotune.prom), a node_exporter textfile-collector file (docs/monitoring.md), in
+            this directory, atomically with mode 0644; never in check mode. Empty or left out, none is written.
+          - The directory is created (0755) when missing; an existing one must belong to root or the running user and
+            be writable by nobody else, or the run fails naming it.
+          - The time of the other mode's last run comes from its C(audit-latest.json) or C(harden-latest.json) in
+            O(report.dir).
+        type: path
+  waivers:
+    description:
+      - The waivers that cover this host (docs/waivers.md), as the action plugin gives them from C(iotune_waivers) after
+        validating them, with the days left counted on the controller.
+      - A check that an unexpired waiver matches keeps its real status and carries C(waiver) in RV(checks) and the report.
+      - With O(mode=enforce), a run in which a waived check is not compliant fails before any change and names it
+        (harden cannot yet leave one setting alone while it changes the others; leave its concern out with O(concerns)).
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      name:
+        description: The waiver's name in reports.
+        type: str
+        required: true
+      checks:
+        description: Check ids or shell-style patterns.
+        type: list
+        elements: str
+        required: true
+      reason:
+        description: Why the check is waived.
+        type: str
+        required: true
+      owner:
+        description: Who answers for the waiver.
+        type: str
+        required: true
+      expires:
+        description: The last day the waiver holds, YYYY-MM-DD.
+        type: str
+        required: true
+      days_left:
+        description: Days from the controller's today to O(waivers[].expires); negative once it has expired.
+        type: int
+        required: true
+      expired:
+        description: Whether it has expired (then it waives nothing and the report says so).
+        type: bool
+        required: true
+  severity:
+    description:
+      - The policy's severity overrides (docs/severity.md), as the action plugin gives them from C(iotune_severity)
+        after validating them. Every check carries C(severity), one of V(low), V(medium) or V(high), from the first
+        override whose pattern matches its id, else the default for its concern and setting.
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      checks:
+        description: Check ids or shell-style patterns.
+        type: list
+        elements: str
+        required: true
+      severity:
+        description: The severity of the checks they match.
+        type: str
+        choices: [low, medium, high]
         required: true
 notes:
   - The per-concern modules (M(iotune.storage.mount_options), M(iotune.storage.tunefstab),
@@ -199,6 +273,17 @@ report:
   description: The host report (also written to the host with O(report)).
   returned: when O(report) is given
   type: dict
+waivers:
+  description:
+    - Per waiver of O(waivers), its C(status) (V(active), V(expired), or V(stale) when unexpired and matching no
+      check) and the check ids it C(matched).
+  returned: when O(waivers) is given
+  type: list
+  elements: dict
+textfile_path:
+  description: The path of C(iotune.prom) (not written in check mode).
+  returned: when O(report.textfile_dir) is given
+  type: str
 report_paths:
   description: The report files written (none in check mode or when they already hold the report).
   returned: when O(report) is given
@@ -252,25 +337,43 @@ from ansible_collections.iotune.storage.plugins.module_utils.engine.run import (
     MountOptions,
     run_concerns,
     Tunefstab,
+    NotApplicable,
+    UnixCache,
+    UnixMountOptions,
 )
-from ansible_collections.iotune.storage.plugins.module_utils.common.checks import CONCERNS
+from ansible_collections.iotune.storage.plugins.module_utils.common.checks import COMPLIANT, CONCERNS, NOT_APPLICABLE
 from ansible_collections.iotune.storage.plugins.module_utils.common.files import parse_mode
 from ansible_collections.iotune.storage.plugins.module_utils.parse.iofacts import gather_io_facts
 from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import read_mountinfo, visible_mounts
 from ansible_collections.iotune.storage.plugins.module_utils.policy.validate import cache_sysctl
+from ansible_collections.iotune.storage.plugins.module_utils.policy.severity import apply_severity
+from ansible_collections.iotune.storage.plugins.module_utils.policy.waivers import apply_waivers, waived_count
 from ansible_collections.iotune.storage.plugins.module_utils.engine.report import report_paths, write_report
+from ansible_collections.iotune.storage.plugins.module_utils.engine.textfile import write_textfile
+from ansible_collections.iotune.storage.plugins.module_utils.common.trust import check_existing
 from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandRunner
 from ansible_collections.iotune.storage.plugins.module_utils.plan.tunefstab import find_vxtunefs, validate_entry
+from ansible_collections.iotune.storage.plugins.module_utils.plan.unix_mounts import live_mounts
+from ansible_collections.iotune.storage.plugins.module_utils.parse.unixfacts import detect_platform
+from ansible_collections.iotune.storage.plugins.module_utils.settings.platforms import PLATFORMS, UNIX
+from ansible_collections.iotune.storage.plugins.module_utils.settings.unix_cache import UNIX_CACHE_KEYS
+from ansible_collections.iotune.storage.plugins.module_utils.common.files import read_text
 
 
-def build_concerns(params, runner, mount_entries, memory_bytes, warn):
-    """The concerns the policy sets, of those asked for, in apply order."""
+def build_concerns(params, runner, mount_entries, memory_bytes, warn, platform='linux'):
+    """The concerns the policy sets, of those asked for, in apply order; on Solaris and HP-UX
+    (``platform``) the mount options of vfstab or HP-UX fstab and mnttab, and a not_applicable
+    check for each concern io_policy does not manage there."""
     policy = params['policy']
     wanted = set(params['concerns'])
     concerns = []
     if 'mount_options' in wanted and policy.get('iotune_mounts'):
-        concerns.append(MountOptions(runner, policy['iotune_mounts'], fstab=params['fstab'],
-                                     remount=params['remount'], proc_root=params['proc_root']))
+        if platform in UNIX:
+            concerns.append(UnixMountOptions(runner, policy['iotune_mounts'], platform, fstab=params['fstab'],
+                                             mnttab=params['mnttab'], remount=params['remount']))
+        else:
+            concerns.append(MountOptions(runner, policy['iotune_mounts'], fstab=params['fstab'],
+                                         remount=params['remount'], proc_root=params['proc_root']))
     if 'tunefstab' in wanted and policy.get('iotune_tunefstab'):
         entries = [validate_entry(entry)[0] for entry in policy['iotune_tunefstab']]
         vxtunefs, problem = find_vxtunefs(params['vxtunefs'])
@@ -278,6 +381,13 @@ def build_concerns(params, runner, mount_entries, memory_bytes, warn):
             warn(problem)
         concerns.append(Tunefstab(runner, entries, path=params['tunefstab_path'], apply=params['tunefstab_apply'],
                                   vxtunefs=vxtunefs, proc_root=params['proc_root'], mount_entries=mount_entries))
+    if platform in UNIX:
+        cache = dict((key, value) for key, value in (policy.get('iotune_cache') or {}).items() if value not in (None, {}))
+        if 'cache_limits' in wanted and cache:
+            concerns.append(UnixCache(runner, cache, platform))
+        asked = {'block_queue': policy.get('iotune_block_devices'), 'copy_tools': policy.get('iotune_copy_tools')}
+        return concerns + [NotApplicable(name, platform, reason) for name, reason in sorted(PLATFORMS[platform]['policy_not_applicable'].items())
+                           if name in wanted and asked[name]]
     if 'block_queue' in wanted and policy.get('iotune_block_devices'):
         concerns.append(BlockQueue(runner, policy['iotune_block_devices'], persist=params['block_queue_persist'],
                                    rules_file=params['rules_file'], sys_root=params['sys_root'],
@@ -290,7 +400,8 @@ def build_concerns(params, runner, mount_entries, memory_bytes, warn):
                     'unit_dir': bulk.get('unit_dir') or DEFAULT_UNIT_DIR}
         concerns.append(CacheLimits(runner, sysctl=cache_sysctl(cache), bulk_slice=bulk,
                                     sysctl_file=params['sysctl_file'], proc_root=params['proc_root'],
-                                    memory_bytes=memory_bytes))
+                                    memory_bytes=memory_bytes,
+                                    other_platforms=[key for key in UNIX_CACHE_KEYS if cache.get(key) is not None]))
     if 'copy_tools' in wanted and policy.get('iotune_copy_tools'):
         files = [dict(item, mode=parse_mode(item.get('mode') or '0644', 'copy_tools_files[%d]' % index))
                  for index, item in enumerate(params['copy_tools_files'])]
@@ -314,7 +425,7 @@ def host_facts(params, runner, mount_entries, facts):
     }
 
 
-PATH_ARGS = ('fstab', 'tunefstab_path', 'vxtunefs', 'rules_file', 'sysctl_file', 'copy_tools_bin_dir',
+PATH_ARGS = ('fstab', 'mnttab', 'tunefstab_path', 'vxtunefs', 'rules_file', 'sysctl_file', 'copy_tools_bin_dir',
              'copy_tools_config', 'sys_root', 'proc_root')
 
 
@@ -345,7 +456,8 @@ ARGUMENT_SPEC = dict(
     copy_tools_slice=dict(type='str'),
     concerns=dict(type='list', elements='str', choices=list(CONCERNS), default=list(CONCERNS)),
     mode=dict(type='str', choices=['audit', 'enforce'], default='audit'),
-    fstab=dict(type='path', default='/etc/fstab'),
+    fstab=dict(type='path'),
+    mnttab=dict(type='path', default='/etc/mnttab'),
     remount=dict(type='bool', default=True),
     tunefstab_path=dict(type='path', default='/etc/vx/tunefstab'),
     tunefstab_apply=dict(type='bool', default=False),
@@ -360,9 +472,23 @@ ARGUMENT_SPEC = dict(
         host=dict(type='str', required=True),
         profile=dict(type='str'),
         mode=dict(type='str', required=True),
+        textfile_dir=dict(type='path'),
     )),
     sys_root=dict(type='path', default='/sys'),
     proc_root=dict(type='path', default='/proc'),
+    severity=dict(type='list', elements='dict', default=[], options=dict(
+        checks=dict(type='list', elements='str', required=True),
+        severity=dict(type='str', choices=['low', 'medium', 'high'], required=True),
+    )),
+    waivers=dict(type='list', elements='dict', default=[], options=dict(
+        name=dict(type='str', required=True),
+        checks=dict(type='list', elements='str', required=True),
+        reason=dict(type='str', required=True),
+        owner=dict(type='str', required=True),
+        expires=dict(type='str', required=True),
+        days_left=dict(type='int', required=True),
+        expired=dict(type='bool', required=True),
+    )),
 )
 
 
@@ -390,6 +516,17 @@ def report_errors(spec):
         errors.append('report.%s' % exc)
     if os.path.lexists(spec['dir']) and not os.path.isdir(spec['dir']):
         errors.append('report.dir: %s is not a directory' % spec['dir'])
+    textfile_dir = spec['textfile_dir']
+    if textfile_dir:
+        if not os.path.isabs(textfile_dir):
+            errors.append('report.textfile_dir: must be an absolute path, got %r' % textfile_dir)
+        elif os.path.lexists(textfile_dir) and not os.path.isdir(textfile_dir):
+            errors.append('report.textfile_dir: %s is not a directory' % textfile_dir)
+        else:
+            try:
+                check_existing(textfile_dir, 'report.textfile_dir')
+            except ValueError as exc:
+                errors.append(str(exc))
     return errors
 
 
@@ -401,22 +538,59 @@ def argument_errors(params):
     return errors
 
 
-def run_policy(module, runner, mount_entries, facts):
-    """(result, failure): the engine's run of the concerns asked for, with its message; failure is the
-    engine's error or None."""
+def read_live_mounts(params, platform, errors):
+    """The live mounts as the concerns read them: Linux's mountinfo entries, or on Solaris and HP-UX the
+    lines of mnttab."""
+    if platform not in UNIX:
+        return read_mountinfo(params['proc_root'], errors)
+    text = read_text(params['mnttab'], errors)
+    return live_mounts(text or '')
+
+
+def waived_in_the_way(concerns, runner, waivers):
+    """(audit, warnings, waived): an audit of the concerns, the warnings it gave, and what an
+    enforcing run must not change, its checks that an unexpired waiver matches and that are not
+    compliant, as 'id (waiver name)'."""
+    warnings = []
+    audit = run_concerns(concerns, runner, apply=False, warn=warnings.append)
+    checks = apply_waivers(audit['checks'], waivers)[0]
+    return audit, warnings, ['%s (%s)' % (check['id'], check['waiver']['name']) for check in checks
+                             if check.get('waiver') and check['status'] not in (COMPLIANT, NOT_APPLICABLE)]
+
+
+def run_policy(module, runner, mount_entries, facts, platform='linux'):
+    """(result, failure): the engine's run of the concerns asked for, its checks marked with the
+    waivers that match them, with its message; failure is the engine's error or None."""
     params = module.params
     try:
-        concerns = build_concerns(params, runner, mount_entries, facts.get('memory_bytes'), module.warn)
+        concerns = build_concerns(params, runner, mount_entries, facts.get('memory_bytes'), module.warn, platform)
     except ValueError as exc:
         module.fail_json(msg=str(exc))
+    audit, warnings, waived = None, [], []
+    if params['mode'] == 'enforce' and any(not waiver['expired'] for waiver in params['waivers']):
+        audit, warnings, waived = waived_in_the_way(concerns, runner, params['waivers'])
     try:
-        result = run_concerns(concerns, runner, check_mode=module.check_mode, diff=module._diff,
-                              run_id=params['run_id'], journal_dir=params['journal_dir'], warn=module.warn,
-                              apply=params['mode'] == 'enforce', mark_all=True)
-        failure = None
+        if waived:
+            # the audit's result, failed: nothing is changed (an enforcing run warns for itself)
+            result = audit
+            for warning in warnings:
+                module.warn(warning)
+            failure = ('nothing changed: waived check(s) that harden would change: %s (harden cannot yet leave one '
+                       'setting alone while it changes the others: leave its concern out of this run, or end the '
+                       'waiver)' % ', '.join(waived))
+        else:
+            result = run_concerns(concerns, runner, check_mode=module.check_mode, diff=module._diff,
+                                  run_id=params['run_id'], journal_dir=params['journal_dir'], warn=module.warn,
+                                  apply=params['mode'] == 'enforce', mark_all=True)
+            failure = None
     except EngineError as exc:
         result, failure = exc.result, str(exc)
+    result['checks'] = apply_severity(result['checks'], params['severity'])
+    if params['waivers']:
+        result['checks'], result['waivers'] = apply_waivers(result['checks'], params['waivers'])
     result['msg'] = failure or summary_message(result['checks'])
+    if params['waivers'] and not failure:
+        result['msg'] += '; %d waived' % waived_count(result['checks'])
     if result.get('journal') and not failure:
         result['msg'] += '; %d change(s) journalled in %s' % (result['changes_made'], result['journal'])
     return result, failure
@@ -437,6 +611,9 @@ def host_report(params, result, runner, mount_entries, facts):
     }
     if params['mode'] == 'enforce':
         report['summary']['changed'] = sum(1 for check in result['checks'] if check.get('changed'))
+    if 'waivers' in result:
+        report['summary']['waived'] = waived_count(result['checks'])
+        report['waivers'] = result['waivers']
     return report
 
 
@@ -450,6 +627,14 @@ def write_host_report(module, spec, result):
     except (IOError, OSError) as exc:
         where = getattr(exc, 'filename', None) or spec['dir']
         module.fail_json(**dict(result, msg='cannot write the report %s: %s' % (where, exc.strerror or exc)))
+    if spec['textfile_dir']:
+        try:
+            result['textfile_path'] = write_textfile(spec['textfile_dir'], result['report'], spec['dir'], check=module.check_mode)
+        except ValueError as exc:
+            module.fail_json(**dict(result, msg='report.%s' % exc))
+        except (IOError, OSError) as exc:
+            where = getattr(exc, 'filename', None) or spec['textfile_dir']
+            module.fail_json(**dict(result, msg='cannot write report.textfile_dir %s: %s' % (where, exc.strerror or exc)))
 
 
 def main():
@@ -457,15 +642,19 @@ def main():
     params = module.params
     if params['policy'] is None:
         module.fail_json(msg='policy: the effective policy is needed (the io_policy action plugin passes it)')
+    runner = CommandRunner(module)
+    # the platform is what the host says it is (uname -s); a host that does not answer is Linux, as before
+    platform = detect_platform(runner) or 'linux'
+    if params['fstab'] is None:
+        params['fstab'] = PLATFORMS[platform]['fstab']
     errors = argument_errors(params)
     if errors:
         module.fail_json(msg='invalid arguments, nothing read or changed: ' + '; '.join(errors), errors=errors)
-    runner = CommandRunner(module)
     read_errors = []
-    mount_entries = read_mountinfo(params['proc_root'], read_errors)
+    mount_entries = read_live_mounts(params, platform, read_errors)
     facts = gather_io_facts(gather=['memory', 'vxfs', 'tools'], proc_root=params['proc_root'],
                             tunefstab_path=params['tunefstab_path'], run_command=runner)
-    result, failure = run_policy(module, runner, mount_entries if not read_errors else None, facts)
+    result, failure = run_policy(module, runner, mount_entries if not read_errors or platform in UNIX else None, facts, platform)
     if params['report'] is not None:
         result['report'] = host_report(params, result, runner, mount_entries, facts)
         write_host_report(module, params['report'], result)

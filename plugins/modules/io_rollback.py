@@ -80,6 +80,8 @@ options:
       - The files a run may have written, as the policy names them; a file record for any other path is refused.
         The C(io_rollback) role passes the inventory's paths (C(mount_options_fstab), C(tunefstab_path),
         C(block_queue_rules_file), C(cache_limits_sysctl_file), the bulk slice's unit, the copy tools).
+      - On a host whose C(uname -s) says C(SunOS), C(/etc/vfstab) (its mount table) and C(/etc/system) (the ZFS ARC cap)
+        are managed too; on C(HP-UX), C(/etc/fstab).
     type: list
     elements: path
     default: [/etc/fstab, /etc/vx/tunefstab, /etc/udev/rules.d/60-iotune.rules, /etc/sysctl.d/60-iotune.conf,
@@ -96,6 +98,10 @@ options:
   mount_bin:
     description: The C(mount) program that remounts; default is C(mount) from the PATH.
     type: path
+  mnttab:
+    description: On Solaris/illumos and HP-UX, the live mount table a remount record is checked against and read back from.
+    type: path
+    default: /etc/mnttab
 '''
 
 EXAMPLES = r'''
@@ -158,6 +164,8 @@ from ansible_collections.iotune.storage.plugins.module_utils.act.rollback import
 from ansible_collections.iotune.storage.plugins.module_utils.common.args import check_args
 from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandRunner
 from ansible_collections.iotune.storage.plugins.module_utils.plan.tunefstab import find_vxtunefs, read_live
+from ansible_collections.iotune.storage.plugins.module_utils.parse.unixfacts import detect_platform
+from ansible_collections.iotune.storage.plugins.module_utils.settings.platforms import PLATFORMS, UNIX
 
 ARGUMENT_SPEC = dict(
     run_id=dict(type='str'),
@@ -166,13 +174,14 @@ ARGUMENT_SPEC = dict(
     sys_root=dict(type='path', default='/sys'),
     proc_root=dict(type='path', default='/proc'),
     mount_bin=dict(type='path'),
+    mnttab=dict(type='path', default='/etc/mnttab'),
     vxtunefs=dict(type='path'),
 )
 
 
 def argument_errors(params):
     """The arguments' errors, found before anything is read."""
-    errors = check_args(params, paths=('sys_root', 'proc_root', 'mount_bin', 'vxtunefs'))
+    errors = check_args(params, paths=('sys_root', 'proc_root', 'mount_bin', 'mnttab', 'vxtunefs'))
     errors.extend('managed_files[%d]: must be an absolute path, got %r' % (index, path)
                   for index, path in enumerate(params['managed_files']) if not os.path.isabs(path))
     return errors
@@ -186,10 +195,14 @@ def main():
         module.fail_json(msg='; '.join(errors), errors=errors)
     runner = CommandRunner(module)
     vxtunefs, dummy = find_vxtunefs(params['vxtunefs'])
+    # the platform's own mount table is managed there (Solaris: /etc/vfstab), as the host says (uname -s)
+    platform = detect_platform(runner) or 'linux'
+    files = params['managed_files'] + [PLATFORMS[platform][key] for key in ('fstab', 'system_file')
+                                       if platform in UNIX and key in PLATFORMS[platform]]
     # the programs and roots are this module's own, never a record's
-    trusted = Trusted(params['managed_files'], params['sys_root'], params['proc_root'],
+    trusted = Trusted(files, params['sys_root'], params['proc_root'],
                       params['mount_bin'] or module.get_bin_path('mount') or '/bin/mount', vxtunefs,
-                      module.get_bin_path('systemctl'))
+                      module.get_bin_path('systemctl'), mnttab=params['mnttab'], kctune=module.get_bin_path('kctune') or 'kctune')
 
     def read_vxtunefs(binary, mount_point):
         return read_live(binary, mount_point, runner)

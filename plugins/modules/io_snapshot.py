@@ -108,6 +108,11 @@ options:
     default: [/vmlinuz, /boot/vmlinuz]
   fstab_path:
     aliases: [fstab]
+    description:
+      - The mount table, read and joined with the live mounts; by default C(/etc/fstab), and C(/etc/vfstab) on a host
+        whose C(uname -s) says C(SunOS). On Solaris and HP-UX the live mounts are those of C(/etc/mnttab) and the VxFS
+        package is read with C(pkginfo) or C(swlist) (docs/platforms.md).
+    default: null
 notes:
   - A file a package ships as defaults (in C(/usr/lib/sysctl.d), C(/lib/sysctl.d), C(/usr/lib/udev/rules.d),
     C(/lib/udev/rules.d)) is marked C(vendor). The owner of every source is looked up with one C(dpkg-query -S)
@@ -276,6 +281,8 @@ from ansible_collections.iotune.storage.plugins.module_utils.engine.snapshot imp
 from ansible_collections.iotune.storage.plugins.module_utils.parse.sysctl import CONF_DIRS, SYSCTL_CONF
 from ansible_collections.iotune.storage.plugins.module_utils.parse.udev import DB_DIR, RULES_DIRS
 from ansible_collections.iotune.storage.plugins.module_utils.common.trust import check_existing
+from ansible_collections.iotune.storage.plugins.module_utils.parse.unixfacts import detect_platform
+from ansible_collections.iotune.storage.plugins.module_utils.settings.platforms import PLATFORMS
 
 
 # the options take_snapshot reads its sources from, as they are named there
@@ -283,31 +290,31 @@ SOURCE_ARGS = ('sys_root', 'proc_root', 'dev_root', 'fstab_path', 'tunefstab_pat
                'udev_rules_dirs', 'udev_db_dir', 'unit_dir', 'slice_name', 'vxtunefs', 'boot_dir', 'modules_dir', 'vmlinuz_links')
 
 
+ARGUMENT_SPEC = dict(
+    name=dict(type='str'),
+    read=dict(type='list', elements='str', default=[]),
+    snapshot_dir=dict(type='path', default=DEFAULT_DIR),
+    policy_checks=dict(type='list', elements='dict', default=[]),
+    fstab_path=dict(type='path', aliases=['fstab']),
+    tunefstab_path=dict(type='path', default='/etc/vx/tunefstab'),
+    vxtunefs=dict(type='path'),
+    sys_root=dict(type='path', default='/sys'),
+    proc_root=dict(type='path', default='/proc'),
+    dev_root=dict(type='path', default='/dev'),
+    sysctl_conf_dirs=dict(type='list', elements='path', default=list(CONF_DIRS)),
+    sysctl_conf=dict(type='path', default=SYSCTL_CONF),
+    udev_rules_dirs=dict(type='list', elements='path', default=list(RULES_DIRS)),
+    udev_db_dir=dict(type='path', default=DB_DIR),
+    unit_dir=dict(type='path', default=DEFAULT_UNIT_DIR),
+    slice_name=dict(type='str', default=DEFAULT_SLICE),
+    boot_dir=dict(type='path', default=BOOT_DIR),
+    modules_dir=dict(type='path', default=MODULES_DIR),
+    vmlinuz_links=dict(type='list', elements='path', default=list(VMLINUZ_LINKS)),
+)
+
+
 def main():
-    module = AnsibleModule(
-        argument_spec=dict(
-            name=dict(type='str'),
-            read=dict(type='list', elements='str', default=[]),
-            snapshot_dir=dict(type='path', default=DEFAULT_DIR),
-            policy_checks=dict(type='list', elements='dict', default=[]),
-            fstab_path=dict(type='path', default='/etc/fstab', aliases=['fstab']),
-            tunefstab_path=dict(type='path', default='/etc/vx/tunefstab'),
-            vxtunefs=dict(type='path'),
-            sys_root=dict(type='path', default='/sys'),
-            proc_root=dict(type='path', default='/proc'),
-            dev_root=dict(type='path', default='/dev'),
-            sysctl_conf_dirs=dict(type='list', elements='path', default=list(CONF_DIRS)),
-            sysctl_conf=dict(type='path', default=SYSCTL_CONF),
-            udev_rules_dirs=dict(type='list', elements='path', default=list(RULES_DIRS)),
-            udev_db_dir=dict(type='path', default=DB_DIR),
-            unit_dir=dict(type='path', default=DEFAULT_UNIT_DIR),
-            slice_name=dict(type='str', default=DEFAULT_SLICE),
-            boot_dir=dict(type='path', default=BOOT_DIR),
-            modules_dir=dict(type='path', default=MODULES_DIR),
-            vmlinuz_links=dict(type='list', elements='path', default=list(VMLINUZ_LINKS)),
-        ),
-        supports_check_mode=True,
-    )
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
     params = module.params
     result = dict(changed=False, path=None, snapshots={})
     if params['name'] is None and not params['read']:
@@ -323,9 +330,14 @@ def main():
         module.fail_json(msg=str(exc), **result)
     if params['name'] is None:
         module.exit_json(**result)
+    runner = CommandRunner(module)
+    # the platform is what the host says it is (uname -s), and its mount table the default fstab_path
+    platform = detect_platform(runner) or 'linux'
+    if params['fstab_path'] is None:
+        params['fstab_path'] = PLATFORMS[platform]['fstab']
     try:
         result['path'] = snapshot_path(params['snapshot_dir'], params['name'])
-        snapshot = take_snapshot(params['name'], policy_checks=params['policy_checks'], run_command=CommandRunner(module),
+        snapshot = take_snapshot(params['name'], policy_checks=params['policy_checks'], run_command=runner, platform=platform,
                                  **dict((key, params[key]) for key in SOURCE_ARGS))
     except ValueError as exc:
         module.fail_json(msg=str(exc), **result)

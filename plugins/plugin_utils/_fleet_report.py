@@ -22,6 +22,7 @@ import time
 from xml.sax.saxutils import escape as _xml_escape
 
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import STATUSES, summarize
+from ansible_collections.iotune.storage.plugins.module_utils.policy.severity import LEVELS
 from ansible_collections.iotune.storage.plugins.plugin_utils._fio_compare import change_lines
 from ansible_collections.iotune.storage.plugins.module_utils.common.trust import path_safe_name, private_directory
 from ansible_collections.iotune.storage.plugins.plugin_utils._bench_chart import fleet_view, host_charts
@@ -40,11 +41,28 @@ def to_json(value):
 
 
 def check_summary(checks):
-    """Count per status, every status present, and ``changed`` after an enforcing run."""
+    """Count per status, every status present, ``changed`` after an enforcing run, and ``waived``
+    when a waiver marked a check."""
     summary = summarize(checks)
     if any('changed' in check for check in checks):
         summary['changed'] = sum(1 for check in checks if check.get('changed'))
+    if any('waiver' in check for check in checks):
+        summary['waived'] = sum(1 for check in checks if check.get('waiver'))
     return summary
+
+
+def waiver_text(waiver):
+    """'waived until 2026-12-31 (33 days left) by dba: the reason' for a check's waiver."""
+    return 'waived until %s (%d days left) by %s: %s' % (
+        waiver['expires'], waiver['days_left'], waiver['owner'], waiver['reason'])
+
+
+FAILING = ('drift', 'not_persistent')
+
+
+def failing(check):
+    """Whether a check fails the audit: drift or not_persistent, and no waiver."""
+    return check['status'] in FAILING and not check.get('waiver')
 
 
 def host_checks(report):
@@ -75,6 +93,10 @@ def summary_json(reports, run_id, now):
         'summary': check_summary(checks),
         'by_host': dict((report['host'], report.get('summary')) for report in reports),
         'checks': checks,
+        'waivers': dict((report['host'], report['waivers']) for report in reports if report.get('waivers')),
+        'failing_by_severity': dict((level, sum(1 for check in checks if check.get('severity') == level and
+                                                (failing(check) or (check['status'] == 'error' and not check.get('waiver')))))
+                                    for level in LEVELS),
         'benchmarks': dict((report['host'], benchmark_summary(report['benchmark']))
                            for report in reports if report.get('benchmark') is not None),
     }
@@ -82,18 +104,25 @@ def summary_json(reports, run_id, now):
 
 
 def junit_xml(reports, run_id):
-    """One test case per check (drift and not_persistent fail, error errs, not_applicable is
-    skipped) and, after a measured run, one per compared metric (a regression fails).
+    """One test case per check (drift and not_persistent fail, error errs, not_applicable and a
+    waived check are skipped) and, after a measured run, one per compared metric (a regression fails).
     Valid against the Jenkins junit-10.xsd (the tests check it)."""
     def comparison(report):
         return ((report.get('benchmark') or {}).get('comparison')) or []
 
     def count(report, *statuses):
-        return sum(report['summary'].get(status, 0) for status in statuses)
+        return sum(1 for check in report.get('checks', []) if check['status'] in statuses)
+
+    def fails(report):
+        return sum(1 for check in report.get('checks', []) if failing(check))
+
+    def skipped(report):
+        return sum(1 for check in report.get('checks', []) if check['status'] == 'not_applicable' or
+                   (check['status'] in FAILING and check.get('waiver')))
 
     rows = [row for report in reports for row in comparison(report)]
     tests = sum(len(report.get('checks', [])) for report in reports) + len(rows)
-    failures = sum(count(report, 'drift', 'not_persistent') for report in reports) + sum(1 for row in rows if row['regression'])
+    failures = sum(fails(report) for report in reports) + sum(1 for row in rows if row['regression'])
     errors = sum(count(report, 'error') for report in reports)
     out = ['<?xml version="1.0" encoding="UTF-8"?>',
            '<testsuites name="iotune.storage audit %s" tests="%d" failures="%d" errors="%d">'
@@ -104,14 +133,16 @@ def junit_xml(reports, run_id):
         out.append('  <testsuite name="%s" hostname="%s" package="iotune.storage" id="%d" tests="%d" failures="%d" '
                    'errors="%d" skipped="%d" time="0" timestamp="%s">'
                    % (host, host, index, len(report.get('checks', [])) + len(compared),
-                      count(report, 'drift', 'not_persistent') + sum(1 for row in compared if row['regression']),
-                      count(report, 'error'), count(report, 'not_applicable'), esc((report.get('time') or '').replace('Z', ''))))
+                      fails(report) + sum(1 for row in compared if row['regression']),
+                      count(report, 'error'), skipped(report), esc((report.get('time') or '').replace('Z', ''))))
         for check in report.get('checks', []):
             out.append('    <testcase classname="iotune.%s.%s" name="%s" time="0">' % (esc(check['concern']), host, esc(check['id'])))
             detail = esc('expected: %s; live: %s; persistent: %s' % (
                 json.dumps(check.get('expected')), json.dumps(check.get('live')), json.dumps(check.get('persistent'))))
-            message = esc(check.get('message') or '')
-            if check['status'] in ('drift', 'not_persistent'):
+            message = esc(('[%s] ' % check['severity'] if check.get('severity') else '') + (check.get('message') or ''))
+            if check['status'] in FAILING and check.get('waiver'):
+                out.append('      <skipped type="waived" message="%s"/>' % esc('%s, %s' % (check['status'], waiver_text(check['waiver']))))
+            elif check['status'] in FAILING:
                 out.append('      <failure type="%s" message="%s">%s</failure>' % (check['status'], message, detail))
             elif check['status'] == 'error':
                 out.append('      <error type="error" message="%s">%s</error>' % (message, detail))
@@ -136,7 +167,8 @@ def junit_xml(reports, run_id):
 def page_data(reports):
     """The checks of every host as compact JSON: every text once in ``strings``, each check a
     row of indexes [host, id, concern, target, setting, status, expected, live, persistent,
-    message, changed, status_before] (-1: none)."""
+    message, changed, status_before, waiver, severity] (-1: none; the waiver as its text; the severity
+    as its index in ``severities``)."""
     strings, index = [], {}
 
     def ref(value):
@@ -156,8 +188,10 @@ def page_data(reports):
                          ref(check.get('setting')), STATUSES.index(check['status']), ref(check.get('expected')),
                          ref(check.get('live')), ref(check.get('persistent')), ref(check.get('message')),
                          1 if check.get('changed') else 0,
-                         STATUSES.index(check['status_before']) if check.get('status_before') in STATUSES else -1])
-    return {'statuses': list(STATUSES), 'hosts': hosts, 'strings': strings, 'checks': rows}
+                         STATUSES.index(check['status_before']) if check.get('status_before') in STATUSES else -1,
+                         ref(waiver_text(check['waiver'])) if check.get('waiver') else -1,
+                         LEVELS.index(check['severity']) if check.get('severity') in LEVELS else -1])
+    return {'statuses': list(STATUSES), 'severities': list(LEVELS), 'hosts': hosts, 'strings': strings, 'checks': rows}
 
 
 def _script_json(data):
@@ -174,6 +208,9 @@ table { border-collapse: collapse; width: 100%; margin-bottom: 1em; table-layout
 th, td { border: 1px solid #ccc; padding: 4px 8px; text-align: left; vertical-align: top; overflow-wrap: anywhere; }
 th { background: #f0f0f0; }
 td.num, th.num { text-align: right; width: 7em; }
+.waived { color: #555; font-style: italic; white-space: normal; }
+.severity { font-size: 85%; border: 1px solid #999; border-radius: 3px; padding: 0 4px; }
+.sev-high { border-color: #b91c1c; color: #b91c1c; }
 .status { font-weight: 600; border-radius: 3px; padding: 1px 6px; white-space: nowrap; }
 .s-compliant { background: #d7f5dd; color: #14532d; } .s-drift { background: #fde2e1; color: #7f1d1d; }
 .s-not_persistent { background: #fff1c2; color: #713f12; } .s-not_applicable { background: #e5e7eb; color: #374151; }
@@ -346,9 +383,11 @@ SCRIPT = u'''
   function showHost(h) {
     var rows = byHost[h].filter(function (i) {
       return wantStatus[ST[C[i][5]]] && wantConcern[S[C[i][2]]];
-    }).map(function (i) {
+    }).sort(function (a, b) { return C[b][13] - C[a][13] || a - b; }).map(function (i) {
       var c = C[i];
       var changed = c[10] ? ' <span class="changed">changed (was ' + esc(c[11] < 0 ? '-' : ST[c[11]]) + ')</span>' : '';
+      if (c[12] >= 0) { changed += ' <span class="waived">' + esc(S[c[12]]) + '</span>'; }
+      if (c[13] >= 0) { changed = ' <span class="severity sev-' + D.severities[c[13]] + '">' + D.severities[c[13]] + '</span>' + changed; }
       return '<tr><td>' + esc(S[c[2]]) + '</td><td>' + esc(str(c[3])) + '</td><td>' + esc(str(c[4])) + '</td><td>' +
         badge(c[5]) + changed + '</td><td>' + esc(str(c[6])) + '</td><td>' + esc(str(c[7])) + '</td><td>' +
         esc(str(c[8])) + '</td><td class="message">' + esc(str(c[9])) + '</td></tr>';

@@ -35,6 +35,16 @@ class ModuleExit(Exception):
     """Raised instead of exit_json/fail_json; args are (kind, result), kind 'exit' or 'fail'."""
 
 
+def on_linux(run_command):
+    """A fake ``AnsibleModule.run_command`` that answers ``uname -s`` as a Linux host does (the modules ask
+    it first: parse.unixfacts.detect_platform) and hands every other command to ``run_command``."""
+    def answer(self, argv, **kwargs):
+        if list(argv) == ['uname', '-s']:
+            return 0, 'Linux\n', ''
+        return run_command(self, argv, **kwargs)
+    return answer
+
+
 def run_main(monkeypatch, module, args):
     """Run ``module.main()`` with ``args``; return ('exit' | 'fail', result).
 

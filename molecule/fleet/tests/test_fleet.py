@@ -1,19 +1,18 @@
-"""Every host of the fleet: its own drift found by the audit, changed by the first harden,
-nothing changed by the second, and the prepared state back after rollback_io.yml.
-
-lab/fleet gave host i: i % 3 == 1 the tmpfs mounted nosuid without noatime; i % 3 == 2 noatime
-live but not in fstab; i % 3 == 0 no tunefstab (others write_pref_io=65536); even i an old
-copy.conf; no host has the copy tools.
+"""Every host of the fleet: its own drift (../../shared/fleet_drift.py) found by the audit, changed
+by the first harden, nothing changed by the second, and the prepared state back after rollback_io.yml.
 """
 import json
 import os
+import shutil
+import subprocess
+import sys
 
 import pytest
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared"))
+from fleet_drift import check_audit, check_first_harden, check_second_harden, host_json  # noqa: E402 pylint: disable=wrong-import-position
+
 EPHEMERAL = os.environ.get("MOLECULE_EPHEMERAL_DIRECTORY", "/nonexistent")
-NOATIME = "mount_options:/mnt/scratch:present:noatime"
-NOSUID = "mount_options:/mnt/scratch:absent:nosuid"
-TUNEFSTAB = "tunefstab:/dev/vx/dsk/labdg/vol01:write_pref_io"
 
 
 @pytest.fixture(scope="module")
@@ -26,10 +25,6 @@ def index(name):
     return int(name.rsplit("-", 1)[1])
 
 
-def host_json(host, path):
-    return json.loads(host.file(path).content_string)
-
-
 def test_the_fleet_is_the_size_asked_for():
     reports = os.path.join(EPHEMERAL, "reports-audit")
     with open(os.path.join(reports, "summary.json")) as handle:
@@ -40,30 +35,61 @@ def test_the_fleet_is_the_size_asked_for():
 
 def test_the_audit_found_this_hosts_drift(host, name, index):
     report = host_json(host, "/var/lib/iotune/reports/audit-fleet-audit.json")
-    status = dict((check["id"], check["status"]) for check in report["checks"])
-    assert status[NOATIME] == ("not_persistent" if index % 3 == 2 else "drift"), status
-    assert status[NOSUID] == "drift", status
-    assert status[TUNEFSTAB] == ("not_applicable" if index % 3 == 0 else "drift"), status
-    copy_tools = [s for check_id, s in status.items() if check_id.startswith("copy_tools:")]
-    assert copy_tools and set(copy_tools) == {"drift"}, status
+    check_audit(report, index)
     with open(os.path.join(EPHEMERAL, "reports-audit", "hosts", name + ".json")) as handle:
         assert json.load(handle) == report
 
 
 def test_the_first_harden_changed_what_drifted_here(host, index):
-    text = host.file("/var/lib/iotune/journal/fleet-harden.jsonl").content_string
-    targets = set(json.loads(line)["target"] for line in text.splitlines() if line.strip())
-    assert {"/mnt/scratch", "/usr/local/bin/iotune-copy", "/etc/iotune/copy.conf"} <= targets, targets
-    assert ("/etc/vx/tunefstab" in targets) is (index % 3 != 0), targets
+    check_first_harden(host, index, "fleet-harden")
 
 
 def test_the_second_harden_changed_nothing(host):
-    report = host_json(host, "/var/lib/iotune/reports/harden-latest.json")
-    assert report["summary"]["changed"] == 0 and not [c for c in report["checks"] if c["changed"]]
-    assert set(check["status"] for check in report["checks"]) <= {"compliant", "not_applicable"}, report["checks"]
+    check_second_harden(host)
 
 
 def test_rollback_restored_the_prepared_state(host):
     diff = json.loads(host.check_output("python3 /root/state_digest.py --diff /root/state-before.json"))
     assert diff["items"] > 100 and diff["changed"] == [], diff
     assert host.file("/var/lib/iotune/journal/fleet-harden.rolled-back.json").exists
+
+
+def test_the_waived_audit_passed_and_marked_every_drift(host, name):
+    report = host_json(host, "/var/lib/iotune/reports/audit-fleet-waived.json")
+    drifting = [check for check in report["checks"] if check["status"] in ("drift", "not_persistent")]
+    assert drifting and all(check["waiver"]["name"] == "scratch until the lab is rebuilt" for check in drifting), drifting
+    assert all(check["waiver"]["days_left"] > 20000 for check in drifting)
+    severity = dict((check["id"], check["severity"]) for check in report["checks"])
+    assert severity["mount_options:/mnt/scratch:absent:nosuid"] == "medium" and set(severity.values()) <= {"low", "medium", "high"}
+    outcomes = dict((waiver["name"], waiver["status"]) for waiver in report["waivers"])
+    expected = {"scratch until the lab is rebuilt": "active", "nothing to waive": "stale"}
+    if name == "iotune-fleet-1":
+        # it matches the copy tools' checks, which the unexpired waiver waives
+        expected["long gone"] = "expired"
+    assert outcomes == expected
+    # a waiver marks every check it matches, whatever the status (the tunefstab check is
+    # not_applicable on hosts without a tunefstab)
+    assert report["summary"]["waived"] == sum(1 for check in report["checks"] if "waiver" in check) >= len(drifting)
+
+
+def test_the_fleet_reports_count_the_waived_checks():
+    reports = os.path.join(EPHEMERAL, "reports-waived")
+    with open(os.path.join(reports, "summary.json")) as handle:
+        summary = json.load(handle)
+    assert summary["summary"]["waived"] >= summary["summary"]["drift"] + summary["summary"]["not_persistent"] > 0
+    assert summary["summary"]["waived"] == sum(1 for check in summary["checks"] if "waiver" in check)
+    with open(os.path.join(reports, "junit.xml")) as handle:
+        junit = handle.read()
+    assert 'failures="0"' in junit.split("\n")[1] and 'type="waived"' in junit
+
+
+def test_iotune_prom_holds_the_last_harden_and_the_last_audit_and_passes_promtool(host):
+    text = host.file("/var/lib/node_exporter/textfile_collector/iotune.prom").content_string
+    assert host.file("/var/lib/node_exporter/textfile_collector/iotune.prom").mode == 0o644
+    assert 'iotune_last_run_info{mode="harden",run_id="fleet-harden"} 1\n' in text, text
+    assert 'iotune_last_run_timestamp_seconds{mode="audit"} ' in text, text
+    assert 'iotune_checks{concern="mount_options",status="drift"} 0\n' in text, text
+    promtool = shutil.which("promtool")
+    assert promtool, "promtool is not on PATH (make setup installs Debian's prometheus)"
+    done = subprocess.run([promtool, "check", "metrics"], input=text, capture_output=True, text=True, check=False)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")

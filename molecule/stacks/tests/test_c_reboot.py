@@ -48,6 +48,8 @@ def rebooted(host, tmp_path_factory):
     # SSH answers before the boot is done (under TCG the mounts come some seconds later)
     result["boot"] = host.run("timeout 600 systemctl is-system-running --wait").stdout.strip()
     result["mounted"] = dict((path, host.run("findmnt -n -o SOURCE %s" % path).stdout.strip()) for path in MOUNTS)
+    # systemd breaks an ordering cycle by dropping a job of it at random (it dropped data-md.mount once)
+    result["cycles"] = host.run("journalctl -b --no-pager -o cat | grep -i 'ordering cycle' || true").stdout.strip()
     result["mount_log"] = host.run("journalctl -b --no-pager -o short-monotonic -u 'data-*.mount' -u 'mnt-nfs.mount' "
                                    "-u mdmonitor.service -u 'lvm-activate-*' | tail -n 40; cat /proc/mdstat").stdout
     reports = tmp_path / "audit"
@@ -72,6 +74,7 @@ def test_harden_and_snapshot_before_the_reboot(rebooted):
 
 def test_every_stack_is_mounted_after_the_reboot(rebooted):
     assert rebooted["boot"] in ("running", "degraded"), rebooted["mount_log"]
+    assert rebooted["cycles"] == "", rebooted["cycles"]
     assert [path for path, source in rebooted["mounted"].items() if not source] == [], rebooted["mount_log"]
 
 
@@ -102,9 +105,14 @@ def test_a_renamed_map_is_paired_by_its_identity_and_lost_nothing(rebooted):
 # free at boot and 128 MiB (mm/util.c init_user_reserve); binfmt_misc is an automount, mounted when first
 # used; systemd mounts a service's credentials while it runs
 SET_AT_BOOT = ("/proc/sys/vm/user_reserve_kbytes", "mount:/proc/sys/fs/binfmt_misc", "mount:/run/credentials/")
+# the initramfs mounts /dev (devtmpfs) and /run (tmpfs, size=10%) with sizes computed from the memory the
+# kernel counts at that moment (devtmpfs' size= and nr_inodes=: half of it); one fresh-clone run in five
+# saw /dev's differ after the reboot. These two mounts exactly, not the ones below them.
+SIZED_AT_BOOT = ("mount:/dev", "mount:/run")
 
 
 def test_rollback_after_the_reboot_restores_the_prepared_state(host, rebooted):
     rc, output, after = rebooted["rollback"]
     assert rc == 0, output[-3000:]
-    assert [key for key in differences(recorded_digest(host), after) if not key.startswith(SET_AT_BOOT)] == []
+    assert [key for key in differences(recorded_digest(host), after)
+            if not key.startswith(SET_AT_BOOT) and key not in SIZED_AT_BOOT] == []

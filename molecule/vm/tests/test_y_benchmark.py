@@ -13,6 +13,7 @@ Each test ends with the VM back in the prepared state (the second through rollba
 import json
 import os
 import subprocess
+import time
 
 import pytest
 import yaml
@@ -25,6 +26,21 @@ XSD = os.path.join(os.environ.get("MOLECULE_PROJECT_DIRECTORY", "."), ".venv", "
 # Only the part of the policy under test: the other concerns are emptied.
 EMPTY_POLICY = {"iotune_mounts": [], "iotune_block_devices": [], "iotune_cache": {},
                 "iotune_tunefstab": []}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def quiet_host():
+    """Measure only on a quiet machine: make test (scripts/test-lanes) runs this scenario beside
+    lint, unit and compat, and names in IOTUNE_QUIET_FILE the file that lane creates when it ends.
+    fio under TCG while the other CPU ran compat saw regressions in noise."""
+    quiet = os.environ.get("IOTUNE_QUIET_FILE")
+    if not quiet:
+        return
+    start = time.monotonic()
+    while not os.path.exists(quiet):
+        assert time.monotonic() - start < 3600, "the other lane of make test did not end within an hour (%s)" % quiet
+        time.sleep(5)
+    print("\nwaited %.0f s for the other lane of make test to end before measuring" % (time.monotonic() - start))
 
 
 def harden_with(tmp_path, run_id, policy, benchmark):
@@ -73,12 +89,16 @@ def test_sync_mount_regression_is_rolled_back(host, sync_run, prepared):
     report = full["benchmark"]
     assert report["phases"] == ["before", "after", "after_rollback"]
     assert report["rolled_back"] is True and report["recovered"] is True, report
-    trigger = row(report["regressions"], "buffered-write-4k", "write", "bw_bytes")
+    # which metric crosses the threshold first (bandwidth, or the latency it comes from) depends on
+    # the noise of the run under TCG; one of them must, far beyond it
+    triggers = [r for r in report["regressions"] if (r["job"], r["direction"]) == ("buffered-write-4k", "write")]
+    assert triggers, report["regressions"]
+    trigger = max(triggers, key=lambda r: r["worse_pct"])
     # "far beyond threshold": sync turns every 4 KiB write into a disk write
     assert trigger["worse_pct"] > 50 and trigger["worse_pct"] > trigger["noise_pct"], trigger
     before, after, rolled = (report["results"][p]["results"][0]["write"]["bw_bytes"] for p in report["phases"])
     assert after < before / 2 and rolled > after * 2, (before, after, rolled)
-    assert "REGRESSION: buffered-write-4k write bw_bytes" in sync_run["output"]
+    assert "REGRESSION: buffered-write-4k write " in sync_run["output"]
     assert "sync" not in live_options(host, "/data/xfs")
     assert host.file("/etc/fstab").content_string == sync_run["fstab"]
     assert differences(prepared, digest(host)) == []
@@ -109,11 +129,11 @@ def test_ci_sees_the_regression(sync_run):
     assert valid.returncode == 0, valid.stderr
     with open(junit) as handle:
         text = handle.read()
-    assert '<failure type="regression" message="REGRESSION: buffered-write-4k write bw_bytes' in text
+    assert '<failure type="regression" message="REGRESSION: buffered-write-4k write ' in text
     with open(os.path.join(REPORTS, "summary.json")) as handle:
         outcome = json.load(handle)["benchmarks"]["iotune-vm"]
     assert outcome["rolled_back"] is True and outcome["recovered"] is True
-    assert ("buffered-write-4k", "write", "bw_bytes") in [(r["job"], r["direction"], r["metric"]) for r in outcome["regressions"]]
+    assert ("buffered-write-4k", "write") in [(r["job"], r["direction"]) for r in outcome["regressions"]]
 
 
 def test_read_ahead_that_helps_is_kept(host, prepared, tmp_path):

@@ -21,6 +21,9 @@ from ansible_collections.iotune.storage.plugins.module_utils.common.atomic impor
 from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_algebra import in_effect, option_state, plan_remount
 from ansible_collections.iotune.storage.plugins.module_utils.parse.holders import describe_holders, mount_holders
 from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import read_mountinfo, visible_mounts
+from ansible_collections.iotune.storage.plugins.module_utils.parse.unix_mounts import live_options, parse_mnttab
+from ansible_collections.iotune.storage.plugins.module_utils.parse.unixfacts import read_kctune
+from ansible_collections.iotune.storage.plugins.module_utils.common.files import read_text
 from ansible_collections.iotune.storage.plugins.module_utils.settings.nfs_options import is_nfs, negotiated_lower, nfs_missing
 from ansible_collections.iotune.storage.plugins.module_utils.parse.sysfs import parse_scheduler, read_attr
 from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import RESET_BY_SCHEDULER
@@ -498,6 +501,130 @@ def restore_mount_cycle(record, run_command, check=False, mount_bin='mount', pro
     return True
 
 
+# ---------------------------------------------------------------- Solaris/HP-UX remount
+
+def mnttab_entry(mnttab, path):
+    """The visible (last) /etc/mnttab line of mount point ``path``, or None; ApplyError when unreadable."""
+    errors = []
+    text = read_text(mnttab, errors)
+    if text is None:
+        raise ApplyError(errors[-1])
+    found = [entry for entry in parse_mnttab(text) if entry['mount_point'] == path]
+    return found[-1] if found else None
+
+
+def _unix_live(mnttab, path, fstype):
+    """(special, live options without dev=) of a mount of type ``fstype``; ApplyError when not mounted so."""
+    entry = mnttab_entry(mnttab, path)
+    if entry is None:
+        raise ApplyError('%s is not mounted (%s)' % (path, mnttab))
+    if entry['fstype'] != fstype:
+        raise ApplyError('%s is now a %s mount, not %s: its options were not changed' % (path, entry['fstype'], fstype))
+    return entry['special'], live_options(entry['options'])
+
+
+def unix_remount_to(run_command, mount_bin, mnttab, path, fstype, options):
+    """``mount -F <fstype> -o remount,<options> <special> <path>`` (the special file from mnttab, never a
+    record's), then the options read back: ApplyError unless every one of ``options`` is in effect."""
+    special, dummy = _unix_live(mnttab, path, fstype)
+    argv = [mount_bin, '-F', fstype, '-o', ','.join(['remount'] + list(options)), special, path]
+    problem = _run(run_command, argv)
+    if problem:
+        raise ApplyError(problem)
+    dummy, now = _unix_live(mnttab, path, fstype)
+    wrong = [option for option in options if option not in now]
+    if wrong:
+        raise ApplyError('after %s the live options are %s: %s not in effect' % (' '.join(argv), ','.join(now), ', '.join(wrong)))
+    return now
+
+
+def apply_unix_remount(journal, change, run_command, mount_bin, mnttab):
+    """Journal and make one Solaris/HP-UX remount with the whole option list (plan.unix_mounts); when the
+    options do not read back as asked, the mount is remounted with the options before (unless it still has them)."""
+    path, fstype = change['target'], change['fstype']
+    dummy, before = _unix_live(mnttab, path, fstype)
+    journal.record('unix_remount', path, before, change['after'], fstype=fstype)
+    try:
+        unix_remount_to(run_command, mount_bin, mnttab, path, fstype, change['after'])
+    except ApplyError as exc:
+        try:
+            if sorted(_unix_live(mnttab, path, fstype)[1]) != sorted(before):
+                unix_remount_to(run_command, mount_bin, mnttab, path, fstype, before)
+        except ApplyError as again:
+            raise ApplyError('%s; putting the options back failed too: %s' % (exc, again))
+        raise
+    return True
+
+
+def restore_unix_remount(record, run_command, check=False, mount_bin='mount', mnttab='/etc/mnttab'):
+    """Remount with the record's ``before`` options, through the rollback's own ``mount_bin`` and ``mnttab``."""
+    path, fstype = record['target'], record['fstype']
+    dummy, now = _unix_live(mnttab, path, fstype)
+    if sorted(now) == sorted(record['before']):
+        return False
+    if not check:
+        unix_remount_to(run_command, mount_bin, mnttab, path, fstype, record['before'])
+    return True
+
+
+# ---------------------------------------------------------------- HP-UX kctune
+
+def kctune_values(run_command, kctune, names):
+    """{tunable: (current bytes or None, expression)} of ``names`` from one ``kctune -P`` (parse.unixfacts);
+    ApplyError when kctune fails or leaves one out."""
+    errors = []
+    found = read_kctune(run_command, names, errors, kctune)
+    missing = [name for name in names if name not in found]
+    if missing:
+        raise ApplyError('%s -P: %s not listed%s' % (kctune, ', '.join(missing), ('; ' + '; '.join(errors)) if errors else ''))
+    return dict((name, (found[name]['current'], found[name]['expr'])) for name in names)
+
+
+def set_kctune(run_command, kctune, name, value):
+    problem = _run(run_command, [kctune, '%s=%s' % (name, value)])
+    if problem:
+        raise ApplyError(problem)
+
+
+def apply_kctunes(journal, changes, run_command, kctune):
+    """Journal every tunable's expression, then set them all with one ``kctune a=x b=y`` (kctune(1M) makes all
+    or none of the changes of one command, so a refused value leaves every tunable as it was), and read them
+    back. The records are in ``changes``' order, which a rollback reverses one at a time."""
+    if not changes:
+        return False
+    names = [change['target'] for change in changes]
+    now = kctune_values(run_command, kctune, names)
+    pending = [(change, now[change['target']][1]) for change in changes if now[change['target']][0] != change['after_bytes']]
+    for change, expr in pending:
+        journal.record('kctune', change['target'], expr, change['after'])
+    if not pending:
+        return False
+    problem = _run(run_command, [kctune] + ['%s=%s' % (change['target'], change['after']) for change, dummy in pending])
+    if problem:
+        raise ApplyError('%s; no tunable was changed' % problem)
+    now = kctune_values(run_command, kctune, names)
+    for change, dummy in pending:
+        current = now[change['target']][0]
+        if current != change['after_bytes']:
+            raise ApplyError('after kctune %s=%s, %s is %s' % (change['target'], change['after'], change['target'], current))
+    return True
+
+
+def restore_kctune(record, run_command, check=False, kctune='kctune'):
+    """Set the tunable back to the record's expression (``Default``, a percentage or bytes) through the
+    rollback's own ``kctune``."""
+    name = record['target']
+    dummy, expr = kctune_values(run_command, kctune, [name])[name]
+    if expr == record['before']:
+        return False
+    if not check:
+        set_kctune(run_command, kctune, name, record['before'])
+        dummy, expr = kctune_values(run_command, kctune, [name])[name]
+        if expr != record['before']:
+            raise ApplyError('after kctune %s=%s, its expression is %s' % (name, record['before'], expr))
+    return True
+
+
 # ---------------------------------------------------------------- vxtunefs
 
 def apply_vxtunefs(journal, change, run_command, read_live):
@@ -576,6 +703,14 @@ def _restore_mount_cycle(record, how):
     return restore_mount_cycle(record, how.run_change, how.check, how.trusted.mount_bin, how.trusted.proc_root)
 
 
+def _restore_unix_remount(record, how):
+    return restore_unix_remount(record, how.run_change, how.check, how.trusted.mount_bin, how.trusted.mnttab)
+
+
+def _restore_kctune(record, how):
+    return restore_kctune(record, how.run_change, how.check, how.trusted.kctune)
+
+
 def _restore_vxtunefs(record, how):
     return restore_vxtunefs(record, how.run_change, how.read_vxtunefs, how.check, how.trusted.vxtunefs)
 
@@ -594,6 +729,8 @@ RESTORERS = {
     'sysctl': _restore_sysctl,
     'mount': _restore_mount,
     'mount_cycle': _restore_mount_cycle,
+    'unix_remount': _restore_unix_remount,
+    'kctune': _restore_kctune,
     'vxtunefs': _restore_vxtunefs,
     'unit': _restore_unit,
 }

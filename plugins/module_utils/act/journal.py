@@ -19,7 +19,7 @@ lock (``<journal_dir>/lock``). The clock orders nothing: a clock step cannot mak
 look newer (issue 23, R2). The directory must be private (_trust.directory_problem), and every
 file in it is opened without following links (issue 23, T1/T2).
 
-Fault injection for tests: when the file named by FAILPOINT_FILE exists and
+Fault injection for tests: when the failpoint file (common.atomic.failpoint_file) exists and
 holds ``kill-after <seq>``, the process kills itself with SIGKILL right after
 record ``<seq>`` is on disk (before its change); with ``kill-before-rename
 <file name>``, after a file's temporary copy is written and before it replaces
@@ -41,11 +41,11 @@ import time
 
 from ansible_collections.iotune.storage.plugins.module_utils.common.args import validate_run_id
 from ansible_collections.iotune.storage.plugins.module_utils.common.filestate import JournalError
-from ansible_collections.iotune.storage.plugins.module_utils.common.atomic import FAILPOINT_FILE, failpoint, fsync_dir
+from ansible_collections.iotune.storage.plugins.module_utils.common.atomic import failpoint, fsync_dir
 from ansible_collections.iotune.storage.plugins.module_utils.common.trust import (
     UnsafeDirectory, directory_problem, open_nofollow, private_directory)
 
-KINDS = ('file', 'sysfs', 'sysctl', 'mount', 'vxtunefs', 'unit', 'dir', 'mount_cycle')
+KINDS = ('file', 'sysfs', 'sysctl', 'mount', 'vxtunefs', 'unit', 'dir', 'mount_cycle', 'unix_remount', 'kctune')
 # what a sysfs record names its block device by, besides its kernel name: <kind>=<value>, the sysfs attribute
 # of that name (wwid: device/wwid, else wwid)
 DEVICE_IDENTITY_KINDS = ('dm/uuid', 'md/uuid', 'wwid')
@@ -177,7 +177,7 @@ def record_entry(seq, run_id, module, kind, target, before, after, extra, run_se
 class Journal(object):
     """Appends the records of one run; one instance per module invocation."""
 
-    def __init__(self, journal_dir, run_id, module, failpoint_file=FAILPOINT_FILE):
+    def __init__(self, journal_dir, run_id, module, failpoint_file=None):
         problem = validate_run_id(run_id)
         if problem:
             raise JournalError(problem)

@@ -25,6 +25,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queu
 from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import SETTINGS as QUEUE_SETTINGS
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import CONCERNS as MODULES
 from ansible_collections.iotune.storage.plugins.module_utils.act.journal import DEVICE_IDENTITY_KINDS, KINDS, JournalError
+from ansible_collections.iotune.storage.plugins.module_utils.settings.unix_cache import platform_keys
 from ansible_collections.iotune.storage.plugins.module_utils.settings.nfs_options import NFS_TYPES
 from ansible_collections.iotune.storage.plugins.module_utils.settings.vm import VM_KEYS, dotted
 
@@ -59,7 +60,9 @@ def _ancestors(paths):
 class Trusted(object):
     """What the rollback takes from its own options, never from a record."""
 
-    def __init__(self, files=(), sys_root='/sys', proc_root='/proc', mount_bin='mount', vxtunefs=None, systemctl=None):
+    def __init__(self, files=(), sys_root='/sys', proc_root='/proc', mount_bin='mount', vxtunefs=None, systemctl=None,
+                 mnttab='/etc/mnttab', kctune='kctune'):
+        self.mnttab, self.kctune = mnttab, kctune
         self.files = frozenset(os.path.normpath(path) for path in files)
         # a run creates only the directories above the files it manages (copy_tools: /etc/iotune)
         self.dirs = frozenset(_ancestors(self.files))
@@ -195,6 +198,21 @@ def _check_mount_cycle(check, record, trusted):
                'must be an NFS source such as server:/export (no blanks, commas or control characters)')
 
 
+def _check_unix_remount(check, record, trusted):
+    """A Solaris/HP-UX remount: its file system type is data the rollback compares with mnttab's, never a
+    program or a path."""
+    _check_mount(check, record, trusted)
+    check.need(record.get('fstype') in UNIX_REMOUNT_TYPES, 'fstype', 'must be one of %s' % ', '.join(UNIX_REMOUNT_TYPES))
+
+
+def _check_kctune(check, record, trusted):
+    """An HP-UX tunable: one of the file cache's, its expressions as kctune(1M) takes them, never a command."""
+    check.need(record['target'] in KCTUNE_TUNABLES, 'target', 'must be one of %s' % ', '.join(KCTUNE_TUNABLES))
+    for field in ('before', 'after'):
+        check.need(isinstance(record.get(field), str) and _KCTUNE_VALUE.match(record[field]) is not None, field,
+                   'must be a kctune value: Default, a percentage (50%) or bytes with K, KB, M, MB or GB')
+
+
 def _check_vxtunefs(check, record, trusted):
     check.need(isinstance(record.get('setting'), str) and _TUNABLE.match(record['setting']), 'setting',
                'must be a VxFS tunable name (lower-case letters, digits, _)')
@@ -208,9 +226,14 @@ def _check_unit(check, record, trusted):
 
 
 _KIND_CHECKS = {'file': _check_file, 'dir': _check_dir, 'sysfs': _check_sysfs, 'sysctl': _check_sysctl,
-                'mount': _check_mount, 'vxtunefs': _check_vxtunefs, 'unit': _check_unit, 'mount_cycle': _check_mount_cycle}
+                'mount': _check_mount, 'vxtunefs': _check_vxtunefs, 'unit': _check_unit, 'mount_cycle': _check_mount_cycle,
+                'unix_remount': _check_unix_remount, 'kctune': _check_kctune}
+KCTUNE_TUNABLES = platform_keys('hpux')
+_KCTUNE_VALUE = re.compile(r'^(Default|[0-9]{1,20}(%|K|KB|M|MB|GB)?)\Z')
 # kinds whose target is a path: absolute and normalised, so that no '..' climbs out
-_PATH_KINDS = ('file', 'dir', 'sysfs', 'mount', 'vxtunefs', 'mount_cycle')
+_PATH_KINDS = ('file', 'dir', 'sysfs', 'mount', 'vxtunefs', 'mount_cycle', 'unix_remount')
+# the file systems whose options a Solaris/HP-UX remount changes (mount_vxfs(1M), mount_ufs(1M), HP-UX mount_hfs(1M))
+UNIX_REMOUNT_TYPES = ('vxfs', 'ufs', 'hfs')
 
 
 def validate_record(record, journal, line, run_id, run_seq, trusted):

@@ -16,10 +16,11 @@ import hashlib
 import os
 
 from ansible_collections.iotune.storage.plugins.module_utils.act.apply import (
-    ApplyError, apply_directory, apply_file, apply_mount, apply_mount_cycle, apply_sysctl, apply_sysfs, apply_vxtunefs, remove_file)
+    ApplyError, apply_directory, apply_file, apply_kctunes, apply_mount, apply_mount_cycle, apply_sysctl, apply_sysfs, apply_unix_remount,
+    apply_vxtunefs, remove_file)
 from ansible_collections.iotune.storage.plugins.module_utils.plan.block_queue import DEFAULT_RULES_FILE, plan_block_queue
 from ansible_collections.iotune.storage.plugins.module_utils.plan.cache import DEFAULT_SYSCTL_FILE, SYSTEMD_RUN_DIR, plan_cache
-from ansible_collections.iotune.storage.plugins.module_utils.common.checks import ERROR, summarize
+from ansible_collections.iotune.storage.plugins.module_utils.common.checks import ERROR, NOT_APPLICABLE, make_check, summarize
 from ansible_collections.iotune.storage.plugins.module_utils.engine.concern import (
     Concern, apply_changes, file_diffs, live_diff, space_problems, summary_message, unwritable)
 from ansible_collections.iotune.storage.plugins.module_utils.plan.copy_tools import plan_copy_tools, wanted_file
@@ -29,6 +30,9 @@ from ansible_collections.iotune.storage.plugins.module_utils.act.journal import 
     LOCK_TIMEOUT, Journal, JournalError, acquire_lock, journal_path, new_run_id)
 from ansible_collections.iotune.storage.plugins.module_utils.act.reloads import APPLY, needed_reloads, run_reloads
 from ansible_collections.iotune.storage.plugins.module_utils.plan.mounts import plan_mounts
+from ansible_collections.iotune.storage.plugins.module_utils.plan.unix_cache import plan_unix_cache
+from ansible_collections.iotune.storage.plugins.module_utils.plan.unix_mounts import plan_unix_mounts
+from ansible_collections.iotune.storage.plugins.module_utils.settings.platforms import PLATFORMS
 from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_algebra import is_userspace_option
 from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandError
 from ansible_collections.iotune.storage.plugins.module_utils.parse.sysctl import CONF_DIRS, SYSCTL_CONF
@@ -38,6 +42,8 @@ from ansible_collections.iotune.storage.plugins.module_utils.parse.udev import D
 
 class MountOptions(Concern):
     name = 'mount_options'
+    # the change kinds of the live side, each made by apply_live
+    live_kinds = ('mount', 'mount_cycle')
 
     def __init__(self, runner, requests, fstab='/etc/fstab', remount=True, proc_root='/proc'):
         self.runner, self.requests = runner, requests
@@ -53,30 +59,35 @@ class MountOptions(Concern):
         if fstab['changed']:
             diffs.append({'before_header': fstab['path'], 'after_header': fstab['path'],
                           'before': fstab['before'], 'after': fstab['after']})
-        return diffs + live_diff(plan['changes'], 'mount', 'mount options',
-                                 lambda change, side: '%s %s' % (change['target'], ','.join(change[side]))) \
-            + live_diff(plan['changes'], 'mount_cycle', 'mount options (unmount and mount)',
-                        lambda change, side: '%s %s' % (change['target'], ','.join(change[side])))
+
+        def line(change, side):
+            return '%s %s' % (change['target'], ','.join(change[side]))
+        return diffs + live_diff(plan['changes'], 'mount', 'mount options', line) \
+            + live_diff(plan['changes'], 'mount_cycle', 'mount options (unmount and mount)', line) \
+            + live_diff(plan['changes'], 'unix_remount', 'mount options', line)
+
+    def apply_live(self, journal, change, request):
+        if change['kind'] == 'mount_cycle':
+            apply_mount_cycle(journal, change, self.runner.change, self.mount_bin, self.proc_root)
+            return
+        apply_mount(journal, change, self.runner.change, self.mount_bin, self.proc_root,
+                    [o for o in request['present'] if not is_userspace_option(o)],
+                    [o for o in request['absent'] if not is_userspace_option(o)])
 
     def apply(self, journal, plan):
-        """fstab first, then one remount (or, for an NFS mount with ``remount: cycle``, one unmount and
-        mount) per mount point; a failed one puts its fstab line back (journalled too) before the error is raised."""
+        """fstab first, then the live side of each mount point (a remount; for an NFS mount with
+        ``remount: cycle``, one unmount and mount); a failed one puts its fstab line back (journalled
+        too) before the error is raised."""
         fstab = plan['fstab']
         if fstab['changed']:
             apply_file(journal, fstab['path'], fstab['after'])
         wanted = dict((normalize_mount_point(r['path']), r) for r in self.requests)
         text = fstab['after']
         for change in plan['changes']:
-            if change['kind'] not in ('mount', 'mount_cycle'):
+            if change['kind'] not in self.live_kinds:
                 continue
-            request = wanted[change['target']]
             try:
-                if change['kind'] == 'mount_cycle':
-                    apply_mount_cycle(journal, change, self.runner.change, self.mount_bin, self.proc_root)
-                    continue
-                apply_mount(journal, change, self.runner.change, self.mount_bin, self.proc_root,
-                            [o for o in request['present'] if not is_userspace_option(o)],
-                            [o for o in request['absent'] if not is_userspace_option(o)])
+                self.apply_live(journal, change, wanted[change['target']])
             except ApplyError as exc:
                 edits = [c for c in plan['changes'] if c['kind'] == 'fstab' and c['target'] == change['target']]
                 if edits:
@@ -87,6 +98,36 @@ class MountOptions(Concern):
 
     def extra(self, plan):
         return {'mounts': plan['mounts']}
+
+
+class UnixMountOptions(MountOptions):
+    """mount_options on Solaris/illumos and HP-UX (plan.unix_mounts): /etc/vfstab or HP-UX's /etc/fstab,
+    and ``mount -F <type> -o remount,<every option>``, read back from /etc/mnttab."""
+    live_kinds = ('unix_remount',)
+
+    def __init__(self, runner, requests, platform, fstab=None, mnttab=None, remount=True):
+        MountOptions.__init__(self, runner, requests, fstab or PLATFORMS[platform]['fstab'], remount)
+        self.platform, self.mnttab = platform, mnttab or PLATFORMS[platform]['mnttab']
+
+    def plan(self):
+        return plan_unix_mounts(self.requests, self.platform, self.fstab, self.mnttab, self.remount)
+
+    def apply_live(self, journal, change, request):
+        apply_unix_remount(journal, change, self.runner.change, self.mount_bin, self.mnttab)
+
+
+class NotApplicable(Concern):
+    """A concern the host's platform does not have (or the collection does not manage there yet): one
+    ``not_applicable`` check naming the reason, nothing planned or changed."""
+
+    def __init__(self, name, platform, reason):
+        self.name, self.platform, self.reason = name, platform, reason
+
+    def plan(self):
+        message = 'not applicable on %s: %s' % (PLATFORMS[self.platform]['uname'], self.reason)
+        return {'checks': [make_check(self.name, PLATFORMS[self.platform]['uname'], 'platform', None, None, None,
+                                      NOT_APPLICABLE, message)],
+                'changes': [], 'warnings': []}
 
 
 def revert_line(text, change):
@@ -152,8 +193,11 @@ class CacheLimits(Concern):
     name = 'cache_limits'
 
     def __init__(self, runner, sysctl=None, bulk_slice=None, sysctl_file=DEFAULT_SYSCTL_FILE, proc_root='/proc',
-                 conf_dirs=CONF_DIRS, sysctl_conf=SYSCTL_CONF, systemd_run_dir=SYSTEMD_RUN_DIR, memory_bytes=None):
+                 conf_dirs=CONF_DIRS, sysctl_conf=SYSCTL_CONF, systemd_run_dir=SYSTEMD_RUN_DIR, memory_bytes=None,
+                 other_platforms=()):
         self.runner, self.sysctl, self.bulk_slice, self.sysctl_file = runner, sysctl, bulk_slice, sysctl_file
+        # iotune_cache keys of Solaris or HP-UX (settings.unix_cache), which a Linux host has not
+        self.other_platforms = tuple(other_platforms)
         self.proc_root, self.conf_dirs, self.sysctl_conf = proc_root, conf_dirs, sysctl_conf
         self.systemd_run_dir = systemd_run_dir
         self.systemctl = runner.bin('systemctl')
@@ -165,10 +209,15 @@ class CacheLimits(Concern):
         return self.runner(argv)
 
     def plan(self):
-        return plan_cache(sysctl=self.sysctl, bulk_slice=self.bulk_slice, sysctl_file=self.sysctl_file,
+        plan = plan_cache(sysctl=self.sysctl, bulk_slice=self.bulk_slice, sysctl_file=self.sysctl_file,
                           proc_root=self.proc_root, conf_dirs=self.conf_dirs, sysctl_conf=self.sysctl_conf,
                           systemd_run_dir=self.systemd_run_dir, run_command=self._systemctl,
                           systemctl=self.systemctl or 'systemctl', memory_bytes=self.memory_bytes)
+        if self.other_platforms:
+            plan['checks'].append(make_check(self.name, 'Linux', 'platform', None, None, None, NOT_APPLICABLE,
+                                             'not applicable on Linux: iotune_cache.%s (Solaris and HP-UX tunables)'
+                                             % ', iotune_cache.'.join(self.other_platforms)))
+        return plan
 
     def diff(self, plan):
         return file_diffs(plan['changes']) + live_diff(
@@ -187,6 +236,30 @@ class CacheLimits(Concern):
 
     def extra(self, plan):
         return {'sysctl': plan['sysctl'], 'bulk_slice': plan['bulk_slice']}
+
+
+class UnixCache(Concern):
+    """cache_limits on Solaris (the ZFS ARC cap in /etc/system, at the next boot) and HP-UX (the file cache
+    through kctune, at once): plan.unix_cache."""
+    name = 'cache_limits'
+
+    def __init__(self, runner, cache, platform, system_file=None):
+        self.runner, self.cache, self.platform, self.system_file = runner, cache, platform, system_file
+        self.kctune = runner.bin('kctune', 'kctune')
+
+    def plan(self):
+        return plan_unix_cache(self.cache, self.platform, self.runner, self.system_file)
+
+    def diff(self, plan):
+        return file_diffs(plan['changes']) + live_diff(
+            plan['changes'], 'kctune', 'kctune', lambda change, side: '%s = %s' % (change['target'], change[side]))
+
+    def apply(self, journal, plan):
+        apply_changes(journal, [change for change in plan['changes'] if change['kind'] == 'file'])
+        apply_kctunes(journal, [change for change in plan['changes'] if change['kind'] == 'kctune'], self.runner.change, self.kctune)
+
+    def extra(self, plan):
+        return {'applies': plan['applies']}
 
 
 def _digest(data, size=None):

@@ -42,6 +42,8 @@ from ansible_collections.iotune.storage.plugins.module_utils.plan.cache import D
 from ansible_collections.iotune.storage.plugins.module_utils.parse.iofacts import SUBSETS, VXTUNEFS_DIRS, find_executable, gather_io_facts
 from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import DEFAULT_SLICE
 from ansible_collections.iotune.storage.plugins.module_utils.plan.tunefstab import read_live
+from ansible_collections.iotune.storage.plugins.module_utils.engine.unix_snapshot import unix_host_identity, unix_snapshot_facts
+from ansible_collections.iotune.storage.plugins.module_utils.settings.platforms import UNIX
 from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import INT_SETTINGS as INT_QUEUE_SETTINGS
 
 # the format written; read_snapshot reads these (format 1: no sysctl, conffiles, kernels; docs/snapshot.md)
@@ -902,14 +904,16 @@ def take_snapshot(name, policy_checks=None, run_command=None, find_bin=None, now
                   tunefstab_path=_tunefstab.DEFAULT_PATH, sysctl_conf_dirs=_sysctl.CONF_DIRS,
                   sysctl_conf=_sysctl.SYSCTL_CONF, udev_rules_dirs=_udev.RULES_DIRS, udev_db_dir=_udev.DB_DIR,
                   unit_dir=DEFAULT_UNIT_DIR, slice_name=DEFAULT_SLICE, vxtunefs=None, machine_id_path=MACHINE_ID_PATH,
-                  boot_dir=BOOT_DIR, modules_dir=MODULES_DIR, vmlinuz_links=VMLINUZ_LINKS):
+                  boot_dir=BOOT_DIR, modules_dir=MODULES_DIR, vmlinuz_links=VMLINUZ_LINKS, platform='linux'):
     """The snapshot object of docs/snapshot.md; reads only.
 
     ValueError names a bad field (``name``, ``policy_checks``).  ``vxtunefs``:
     the binary to run, default the one io_facts finds.  ``run_command`` None:
     no command runs (no tools, packages, owners or live VxFS values).  ``machine_id_path``: the
     file of the host's machine id (``/etc/machine-id``).  ``boot_dir``, ``modules_dir`` and ``vmlinuz_links``:
-    where the installed kernels, their modules and the links to the next boot's kernel are."""
+    where the installed kernels, their modules and the links to the next boot's kernel are.  ``platform``: on
+    ``solaris`` and ``hpux`` (settings.platforms) the mounts, mount table and VxFS package are the platform's
+    (engine.unix_snapshot)."""
     validate_name(name)
     checks = normalize_policy_checks(policy_checks)
     if find_bin is None:
@@ -926,6 +930,9 @@ def take_snapshot(name, policy_checks=None, run_command=None, find_bin=None, now
                              udev_rules, slice_unit_files(unit_dir, slice_name), errors)
     scope = conffile_scope(fstab_path, tunefstab_path, sysctl_conf_dirs, sysctl_conf, udev_rules_dirs, unit_dir)
     manager, packages, conffiles = attach_packages(sources, find_bin, run_command, host['kernel_release'], scope, errors)
+    if platform in UNIX:
+        facts, manager, packages = unix_snapshot_facts(platform, facts, run_command, tunefstab_path)
+        host = unix_host_identity(platform, run_command, errors)
 
     binary = vxtunefs or facts['vxfs']['vxtunefs_path']
     live_vxfs = gather_vxtunefs(facts['mounts'], facts['vxfs']['tunefstab'], binary if run_command is not None else None,

@@ -130,6 +130,12 @@ class FstabLine(object):
         """Replace the options field with the list ``options``."""
         self.set_field(3, ','.join(options) if options else 'defaults')
 
+    def with_options(self, options):
+        """A copy of this line with its options field replaced by ``options``."""
+        updated = FstabLine(self.raw, self.lineno)
+        updated.set_options(options)
+        return updated
+
     def to_dict(self):
         """Decoded view of an entry (None for comments, blank and invalid lines)."""
         if self.kind != 'entry':

@@ -32,7 +32,7 @@ import os
 
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import ERROR, NOT_APPLICABLE, make_check, status_of
 from ansible_collections.iotune.storage.plugins.module_utils.common.files import read_text
-from ansible_collections.iotune.storage.plugins.module_utils.parse.fstab import FstabIndex, FstabLine, normalize_mount_point, parse_fstab, render
+from ansible_collections.iotune.storage.plugins.module_utils.parse.fstab import FstabIndex, normalize_mount_point, parse_fstab, render
 from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import parse_mountinfo, visible_mounts
 from ansible_collections.iotune.storage.plugins.module_utils.parse.holders import describe_holders, mount_holders
 from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_algebra import (
@@ -51,6 +51,8 @@ def _message(path, option, want, live, persistent, info, unresolved, remount_fix
     """A sentence about one (path, option) check; ``remount_fixes`` is False when
     a remount cannot correct the live side (``unresolved`` says what to do)."""
     remount = 'a remount would %s it' % ('apply' if want else 'remove') if remount_fixes else ''
+    # Solaris' table is vfstab; Linux's and HP-UX's are fstab
+    table = 'vfstab' if info['fstab_path'].endswith('vfstab') else 'fstab'
 
     if not info['mounted']:
         first = '%s is not mounted' % path
@@ -63,7 +65,7 @@ def _message(path, option, want, live, persistent, info, unresolved, remount_fix
                                                _show(info['live_options']))
         name = 'it'
     if info['in_fstab']:
-        second = 'fstab %s %s (%s)' % ('has' if persistent else 'does not have', name, _show(info['fstab_options']))
+        second = '%s %s %s (%s)' % (table, 'has' if persistent else 'does not have', name, _show(info['fstab_options']))
     elif info['fstab_present']:
         second = '%s is not in %s' % (path, info['fstab_path'])
     else:
@@ -82,9 +84,9 @@ def _message(path, option, want, live, persistent, info, unresolved, remount_fix
     elif live_ok is False and persistent_ok:
         consequence = remount
     elif live_ok is False:
-        consequence = 'both fstab and the live mount need changing'
+        consequence = 'both %s and the live mount need changing' % table
     elif live_ok is None:
-        consequence = 'the fstab entry needs changing'
+        consequence = 'the %s entry needs changing' % table
     else:
         consequence = 'it is lost at the next mount' if want else 'it comes back at the next mount'
     sentence = '%s; %s' % (first, second)
@@ -100,11 +102,11 @@ def _check(path, option, want, status, live, persistent, message):
     return make_check(CONCERN, path, '%s:%s' % (expected, option), expected, live, persistent, status, message)
 
 
-def _mount_info(path, live_entry, fstab_entry, fstab_present, fstab_path):
-    """What the plan says about one mount point (its ``mounts`` entry), before any decision; an NFS mount
+def _mount_info(path, live_entry, fstab_entry, fstab_present, fstab_path, linux=True):
+    """What the plan says about one mount point (its ``mounts`` entry), before any decision; a Linux NFS mount
     also has ``source``, ``cycle_options`` (what a ``remount: cycle`` mounts it with) and ``holders``."""
     info = _common_info(path, live_entry, fstab_entry, fstab_present, fstab_path)
-    if live_entry is not None and is_nfs(live_entry['fstype']):
+    if linux and live_entry is not None and is_nfs(live_entry['fstype']):
         info.update(source=live_entry['source'], cycle_options=None, holders=None)
     return info
 
@@ -154,8 +156,7 @@ def _plan_fstab_edit(info, record, present, absent):
     info['fstab_options_after'] = new_options or ['defaults']
     if new_options == info['fstab_options']:
         return None, None, unresolved
-    updated = FstabLine(record.raw, record.lineno)
-    updated.set_options(new_options)
+    updated = record.with_options(new_options)
     change = {
         'kind': 'fstab', 'target': info['path'], 'path': info['fstab_path'], 'line': record.lineno,
         'before': info['fstab_options'], 'after': info['fstab_options_after'],
@@ -284,7 +285,7 @@ def _plan_request(request, live_by_path, fstab_index, records_after, sources):
     """(info, checks, changes) of one requested mount point; an fstab edit replaces its record in
     ``records_after``.  ``sources``: (fstab_present, fstab_path, remount, why a source cannot be read,
     holders_of(path) -> what holds a mount open)."""
-    fstab_present, fstab_path, remount, source_error, holders_of = sources
+    fstab_present, fstab_path, remount, source_error, holders_of, remount_planner = sources
     path = normalize_mount_point(request['path'])
     present = list(request.get('present') or [])
     absent = list(request.get('absent') or [])
@@ -294,7 +295,7 @@ def _plan_request(request, live_by_path, fstab_index, records_after, sources):
     # the last entry is the one mount(8) uses
     indexed = fstab_index.mount_entries(path)
     position, record, fstab_entry = indexed[-1] if indexed else (None, None, None)
-    info = _mount_info(path, live_entry, fstab_entry, fstab_present, fstab_path)
+    info = _mount_info(path, live_entry, fstab_entry, fstab_present, fstab_path, linux=remount_planner is None)
 
     problem = source_error or _duplicate_entries(path, [match[1] for match in indexed], fstab_path)
     if problem:
@@ -317,7 +318,7 @@ def _plan_request(request, live_by_path, fstab_index, records_after, sources):
         live_changes, live_unresolved = _plan_nfs_live(info, request, present, absent, holders_of)
         changes.extend(live_changes if remount else [])
     elif live_entry is not None:
-        change, live_unresolved = _plan_live_remount(info, present, absent)
+        change, live_unresolved = (remount_planner or _plan_live_remount)(info, present, absent)
         if change is not None and remount:
             changes.append(change)
     checks = [_option_check(info, option, want, states, fstab_unresolved, live_unresolved) for option, want in wanted]
@@ -325,7 +326,7 @@ def _plan_request(request, live_by_path, fstab_index, records_after, sources):
 
 
 def plan_mounts_from(mounts, mountinfo_entries, fstab_records, fstab_present=True, fstab_path='/etc/fstab',
-                     remount=True, live_error=None, fstab_error=None, holders_of=None):
+                     remount=True, live_error=None, fstab_error=None, holders_of=None, remount_planner=None):
     """Plan from parsed state (see plan_mounts for reading it).
 
     ``mounts``: [{path, present, absent}] (validated); ``mountinfo_entries``:
@@ -333,7 +334,12 @@ def plan_mounts_from(mounts, mountinfo_entries, fstab_records, fstab_present=Tru
     ``live_error``/``fstab_error``: why a source could not be read (its
     checks become ``error``); ``holders_of(path)``: what holds a mount open
     (parse.holders.mount_holders), asked only of an NFS mount that a
-    ``remount: cycle`` would unmount (None: nothing).
+    ``remount: cycle`` would unmount (None: nothing); ``remount_planner(info,
+    present, absent)`` -> (change or None, unresolved options): the live side
+    of another platform's mounts (plan.unix_mounts; None: Linux's remount,
+    and NFS as Linux's client does it).  ``fstab_records`` may be Linux
+    fstab lines or another table's (parse.unix_mounts.TableLine): the planner
+    reads ``kind``, ``lineno``, ``to_dict()`` and ``with_options()``.
 
     Both sources are indexed once (the visible mount and the fstab entries of
     each mount point), and an fstab edit replaces its record in place: the
@@ -342,7 +348,7 @@ def plan_mounts_from(mounts, mountinfo_entries, fstab_records, fstab_present=Tru
     live_by_path = visible_mounts(mountinfo_entries or [])
     fstab_index = FstabIndex(fstab_records)
     records_after = list(fstab_records)
-    sources = (fstab_present, fstab_path, remount, live_error or fstab_error, holders_of or (lambda path: []))
+    sources = (fstab_present, fstab_path, remount, live_error or fstab_error, holders_of or (lambda path: []), remount_planner)
     checks = []
     changes = []
     details = []

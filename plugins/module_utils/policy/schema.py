@@ -10,13 +10,14 @@ A policy is a dict of the shared role variables (prefix included)::
     iotune_mounts: [{path, present: [opt], absent: [opt]}]
     iotune_tunefstab: [{device, tunables: {name: value}}]
     iotune_block_devices: [{match: {name|mountpoint|wwn|serial: x}, <queue setting>: value, ...}]
-    iotune_cache: {<vm sysctl without vm.>: value, ..., bulk_slice: {memory_high, name}}
+    iotune_cache: {<vm sysctl without vm.>: value, ..., zfs_arc_max, filecache_min, filecache_max, bulk_slice: {memory_high, name}}
     iotune_copy_tools: {state: present|absent, buffer_size, streams}   # iotune-copy, iotune-bulk, copy.conf
 
 SCHEMA has the form of an Ansible argument spec (type, elements, options, choices, default,
 required, description), plus the keys of the reference table of docs/policy.md: ``unit``,
 ``minimum``, ``maximum`` and ``accepted``. The block-device settings come from the queue table
-(settings/block_queue.py) and the cache sysctls from the vm table (settings/vm.py). `make
+(settings/block_queue.py), the cache sysctls from the vm table (settings/vm.py) and the Solaris and
+HP-UX cache tunables from theirs (settings/unix_cache.py). `make
 schema` (scripts/gen_schema) writes the roles' meta/argument_specs.yml entries and that table
 from it; the validators (policy/validate.py) use it.
 """
@@ -26,6 +27,7 @@ __metaclass__ = type
 
 from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import QUEUE_SETTINGS
 from ansible_collections.iotune.storage.plugins.module_utils.settings.vm import PAIRS, POLICY_SYSCTLS, VM_SYSCTLS, dotted
+from ansible_collections.iotune.storage.plugins.module_utils.settings.unix_cache import UNIX_CACHE, UNIX_CACHE_KEYS
 
 
 def queue_setting_entry(name):
@@ -62,6 +64,13 @@ def sysctl_entry(name):
     if sysctl.get('unit'):
         entry['unit'] = sysctl['unit']
     return entry
+
+
+def unix_cache_entry(name):
+    """The schema entry of one Solaris or HP-UX cache tunable of the policy (iotune_cache.<name>)."""
+    tunable = UNIX_CACHE[name]
+    return {'description': '%s Applies %s.' % (tunable['description'], tunable['applies']), 'type': 'raw',
+            'minimum': tunable['minimum'], 'maximum': tunable['maximum'], 'unit': 'bytes', 'accepted': tunable['accepted']}
 
 
 def _with(first, rest):
@@ -173,9 +182,11 @@ SCHEMA = {
         }, ((name, queue_setting_entry(name)) for name in QUEUE_SETTINGS)),
     },
     'iotune_cache': {
-        'description': 'Writeback and page-cache limits (C(vm.*) sysctls) and the memory cap for bulk jobs.',
+        'description': 'Writeback and page-cache limits (C(vm.*) sysctls on Linux, the ZFS ARC cap on Solaris, the file '
+                       'cache on HP-UX) and the memory cap for bulk jobs.',
         'type': 'dict', 'default': {},
-        'options': _with(((name, sysctl_entry(name)) for name in POLICY_SYSCTLS), {
+        'options': _with(_with(((name, sysctl_entry(name)) for name in POLICY_SYSCTLS),
+                               ((name, unix_cache_entry(name)) for name in UNIX_CACHE_KEYS)), {
             'bulk_slice': {
                 'description': 'Memory cap for bulk jobs (a systemd slice), so backups and copies do not evict the working set.',
                 'type': 'dict',
@@ -255,7 +266,7 @@ BLOCK_DEVICE_KEYS = schema_keys('iotune_block_devices')
 MATCH_KEYS = schema_keys('iotune_block_devices', 'match')
 CACHE_KEYS = schema_keys('iotune_cache')
 BULK_SLICE_KEYS = schema_keys('iotune_cache', 'bulk_slice')
-# iotune_cache keys that are vm.* sysctls (everything but bulk_slice).
+# iotune_cache keys that are vm.* sysctls (everything but bulk_slice and the Solaris/HP-UX tunables).
 CACHE_SYSCTL_KEYS = POLICY_SYSCTLS
 COPY_TOOLS_KEYS = schema_keys('iotune_copy_tools')
 COPY_TOOLS_STATES = schema_choices('iotune_copy_tools', 'state')

@@ -23,6 +23,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queu
 from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_algebra import DEFAULTS_EXPANSION, implies, option_slot, options_equal
 from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_options import option_problem
 from ansible_collections.iotune.storage.plugins.module_utils.settings.vm import ORDERED, VM_SYSCTLS
+from ansible_collections.iotune.storage.plugins.module_utils.settings.unix_cache import UNIX_CACHE, UNIX_CACHE_KEYS
 from ansible_collections.iotune.storage.plugins.module_utils.common.units import ULONG_MAX, parse_int, to_bytes
 
 # iotune-copy's default I/O size (seed 002: cp8M) and the largest it accepts.
@@ -586,6 +587,12 @@ def _validate_cache(value, errors):
             errors.append('iotune_cache: set either %s or %s, not both (writing one makes the kernel zero the other)'
                           % (bytes_key, ratio_key))
     check_cache_order(values, 'iotune_cache.', errors)
+    unix = dict((key, _check_size(cache[key], 'iotune_cache.' + key, errors, minimum=UNIX_CACHE[key]['minimum'],
+                                  maximum=UNIX_CACHE[key]['maximum']))
+                for key in UNIX_CACHE_KEYS if cache.get(key) is not None)
+    if unix.get('filecache_min') and unix.get('filecache_max') and unix['filecache_min'] > unix['filecache_max']:
+        errors.append('iotune_cache.filecache_min: must not be above filecache_max (%d > %d bytes; kctune refuses it)'
+                      % (unix['filecache_min'], unix['filecache_max']))
     if cache.get('bulk_slice') is not None:
         validate_bulk_slice(cache['bulk_slice'], 'iotune_cache.bulk_slice', errors)
 
@@ -672,6 +679,9 @@ def normalize_cache(cache):
     for key in CACHE_SYSCTL_KEYS:
         if (cache or {}).get(key) is not None:
             result[key] = validate_cache_value(key, cache[key], key, [])
+    for key in UNIX_CACHE_KEYS:
+        if (cache or {}).get(key) is not None:
+            result[key] = as_size(cache[key])
     bulk = (cache or {}).get('bulk_slice')
     if bulk is not None:
         result['bulk_slice'] = {'memory_high': parse_memory_high(bulk['memory_high'])}

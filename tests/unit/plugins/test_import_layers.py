@@ -30,8 +30,10 @@ ALLOWED = {
     'engine': ('common', 'settings', 'parse', 'policy', 'plan', 'act', 'engine'),
 }
 
-# io_facts: 13 since parse.identity (the WWN, serial and model of a disk, issue 26)
-PAYLOAD_LIMITS = {'io_report': 4, 'fio': 7, 'io_facts': 13}
+# io_facts: 13 for Linux since parse.identity (the WWN, serial and model of a disk, issue 26), and 4 more
+# since it reads Solaris and HP-UX hosts too (parse.unix_mounts, parse.unix_platform, parse.unixfacts,
+# settings.platforms; issue 28)
+PAYLOAD_LIMITS = {'io_report': 4, 'fio': 7, 'io_facts': 17}
 
 
 def _module_utils_imports(path):

@@ -9,11 +9,12 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import base64
+import datetime
 import hashlib
 import json
 import os
 
-from ansible_collections.iotune.storage.plugins.action.io_policy import INSTALLED_FACT, module_args, run_module
+from ansible_collections.iotune.storage.plugins.action.io_policy import INSTALLED_FACT, module_args, run_module, with_host_vars
 from ansible_collections.iotune.storage.plugins.module_utils.plan.cache import plan_slice
 
 POLICY = {
@@ -134,3 +135,37 @@ def test_a_stale_fact_costs_a_second_round_trip_with_the_content():
     assert all('content_b64' not in item for item in tools_of(calls[0]).values())
     assert all('content_b64' in item for item in tools_of(calls[1]).values())
     assert done['ansible_facts'][INSTALLED_FACT] == known
+
+
+WAIVERS = [{'name': 'db only', 'checks': ['mount_options:/data:*'], 'hosts': ['dbservers'], 'reason': 'r', 'owner': 'o',
+            'expires': datetime.date(2026, 12, 1)},
+           {'checks': ['cache_limits:*:*'], 'reason': 'r', 'owner': 'o', 'expires': '2026-11-01'}]
+
+
+def test_the_waivers_that_cover_the_host_reach_the_module_with_their_days_left():
+    args, errors = module_args({'policy': {}, 'waivers': WAIVERS}, host='db1', groups=['dbservers'],
+                               today=datetime.date(2026, 11, 28))
+    assert errors == []
+    assert [(w['name'], w['days_left'], w['expired']) for w in args['waivers']] == [
+        ('db only', 3, False), ('iotune_waivers[1]', -27, True)]
+    args = module_args({'policy': {}, 'waivers': WAIVERS}, host='web1', groups=['web'], today=datetime.date(2026, 11, 28))[0]
+    assert [w['name'] for w in args['waivers']] == ['iotune_waivers[1]']
+    assert 'waivers' not in module_args({'policy': {}}, host='web1')[0]
+
+
+def test_a_bad_waiver_stops_before_any_host_work_naming_the_field():
+    args, errors = module_args({'policy': {}, 'waivers': [dict(WAIVERS[0], expires='next week')]}, host='db1')
+    assert args is None
+    assert errors == ["iotune_waivers[0].expires: 'next week' is not a date YYYY-MM-DD, the last day the waiver holds"]
+
+
+def test_the_waivers_come_from_the_hosts_variable():
+    args = with_host_vars({}, lambda name: WAIVERS if name == 'iotune_waivers' else None)
+    assert args['waivers'] == WAIVERS
+
+
+def test_the_severity_overrides_are_validated_and_passed():
+    args, errors = module_args({'policy': {}, 'severity': [{'checks': 'block_queue:*', 'severity': 'high'}]}, host='h')
+    assert errors == [] and args['severity'] == [{'checks': ['block_queue:*'], 'severity': 'high'}]
+    args, errors = module_args({'policy': {}, 'severity': [{'checks': ['x'], 'severity': 'urgent'}]}, host='h')
+    assert args is None and errors == ["iotune_severity[0].severity: must be one of low, medium, high, got 'urgent'"]

@@ -43,10 +43,14 @@ def job(name, read=None, write=None, cache_suspect=False):
 
 
 def row(job_name, direction, metric, before, after, regression=False, improvement=False):
-    change = None if before in (None, 0) or after is None else (after - before) / before * 100
+    if before in (None, 0) or after is None:
+        change = worse = None
+    else:
+        change = (after - before) / before * 100
+        worse = -change
     return {'job': job_name, 'direction': direction, 'metric': metric,
             'better': 'higher' if metric in ('bw_bytes', 'iops') else 'lower',
-            'before': before, 'after': after, 'change_pct': change, 'worse_pct': None if change is None else -change,
+            'before': before, 'after': after, 'change_pct': change, 'worse_pct': worse,
             'noise_pct': 2.0, 'threshold_pct': 10.0, 'significant': regression or improvement,
             'regression': regression, 'improvement': improvement, 'cache_suspect': False}
 

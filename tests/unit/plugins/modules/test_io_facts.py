@@ -20,13 +20,16 @@ def module_calls_fixture(monkeypatch, read_fixture):
     calls = {'run_command': []}
 
     outputs = {
+        'uname': 'Linux\n',
         'fio': read_fixture('commands', 'fio-3.33--version.txt'),
         'cp': read_fixture('commands', 'cp-coreutils-9.1--version.txt'),
     }
+    calls['outputs'] = outputs
 
     def run_command(self, args, **kwargs):
         calls['run_command'].append((list(args), kwargs, dict(self.run_command_environ_update)))
-        return 0, outputs[args[0].rsplit('/', 1)[-1]], ''
+        name = args[0].rsplit('/', 1)[-1]
+        return (0, outputs[name], '') if name in outputs else (127, '', name + ': not found')
 
     monkeypatch.setattr(basic.AnsibleModule, 'run_command', run_command)
     return calls
@@ -68,16 +71,32 @@ def test_main_returns_facts(run_module, module_calls, sysfs_real, fixture_path, 
     assert facts['tools']['coreutils']['version'] == '9.1'
     assert len(facts['fstab']) == 9
     assert facts['errors'] == []
-    # both commands as argument lists, with the C locale, never through a shell
-    assert [(argv[1:], env['LC_ALL'], kwargs.get('use_unsafe_shell', False)) for argv, kwargs, env in module_calls['run_command']] == [
-        (['--version'], 'C', False), (['--version'], 'C', False)]
+    # uname -s (which platform), then both tools: argument lists, with the C locale, never through a shell
+    assert [(argv[0].rsplit('/', 1)[-1], argv[1:], env['LC_ALL'], kwargs.get('use_unsafe_shell', False))
+            for argv, kwargs, env in module_calls['run_command']] == [
+        ('uname', ['-s'], 'C', False), ('fio', ['--version'], 'C', False), ('cp', ['--version'], 'C', False)]
 
 
 def test_main_gather_subset(run_module, module_calls, sysfs_real, fixture_path, tmp_path):
     kind, result = run_module(fixture_args(sysfs_real, fixture_path, tmp_path, gather=['vxfs', 'memory']))
     assert kind == 'exit'
     assert sorted(result['ansible_facts']['iotune']) == ['errors', 'memory_bytes', 'vxfs']
-    assert module_calls['run_command'] == []
+    assert [argv for argv, _kwargs, _env in module_calls['run_command']] == [['uname', '-s']]
+
+
+def test_main_on_a_host_that_says_it_is_solaris(run_module, module_calls, sysfs_real, fixture_path, tmp_path):
+    module_calls['outputs'].update(uname='SunOS\n', kstat='zfs:0:arcstats:c_max\t4294967296\n')
+    kind, result = run_module(fixture_args(sysfs_real, fixture_path, tmp_path))
+    assert kind == 'exit'
+    facts = result['ansible_facts']['iotune']
+    assert facts['platform']['name'] == 'solaris' and facts['platform']['system'] == 'SunOS'
+    assert facts['cache']['zfs_arc_max']['live'] == 4294967296
+    assert facts['not_applicable'] == {'block_queue': 'block-queue settings are read from sysfs and kept by udev rules, '
+                                                      'which only Linux has'}
+    # the tunefstab option is kept; sysfs and procfs are not read on Solaris
+    assert facts['vxfs']['tunefstab'][1]['device'] == '/dev/vx/dsk/datadg/u08'
+    assert 'block_devices' not in facts
+    assert [argv[0] for argv, _kwargs, _env in module_calls['run_command']] == ['uname', 'uname', 'pkginfo', 'kstat']
 
 
 def test_main_rejects_unknown_subset(run_module, module_calls, sysfs_real, fixture_path, tmp_path):

@@ -18,7 +18,7 @@ from ansible.module_utils import basic
 
 from ansible_collections.iotune.storage.plugins.module_utils.act.journal import read_records
 from ansible_collections.iotune.storage.plugins.modules import io_policy, io_rollback
-from ansible_collections.iotune.storage.tests.unit.module_harness import run_main
+from ansible_collections.iotune.storage.tests.unit.module_harness import on_linux, run_main
 from ansible_collections.iotune.storage.tests.unit.conftest import journal_files
 
 TOOL = '#!/usr/bin/python3 -IS\n' + '# a tool\n' * 1000
@@ -40,7 +40,7 @@ def host_fixture(monkeypatch, tmp_path, fixture_path):
         if argv[1:] == ['--version']:     # the report's tool versions: read-only
             return 1, '', 'not here'
         raise AssertionError('ran %s' % argv)
-    monkeypatch.setattr(basic.AnsibleModule, 'run_command', no_command)
+    monkeypatch.setattr(basic.AnsibleModule, 'run_command', on_linux(no_command))
     monkeypatch.setattr(basic.AnsibleModule, 'get_bin_path', lambda self, name, *a, **k: None)
     args = {
         'policy': {
@@ -146,3 +146,81 @@ def test_an_error_check_fails_an_enforcing_run_with_nothing_to_change(monkeypatc
         assert result['msg'].startswith('nothing changed: ') and '/dup' in result['msg'], result['msg']
         assert result['changed'] is False
     assert _read(tmp_path / 'fstab') == before and journal_files(tmp_path / 'journal') == []
+
+
+def waiver(checks, days_left=10, name='w1'):
+    """A waiver as the action plugin gives it to the module."""
+    return {'name': name, 'checks': checks, 'reason': 'vendor sign-off pending', 'owner': 'dba',
+            'expires': '2026-12-08', 'days_left': days_left, 'expired': days_left < 0}
+
+
+def test_an_audit_marks_the_waived_checks_in_the_result_and_the_report(monkeypatch, host, tmp_path):
+    report_dir = tmp_path / 'reports'
+    kind, result = run(monkeypatch, host, run_id='r1', waivers=[
+        waiver(['mount_options:/strict:*']), waiver(['block_queue:*:*'], name='stale'),
+        waiver(['copy_tools:*:*'], days_left=-2, name='old')],
+        report={'dir': str(report_dir), 'names': ['audit-r1.json'], 'host': 'h1', 'mode': 'audit'})
+    assert kind == 'exit', result
+    strict, db, tool = result['checks']
+    assert strict['status'] == 'drift' and strict['waiver']['name'] == 'w1' and strict['waiver']['days_left'] == 10
+    assert 'waiver' not in db
+    assert tool['status'] == 'drift' and 'waiver' not in tool and tool['waiver_expired']['name'] == 'old'
+    assert [(w['name'], w['status']) for w in result['waivers']] == [('w1', 'active'), ('stale', 'stale'), ('old', 'expired')]
+    assert result['msg'].endswith('; 1 waived'), result['msg']
+    written = json.loads((report_dir / 'audit-r1.json').read_text())
+    assert written['summary']['waived'] == 1 and written['summary']['drift'] == 2
+    assert written['waivers'] == result['waivers'] and written['checks'][0]['waiver'] == strict['waiver']
+
+
+def test_harden_does_not_change_a_waived_check_and_changes_nothing(monkeypatch, host, tmp_path):
+    before = _read(tmp_path / 'fstab')
+    kind, result = run(monkeypatch, host, mode='enforce', run_id='run-1', waivers=[waiver(['copy_tools:*:*'])])
+    assert kind == 'fail', result
+    assert result['msg'].startswith('nothing changed: waived check(s) that harden would change: copy_tools:'), result['msg']
+    assert '(w1)' in result['msg']
+    assert _read(tmp_path / 'fstab') == before
+    assert not (tmp_path / 'bin' / 'iotune-copy').exists()
+    assert journal_files(tmp_path / 'journal') == []
+    assert [c.get('waiver', {}).get('name') for c in result['checks']] == [None, None, 'w1']
+
+
+@pytest.mark.parametrize('waived', [
+    waiver(['mount_options:/db:*']),                     # compliant: nothing for harden to do there
+    waiver(['copy_tools:*:*'], days_left=-1),            # expired: waives nothing
+])
+def test_harden_goes_on_when_no_waived_check_is_in_its_way(monkeypatch, host, tmp_path, waived):
+    kind, result = run(monkeypatch, host, mode='enforce', run_id='run-1', waivers=[waived])
+    assert kind == 'exit' and result['changed'] is True, result
+    assert (tmp_path / 'bin' / 'iotune-copy').exists()
+
+
+def test_the_report_is_also_written_for_node_exporter(monkeypatch, host, tmp_path):
+    report = {'dir': str(tmp_path / 'reports'), 'names': ['audit-r1.json', 'audit-latest.json'], 'host': 'h1',
+              'mode': 'audit', 'textfile_dir': str(tmp_path / 'textfile')}
+    kind, result = run(monkeypatch, host, run_id='r1', report=report)
+    assert kind == 'exit', result
+    assert result['textfile_path'] == str(tmp_path / 'textfile' / 'iotune.prom')
+    text = (tmp_path / 'textfile' / 'iotune.prom').read_text()
+    assert 'iotune_checks{concern="mount_options",status="drift"} 1\n' in text
+    assert 'iotune_last_run_info{mode="audit",run_id="r1"} 1\n' in text
+    kind, result = run(monkeypatch, host, run_id='r2', report=report, _ansible_check_mode=True)
+    assert kind == 'exit' and 'run_id="r1"' in (tmp_path / 'textfile' / 'iotune.prom').read_text(), 'check mode writes nothing'
+
+
+@pytest.mark.parametrize('textfile_dir,message', [
+    ('relative/dir', "report.textfile_dir: must be an absolute path, got 'relative/dir'"),
+    ('/etc/fstab', 'report.textfile_dir: /etc/fstab is not a directory'),
+])
+def test_a_bad_textfile_dir_stops_before_anything_is_read(monkeypatch, host, tmp_path, textfile_dir, message):
+    report = {'dir': str(tmp_path / 'reports'), 'names': ['audit-r1.json'], 'host': 'h1', 'mode': 'audit',
+              'textfile_dir': textfile_dir}
+    kind, result = run(monkeypatch, host, run_id='r1', report=report)
+    assert kind == 'fail' and message in result['msg'], result
+    assert not (tmp_path / 'reports').exists()
+
+
+def test_every_check_carries_its_severity(monkeypatch, host):
+    kind, result = run(monkeypatch, host, severity=[{'checks': ['copy_tools:*'], 'severity': 'high'}])
+    assert kind == 'exit', result
+    assert [(c['id'].split(':')[0], c['severity']) for c in result['checks']] == [
+        ('mount_options', 'medium'), ('mount_options', 'medium'), ('copy_tools', 'high')]

@@ -23,7 +23,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.act.apply import ap
 from ansible_collections.iotune.storage.plugins.module_utils.act.journal import (
     Journal, journal_path, latest_open_run, mark_path, read_mark, read_records)
 from ansible_collections.iotune.storage.plugins.modules import cache_limits, io_rollback, mount_options
-from ansible_collections.iotune.storage.tests.unit.module_harness import run_main
+from ansible_collections.iotune.storage.tests.unit.module_harness import on_linux, run_main
 from ansible_collections.iotune.storage.tests.unit.plugins.module_utils.act.test_apply import FakeMount
 
 
@@ -317,8 +317,7 @@ def test_unit_records_reload_systemd_once(host, rollback, monkeypatch, tmp_path)
     # a record that names a program: the rollback runs its own systemctl, never the record's (issue 23, T1)
     journal.record('unit', 'iotune-bulk.slice', None, 'daemon-reload', systemctl='/tmp/evil')
     calls = []
-    monkeypatch.setattr(basic.AnsibleModule, 'run_command',
-                        lambda self, argv, **kwargs: calls.append(list(argv)) or (0, '', ''))
+    monkeypatch.setattr(basic.AnsibleModule, 'run_command', on_linux(lambda self, argv, **kwargs: calls.append(list(argv)) or (0, '', '')))
     monkeypatch.setattr(basic.AnsibleModule, 'get_bin_path', lambda self, name, *a, **k: '/usr/bin/' + name)
     kind, result = rollback(run_id='run-1', managed_files=[str(unit)])
     assert (kind, result['changed']) == ('exit', True)
@@ -365,7 +364,7 @@ def test_mount_options_apply_and_rollback(monkeypatch, tmp_path, fixture_path):
     shutil.copyfile(fixture_path('policy', 'proc-vxfs', 'self', 'mountinfo'), str(proc_root / 'self' / 'mountinfo'))
     original = (_read(fstab), _read(proc_root / 'self' / 'mountinfo'))
     mount = FakeMount(str(proc_root))
-    monkeypatch.setattr(basic.AnsibleModule, 'run_command', lambda self, argv, **kwargs: mount(argv))
+    monkeypatch.setattr(basic.AnsibleModule, 'run_command', on_linux(lambda self, argv, **kwargs: mount(argv)))
     monkeypatch.setattr(basic.AnsibleModule, 'get_bin_path', lambda self, name, *a, **k: '/usr/bin/' + name)
     journal_dir = str(tmp_path / 'journal')
     args = {'fstab': str(fstab), 'proc_root': str(proc_root), 'journal_dir': journal_dir, 'run_id': 'harden-1',
@@ -405,7 +404,7 @@ def test_mount_options_failed_remount_puts_the_fstab_line_back(monkeypatch, tmp_
     shutil.copyfile(fixture_path('policy', 'proc-vxfs', 'self', 'mountinfo'), str(proc_root / 'self' / 'mountinfo'))
     original = (_read(fstab), _read(proc_root / 'self' / 'mountinfo'))
     mount = FakeMount(str(proc_root), rc=32, err='mount: /strict: permission denied.')
-    monkeypatch.setattr(basic.AnsibleModule, 'run_command', lambda self, argv, **kwargs: mount(argv))
+    monkeypatch.setattr(basic.AnsibleModule, 'run_command', on_linux(lambda self, argv, **kwargs: mount(argv)))
     journal_dir = str(tmp_path / 'journal')
     kind, result = run_main(monkeypatch, mount_options, {
         'fstab': str(fstab), 'proc_root': str(proc_root), 'journal_dir': journal_dir, 'run_id': 'harden-1',
@@ -428,7 +427,7 @@ def test_mount_options_without_remount_changes_only_fstab(monkeypatch, tmp_path,
 
     def no_command(self, argv, **kwargs):
         raise AssertionError('ran %s' % argv)
-    monkeypatch.setattr(basic.AnsibleModule, 'run_command', no_command)
+    monkeypatch.setattr(basic.AnsibleModule, 'run_command', on_linux(no_command))
     args = {'fstab': str(fstab), 'proc_root': fixture_path('policy', 'proc-vxfs'), 'remount': False,
             'journal_dir': str(tmp_path / 'journal'), 'path': '/strict', 'present': ['noatime']}
     kind, result = run_main(monkeypatch, mount_options, args)
@@ -458,7 +457,7 @@ def test_cache_limits_apply_and_rollback(monkeypatch, tmp_path, fixture_path):
 
     def no_command(self, argv, **kwargs):
         raise AssertionError('ran %s' % argv)
-    monkeypatch.setattr(basic.AnsibleModule, 'run_command', no_command)
+    monkeypatch.setattr(basic.AnsibleModule, 'run_command', on_linux(no_command))
     monkeypatch.setattr(basic.AnsibleModule, 'get_bin_path', lambda self, name, *a, **k: None)
     journal_dir = str(tmp_path / 'journal')
     args = {'sysctl': {'vm.swappiness': 10, 'vm.dirty_background_ratio': 5}, 'sysctl_file': str(sysctl_file),

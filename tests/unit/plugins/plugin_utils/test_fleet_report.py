@@ -175,3 +175,61 @@ def test_a_thousand_hosts_load_in_chromium_in_under_three_seconds(thousand, tmp_
     assert '<a class="count" data-key=' in dom
     # the host list: the worst hosts first, a hundred per page
     assert 'hosts 1-100 of 1,000' in dom
+
+
+WAIVER = {'name': 'w1', 'reason': 'vendor sign-off pending', 'owner': 'dba', 'expires': '2026-12-08', 'days_left': 10}
+
+
+def waived_fleet():
+    checks = [check('mount_options', '/data', 'noatime', 'drift', 'm', waiver=WAIVER),
+              check('mount_options', '/srv', 'noatime', 'drift', 'm'),
+              check('cache_limits', 'sysctl', 'vm.dirty_ratio', 'not_persistent', 'm',
+                    waiver_expired=dict(WAIVER, days_left=-1))]
+    host = dict(report('h1', checks), waivers=[dict(WAIVER, status='active', matched=['mount_options:/data:noatime'])])
+    return [host, report('h2', [check('mount_options', '/data', 'noatime', 'compliant', 'm')])]
+
+
+def test_a_waived_check_keeps_its_status_in_the_summary_and_is_counted_waived():
+    summary = json.loads(fleet_report.summary_json(waived_fleet(), RUN_ID, NOW))
+    assert summary['summary']['drift'] == 2 and summary['summary']['waived'] == 1
+    assert summary['waivers'] == {'h1': waived_fleet()[0]['waivers']}
+    assert summary['checks'][0]['waiver'] == WAIVER
+
+
+@pytest.mark.skipif(not (shutil.which('xmllint') and os.path.exists(XSD)),
+                    reason='xmllint or junit-10.xsd missing (make setup installs both)')
+def test_a_waived_check_is_skipped_in_junit_not_failed(tmp_path):
+    junit = fleet_report.junit_xml(waived_fleet(), RUN_ID)
+    root = ElementTree.fromstring(junit)
+    assert root.get('failures') == '2'     # /srv's drift and the check whose waiver expired
+    suite = root.find('testsuite')
+    assert suite.get('failures') == '2' and suite.get('skipped') == '1'
+    skipped = suite.find('testcase/skipped')
+    assert skipped.get('type') == 'waived'
+    assert skipped.get('message') == 'drift, waived until 2026-12-08 (10 days left) by dba: vendor sign-off pending'
+    (tmp_path / 'junit.xml').write_text(junit)
+    done = subprocess.run(['xmllint', '--noout', '--schema', XSD, str(tmp_path / 'junit.xml')],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_the_page_carries_each_waiver_as_its_text():
+    data = json.loads(DATA.search(fleet_report.report_html(waived_fleet(), RUN_ID)).group(1))
+    waived, plain = data['checks'][0], data['checks'][1]
+    assert data['strings'][waived[12]] == 'waived until 2026-12-08 (10 days left) by dba: vendor sign-off pending'
+    assert plain[12] == -1
+
+
+def test_the_reports_carry_the_severity():
+    checks = [check('mount_options', '/data', 'absent:sync', 'drift', 'sync is on', severity='high'),
+              check('block_queue', 'sdb', 'scheduler', 'drift', 'm', severity='low'),
+              check('block_queue', 'sdc', 'scheduler', 'drift', 'm', severity='low', waiver=WAIVER),
+              check('cache_limits', 'sysctl', 'vm.dirty_ratio', 'compliant', 'm', severity='medium')]
+    reports = [report('h1', checks)]
+    summary = json.loads(fleet_report.summary_json(reports, RUN_ID, NOW))
+    assert summary['failing_by_severity'] == {'low': 1, 'medium': 0, 'high': 1}
+    failure = ElementTree.fromstring(fleet_report.junit_xml(reports, RUN_ID)).find('testsuite/testcase/failure')
+    assert failure.get('message') == '[high] sync is on'
+    data = json.loads(DATA.search(fleet_report.report_html(reports, RUN_ID)).group(1))
+    assert data['severities'] == ['low', 'medium', 'high']
+    assert [row[13] for row in data['checks']] == [2, 0, 0, 1]

@@ -256,7 +256,12 @@ BAD = [
     ('cache not a dict', {'iotune_cache': ['dirty_ratio']}, 'iotune_cache: must be a dict, got list'),
     ('unknown cache key', {'iotune_cache': {'dirty_ration': 40}},
      'iotune_cache.dirty_ration: unknown key (accepted: dirty_bytes, dirty_ratio, dirty_background_bytes, '
-     'dirty_background_ratio, dirty_expire_centisecs, dirty_writeback_centisecs, dirtytime_expire_seconds, vfs_cache_pressure, bulk_slice)'),
+     'dirty_background_ratio, dirty_expire_centisecs, dirty_writeback_centisecs, dirtytime_expire_seconds, vfs_cache_pressure, '
+     'zfs_arc_max, filecache_min, filecache_max, bulk_slice)'),
+    ('ARC cap below 64 MiB', {'iotune_cache': {'zfs_arc_max': '32m'}},
+     'iotune_cache.zfs_arc_max: must be a size of at least 67108864 bytes, got \'32m\''),
+    ('file cache min above max', {'iotune_cache': {'filecache_min': '4g', 'filecache_max': '2g'}},
+     'iotune_cache.filecache_min: must not be above filecache_max (4294967296 > 2147483648 bytes; kctune refuses it)'),
     ('ratio above 100', {'iotune_cache': {'dirty_ratio': 140}},
      'iotune_cache.dirty_ratio: must be an integer between 0 and 100, got 140'),
     ('negative ratio', {'iotune_cache': {'dirty_background_ratio': -1}},

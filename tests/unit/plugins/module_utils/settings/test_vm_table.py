@@ -15,6 +15,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.parse import sysctl
 from ansible_collections.iotune.storage.plugins.module_utils.plan import cache
 from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import CACHE_PAIRS, CACHE_SYSCTL_KEYS, schema_keys
 from ansible_collections.iotune.storage.plugins.module_utils.policy.validate import normalize_policy, validate_policy
+from ansible_collections.iotune.storage.plugins.module_utils.settings.unix_cache import UNIX_CACHE_KEYS
 from ansible_collections.iotune.storage.plugins.module_utils.settings.vm import (
     ORDERED, PAIRS, POLICY_SYSCTLS, VM_KEYS, VM_SYSCTLS, dotted)
 
@@ -40,7 +41,7 @@ def test_pairs_and_orders_come_from_the_entries():
 def test_the_derived_lists_are_the_tables():
     assert sysctl.VM_KEYS == VM_KEYS
     assert cache.SYSCTL_KEYS == records.SYSCTL_KEYS == tuple(dotted(name) for name in VM_KEYS)
-    assert CACHE_SYSCTL_KEYS == POLICY_SYSCTLS and schema_keys('iotune_cache') == POLICY_SYSCTLS + ('bulk_slice',)
+    assert CACHE_SYSCTL_KEYS == POLICY_SYSCTLS and schema_keys('iotune_cache') == POLICY_SYSCTLS + UNIX_CACHE_KEYS + ('bulk_slice',)
     assert cache.KERNEL_DEFAULTS['vm.dirty_ratio'] == 20 and 'vm.min_free_kbytes' not in cache.KERNEL_DEFAULTS
     assert cache.PARTNERS['vm.dirty_bytes'] == 'vm.dirty_ratio' and cache.PARTNERS['vm.dirty_ratio'] == 'vm.dirty_bytes'
     assert cache.KERNEL_MINIMUM['vm.dirty_bytes'] == 8192
@@ -69,4 +70,4 @@ def test_the_policy_takes_the_tables_bounds_and_sizes(name):
 def test_a_module_only_sysctl_is_not_a_policy_key():
     assert 'swappiness' not in POLICY_SYSCTLS
     assert validate_policy({'iotune_cache': {'swappiness': 10}}) == [
-        'iotune_cache.swappiness: unknown key (accepted: %s)' % ', '.join(POLICY_SYSCTLS + ('bulk_slice',))]
+        'iotune_cache.swappiness: unknown key (accepted: %s)' % ', '.join(POLICY_SYSCTLS + UNIX_CACHE_KEYS + ('bulk_slice',))]

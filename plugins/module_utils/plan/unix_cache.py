@@ -1,0 +1,128 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The cache_limits decision on Solaris and HP-UX (settings/unix_cache.py); reads, never writes.
+
+- Solaris: the ZFS ARC cap. Persistent: the last ``set zfs:zfs_arc_max = N`` line of /etc/system
+  (``*`` comments); live: ``kstat -p zfs:0:arcstats:c_max``. The kernel reads /etc/system at boot
+  only, so the change is the file's, and a cap set there but not yet live is drift that names the
+  reboot it needs.
+- HP-UX 11i v3: ``filecache_min`` and ``filecache_max`` through ``kctune``, which changes the running
+  kernel and the configuration the next boot uses at once: one value, live and persistent. The changes
+  are ordered so that min never goes above max on the way (a raised max first, a lowered min first).
+"""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import re
+
+from ansible_collections.iotune.storage.plugins.module_utils.common.checks import ERROR, NOT_APPLICABLE, make_check, status_of
+from ansible_collections.iotune.storage.plugins.module_utils.common.files import read_text
+from ansible_collections.iotune.storage.plugins.module_utils.common.units import parse_int
+from ansible_collections.iotune.storage.plugins.module_utils.parse.unix_platform import parse_etc_system, parse_kstat_p
+from ansible_collections.iotune.storage.plugins.module_utils.parse.unixfacts import ARC_KSTAT, command_output, read_kctune
+from ansible_collections.iotune.storage.plugins.module_utils.settings.platforms import PLATFORMS
+from ansible_collections.iotune.storage.plugins.module_utils.settings.unix_cache import UNIX_CACHE, platform_keys
+
+CONCERN = 'cache_limits'
+SYSTEM_KEY = 'zfs:zfs_arc_max'
+_ARC_LINE_RE = re.compile(r'^\s*set\s+zfs:zfs_arc_max\s*=')
+
+
+def _number(text):
+    """An /etc/system or kctune value as an int (decimal or 0x hex), else None."""
+    if text is None:
+        return None
+    text = text.strip()
+    if text.lower().startswith('0x'):
+        try:
+            return int(text, 16)
+        except ValueError:
+            return None
+    return parse_int(text)
+
+
+def system_text_with(text, value):
+    """/etc/system with its last ``set zfs:zfs_arc_max`` line set to ``value`` (every other byte kept), or
+    the line added at the end under a comment saying who set it."""
+    lines = (text or '').splitlines(True)
+    line = 'set zfs:zfs_arc_max = %d\n' % value
+    found = [index for index, raw in enumerate(lines) if _ARC_LINE_RE.match(raw)]
+    if found:
+        lines[found[-1]] = line
+        return ''.join(lines)
+    if lines and not lines[-1].endswith('\n'):
+        lines[-1] += '\n'
+    return ''.join(lines) + '* iotune.storage: the ZFS ARC cap, read at the next boot\n' + line
+
+
+def _plan_solaris(want, run_command, system_file):
+    errors = []
+    text = read_text(system_file, errors, missing_ok=True)
+    persistent = _number(parse_etc_system(text or '').get(SYSTEM_KEY))
+    live = _number(parse_kstat_p(command_output(run_command, ['kstat', '-p', ARC_KSTAT], errors) or '').get(ARC_KSTAT))
+    live_ok = None if live is None else live == want
+    persistent_ok = persistent == want
+    status = status_of(live_ok, persistent_ok)
+    where = '%s sets %s' % (system_file, persistent) if persistent is not None else 'no %s line in %s' % (SYSTEM_KEY, system_file)
+    message = 'zfs_arc_max is %s live (kstat %s), expected %d; %s' % (live if live is not None else 'unknown', ARC_KSTAT, want, where)
+    if persistent_ok and live_ok is False:
+        message += ': it takes effect at the next boot (needs a reboot)'
+    elif not persistent_ok:
+        message += ': harden_io sets it there; it takes effect at the next boot (needs a reboot)'
+    checks = [make_check(CONCERN, 'zfs_arc_max', 'zfs_arc_max', want, live, persistent, status, message)]
+    changes = []
+    if not persistent_ok and (text is not None or not errors):
+        changes.append({'kind': 'file', 'target': system_file, 'before': text, 'after': system_text_with(text, want),
+                        'mode': 0o644, 'setting': 'zfs_arc_max', 'applies': 'at the next boot'})
+    return checks, changes, errors
+
+
+def kctune_order(changes, tunables):
+    """The changes in an order whose every step keeps filecache_min not above filecache_max."""
+    raising_max = [c for c in changes if c['target'] == 'filecache_max' and c['after_bytes'] >= (tunables['filecache_max']['current'] or 0)]
+    return sorted(changes, key=lambda c: (c['target'] == 'filecache_max') != bool(raising_max))
+
+
+def _plan_hpux(wanted, run_command):
+    errors = []
+    tunables = read_kctune(run_command, sorted(wanted), errors)
+    checks, changes = [], []
+    for name in sorted(wanted):
+        want = wanted[name]
+        known = tunables.get(name)
+        live = known['current'] if known else None
+        status = status_of(None if live is None else live == want, None if live is None else live == want)
+        if live is None:
+            message = '%s cannot be read (kctune -P): %s' % (name, '; '.join(errors) or 'not listed')
+        else:
+            message = '%s is %d (kctune expression %s), expected %d; kctune changes it at once and for the next boot' % (
+                name, live, known['expr'], want)
+        checks.append(make_check(CONCERN, name, name, want, live, live, status if live is not None else ERROR, message))
+        if live is not None and live != want:
+            changes.append({'kind': 'kctune', 'target': name, 'before': known['expr'], 'after': str(want), 'after_bytes': want,
+                            'before_bytes': live})
+    return checks, kctune_order(changes, tunables) if changes else [], errors
+
+
+def plan_unix_cache(cache, platform, run_command, system_file=None):
+    """Checks and changes of the platform's cache tunables in ``cache`` (the normalized iotune_cache), and one
+    not_applicable check naming the keys that are not the platform's. Returns {checks, changes, warnings}."""
+    mine = platform_keys(platform)
+    wanted = dict((key, cache[key]) for key in mine if cache.get(key) is not None)
+    others = sorted(key for key in cache if key not in mine and cache[key] not in (None, {}))
+    checks, changes, warnings = [], [], []
+    if platform == 'solaris' and 'zfs_arc_max' in wanted:
+        checks, changes, warnings = _plan_solaris(wanted['zfs_arc_max'], run_command,
+                                                  system_file or PLATFORMS[platform]['system_file'])
+    elif platform == 'hpux' and wanted:
+        checks, changes, warnings = _plan_hpux(wanted, run_command)
+    if others:
+        checks.append(make_check(CONCERN, PLATFORMS[platform]['uname'], 'platform', None, None, None, NOT_APPLICABLE,
+                                 'not applicable on %s: iotune_cache.%s (%s has %s)' % (
+                                     PLATFORMS[platform]['uname'], ', iotune_cache.'.join(others), PLATFORMS[platform]['uname'],
+                                     ', '.join(mine) or 'none of them')))
+    return {'checks': checks, 'changes': changes, 'warnings': warnings,
+            'applies': dict((key, UNIX_CACHE[key]['applies']) for key in wanted)}

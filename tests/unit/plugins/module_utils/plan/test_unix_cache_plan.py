@@ -1,0 +1,111 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The cache_limits plan on Solaris (the ZFS ARC cap: /etc/system at the next boot, kstat live) and HP-UX
+(filecache_min/max through kctune, at once), with the kstat and kctune SIMULATORS answering; and the
+engine's run of it, journalled and rolled back."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import os
+
+import pytest
+
+from ansible_collections.iotune.storage.plugins.module_utils.act.records import Trusted
+from ansible_collections.iotune.storage.plugins.module_utils.act.rollback import roll_back
+from ansible_collections.iotune.storage.plugins.module_utils.engine.run import EngineError, UnixCache, run_concerns
+from ansible_collections.iotune.storage.plugins.module_utils.plan.unix_cache import plan_unix_cache, system_text_with
+from ansible_collections.iotune.storage.tests.unit.simulators import SimulatedUnixHost
+
+GIB = 1024 ** 3
+SYSTEM = '* /etc/system of a Solaris 10 host\nset maxusers = 2048\nset zfs:zfs_arc_max = 0x200000000\n'
+
+
+@pytest.fixture(name='solaris')
+def solaris_fixture(tmp_path):
+    host = SimulatedUnixHost(tmp_path, 'solaris')
+    host.system = os.path.join(host.etc, 'system')
+    with open(host.system, 'w') as handle:
+        handle.write(SYSTEM)
+    assert host(['kstat', '--sim-boot', host.system])[0] == 0
+    return host
+
+
+@pytest.fixture(name='hpux')
+def hpux_fixture(tmp_path):
+    return SimulatedUnixHost(tmp_path, 'hpux')
+
+
+def test_the_arc_cap_is_set_in_etc_system_and_needs_a_reboot(solaris):
+    plan = plan_unix_cache({'zfs_arc_max': 4 * GIB}, 'solaris', solaris, solaris.system)
+    check, = plan['checks']
+    assert (check['status'], check['live'], check['persistent']) == ('drift', 8 * GIB, 8 * GIB)
+    change, = plan['changes']
+    assert change['after'] == SYSTEM.replace('0x200000000', '4294967296')
+    result = run_concerns([UnixCache(solaris, {'zfs_arc_max': 4 * GIB}, 'solaris', solaris.system)], solaris,
+                          run_id='arc', journal_dir=os.path.join(solaris.root, 'journal'))
+    check, = result['checks']
+    assert check['status'] == 'drift' and check['message'].endswith('it takes effect at the next boot (needs a reboot)')
+    # the simulated boot reads /etc/system: then it is live
+    assert solaris(['kstat', '--sim-boot', solaris.system])[0] == 0
+    assert plan_unix_cache({'zfs_arc_max': 4 * GIB}, 'solaris', solaris, solaris.system)['checks'][0]['status'] == 'compliant'
+    roll_back(os.path.join(solaris.root, 'journal'), 'arc', Trusted([solaris.system]), solaris)
+    with open(solaris.system) as handle:
+        assert handle.read() == SYSTEM
+
+
+def test_without_a_line_one_is_added_with_a_comment():
+    assert system_text_with('set maxusers = 2048', 1 << 30) == \
+        'set maxusers = 2048\n* iotune.storage: the ZFS ARC cap, read at the next boot\nset zfs:zfs_arc_max = 1073741824\n'
+    assert system_text_with(None, 1 << 30).endswith('set zfs:zfs_arc_max = 1073741824\n')
+
+
+def test_hpux_file_cache_through_kctune_at_once_and_back(hpux):
+    wanted = {'filecache_min': 2 * GIB, 'filecache_max': 6 * GIB}
+    plan = plan_unix_cache(wanted, 'hpux', hpux)
+    # defaults of an 8 GiB host: min about 5 %, max about 50 %; max is raised first so that min never passes it
+    assert [(c['target'], c['before']) for c in plan['changes']] == [('filecache_max', 'Default'), ('filecache_min', 'Default')]
+    journal_dir = os.path.join(hpux.root, 'journal')
+    result = run_concerns([UnixCache(hpux, wanted, 'hpux')], hpux, run_id='fc', journal_dir=journal_dir)
+    assert [c['status'] for c in result['checks']] == ['compliant', 'compliant']
+    again = run_concerns([UnixCache(hpux, wanted, 'hpux')], hpux, run_id='fc2', journal_dir=journal_dir)
+    assert not again['changed']
+    done = roll_back(journal_dir, 'fc', Trusted([], kctune=hpux.bin('kctune')), hpux)
+    assert done['errors'] == []
+    after = plan_unix_cache(wanted, 'hpux', hpux)
+    assert [c['before'] for c in after['changes']] == ['Default', 'Default']
+
+
+def test_the_keys_of_another_platform_are_one_not_applicable_check(hpux):
+    plan = plan_unix_cache({'zfs_arc_max': GIB, 'dirty_ratio': 10}, 'hpux', hpux)
+    check, = plan['checks']
+    assert check['status'] == 'not_applicable' and 'iotune_cache.dirty_ratio, iotune_cache.zfs_arc_max' in check['message']
+    assert plan['changes'] == []
+
+
+def test_a_value_kctune_refuses_changes_no_tunable(hpux):
+    # filecache_min at most 70 % of the 8 GiB of memory: kctune refuses 6 GiB, and with it the max of the same command
+    wanted = {'filecache_min': 6 * GIB, 'filecache_max': 7 * GIB}
+    with pytest.raises(EngineError, match='no tunable was changed'):
+        run_concerns([UnixCache(hpux, wanted, 'hpux')], hpux, run_id='refused', journal_dir=os.path.join(hpux.root, 'journal'))
+    assert [c['before'] for c in plan_unix_cache(wanted, 'hpux', hpux)['changes']] == ['Default', 'Default']
+
+
+def test_a_linux_host_says_the_solaris_and_hpux_keys_are_not_its_own(tmp_path):
+    from ansible_collections.iotune.storage.plugins.module_utils.engine.run import CacheLimits
+
+    class Runner(object):
+        def __call__(self, argv, **kwargs):
+            raise AssertionError('ran %s' % argv)
+
+        def bin(self, name, default=None):
+            return default
+    (tmp_path / 'sys' / 'vm').mkdir(parents=True)
+    plan = CacheLimits(Runner(), sysctl={}, proc_root=str(tmp_path), sysctl_file=str(tmp_path / 'iotune.conf'), memory_bytes=GIB,
+                       conf_dirs=[], sysctl_conf=str(tmp_path / 'sysctl.conf'), other_platforms=['zfs_arc_max', 'filecache_max']).plan()
+    check, = plan['checks']
+    assert (check['status'], check['message']) == (
+        'not_applicable', 'not applicable on Linux: iotune_cache.zfs_arc_max, iotune_cache.filecache_max (Solaris and HP-UX tunables)')
+    assert plan['changes'] == []
