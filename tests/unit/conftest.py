@@ -69,6 +69,21 @@ def build_tree(dest, *manifests):
     return str(dest)
 
 
+@pytest.fixture(scope='session', autouse=True)
+def private_failpoint(tmp_path_factory):
+    """Point the modules' failpoint at a file of this session (common.atomic.FAILPOINT_ENV): the
+    real one, /run/iotune/failpoint, belongs to the integration test that may run beside the unit
+    tests, and a unit test writing a file named fstab would fire it (and eat it)."""
+    path = str(tmp_path_factory.mktemp('failpoint') / 'failpoint')
+    previous = os.environ.get('IOTUNE_FAILPOINT_FILE')
+    os.environ['IOTUNE_FAILPOINT_FILE'] = path
+    yield path
+    if previous is None:
+        del os.environ['IOTUNE_FAILPOINT_FILE']
+    else:
+        os.environ['IOTUNE_FAILPOINT_FILE'] = previous
+
+
 @pytest.fixture(scope='session')
 def sysfs_real(tmp_path_factory):
     """The real sysfs capture (vda, zram0, loop0 with partitions, loop1, loop2); read-only."""

@@ -19,6 +19,9 @@ import tempfile
 
 
 FAILPOINT_FILE = '/run/iotune/failpoint'
+# The unit tests point the failpoint elsewhere, so that a test writing a file named fstab, or a
+# journal's record 3, never fires (and eats) the failpoint an integration test beside it has set.
+FAILPOINT_ENV = 'IOTUNE_FAILPOINT_FILE'
 
 
 def fsync_dir(path):
@@ -49,9 +52,15 @@ def read_xattrs(path):
     return found
 
 
-def failpoint(name, arg, path=FAILPOINT_FILE):
-    """Fault injection for tests: SIGKILL this process when ``path`` holds ``<name> <arg>``
-    (the file is removed first, so that it fires once)."""
+def failpoint_file():
+    """The failpoint file: FAILPOINT_FILE, or the one the environment names for the unit tests."""
+    return os.environ.get(FAILPOINT_ENV) or FAILPOINT_FILE
+
+
+def failpoint(name, arg, path=None):
+    """Fault injection for tests: SIGKILL this process when ``path`` (default: failpoint_file())
+    holds ``<name> <arg>`` (the file is removed first, so that it fires once)."""
+    path = path or failpoint_file()
     try:
         with open(path) as handle:
             words = handle.read().split()
