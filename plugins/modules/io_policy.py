@@ -153,6 +153,14 @@ options:
         description: The report's mode (V(audit), V(harden)).
         type: str
         required: true
+      keep:
+        description:
+          - How many report files of this mode (C(<mode>-<run id>.json)) the host keeps in O(report.dir); older ones
+            are removed after the report is written (never in check mode). V(0) keeps every one.
+          - The report names what is new and what was resolved since the previous report of its mode (its
+            C(<mode>-latest.json)), in C(history); see docs/reports.md.
+        type: int
+        default: 30
       textfile_dir:
         description:
           - Also write the report as C(iotune.prom), a node_exporter textfile-collector file (docs/monitoring.md), in
@@ -289,6 +297,11 @@ report_paths:
   returned: when O(report) is given
   type: list
   elements: str
+reports_removed:
+  description: The older report files of this mode removed to keep O(report.keep) (in check mode, those that would be).
+  returned: when O(report) is given
+  type: list
+  elements: str
 # BEGIN scripts/gen_return_docs: iotune.storage.journal
 run_id:
   description:
@@ -348,6 +361,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo imp
 from ansible_collections.iotune.storage.plugins.module_utils.policy.validate import cache_sysctl
 from ansible_collections.iotune.storage.plugins.module_utils.policy.severity import apply_severity
 from ansible_collections.iotune.storage.plugins.module_utils.policy.waivers import apply_waivers, waived_count
+from ansible_collections.iotune.storage.plugins.module_utils.engine.history import changes_since, prune_reports, read_previous
 from ansible_collections.iotune.storage.plugins.module_utils.engine.report import report_paths, write_report
 from ansible_collections.iotune.storage.plugins.module_utils.engine.textfile import write_textfile
 from ansible_collections.iotune.storage.plugins.module_utils.common.trust import check_existing
@@ -472,6 +486,7 @@ ARGUMENT_SPEC = dict(
         host=dict(type='str', required=True),
         profile=dict(type='str'),
         mode=dict(type='str', required=True),
+        keep=dict(type='int', default=30),
         textfile_dir=dict(type='path'),
     )),
     sys_root=dict(type='path', default='/sys'),
@@ -516,6 +531,8 @@ def report_errors(spec):
         errors.append('report.%s' % exc)
     if os.path.lexists(spec['dir']) and not os.path.isdir(spec['dir']):
         errors.append('report.dir: %s is not a directory' % spec['dir'])
+    if spec['keep'] < 0:
+        errors.append('report.keep: must be 0 (keep every report) or a number of reports to keep, got %d' % spec['keep'])
     textfile_dir = spec['textfile_dir']
     if textfile_dir:
         if not os.path.isabs(textfile_dir):
@@ -608,6 +625,7 @@ def host_report(params, result, runner, mount_entries, facts):
         'mode': spec['mode'],
         'summary': dict(result['summary']),
         'checks': result['checks'],
+        'history': changes_since(read_previous(os.path.join(spec['dir'], '%s-latest.json' % spec['mode'])), result['checks']),
     }
     if params['mode'] == 'enforce':
         report['summary']['changed'] = sum(1 for check in result['checks'] if check.get('changed'))
@@ -622,6 +640,8 @@ def write_host_report(module, spec, result):
     try:
         result['report_paths'] = write_report(spec['dir'], spec['names'], result['report'], check=module.check_mode)[1] \
             if spec['names'] else []
+        result['reports_removed'] = prune_reports(spec['dir'], spec['mode'], spec['keep'], protect=spec['names'],
+                                                  check=module.check_mode) if spec['names'] else []
     except ValueError as exc:
         module.fail_json(**dict(result, msg='report.%s' % exc))
     except (IOError, OSError) as exc:

@@ -57,6 +57,12 @@ options:
     description: Mode of O(dir) when the module creates it, as an octal string.
     type: str
     default: '0750'
+  keep:
+    description:
+      - After writing, keep only the newest O(keep) report files of the report's C(mode) in O(dir)
+        (C(<mode>-<run id>.json); C(<mode>-latest.json) and the files of O(names) always stay). V(0) removes none.
+    type: int
+    default: 0
 '''
 
 EXAMPLES = r'''
@@ -80,6 +86,11 @@ written:
   returned: always
   type: list
   elements: str
+removed:
+  description: The older report files removed to keep O(keep) (in check mode, those that would be).
+  returned: always
+  type: list
+  elements: str
 '''
 
 
@@ -88,6 +99,7 @@ import os
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils.common.files import parse_mode
+from ansible_collections.iotune.storage.plugins.module_utils.engine.history import prune_reports
 from ansible_collections.iotune.storage.plugins.module_utils.engine.report import write_report
 
 
@@ -99,24 +111,32 @@ def main():
             dir=dict(type='path', default='/var/lib/iotune/reports'),
             mode=dict(type='str', default='0640'),
             dir_mode=dict(type='str', default='0750'),
+            keep=dict(type='int', default=0),
         ),
         supports_check_mode=True,
     )
     params = module.params
-    result = dict(changed=False, paths=[], written=[])
+    result = dict(changed=False, paths=[], written=[], removed=[])
     if os.path.lexists(params['dir']) and not os.path.isdir(params['dir']):
         module.fail_json(msg='dir: %s is not a directory' % params['dir'], **result)
+    if params['keep'] < 0:
+        module.fail_json(msg='keep: must be 0 (remove no report) or a number of reports to keep, got %d' % params['keep'],
+                         **result)
     try:
         mode = parse_mode(params['mode'], 'mode')
         dir_mode = parse_mode(params['dir_mode'], 'dir_mode')
         result['paths'], result['written'] = write_report(params['dir'], params['names'], params['report'], mode,
                                                           dir_mode, check=module.check_mode)
+        mode_name = params['report'].get('mode')
+        if params['keep'] and isinstance(mode_name, str) and mode_name:
+            result['removed'] = prune_reports(params['dir'], mode_name, params['keep'], protect=params['names'],
+                                              check=module.check_mode)
     except ValueError as exc:
         module.fail_json(msg=str(exc), **result)
     except (IOError, OSError) as exc:
         module.fail_json(msg='cannot write the report %s: %s' % (getattr(exc, 'filename', None) or params['dir'],
                                                                  exc.strerror or exc), **result)
-    result['changed'] = bool(result['written'])
+    result['changed'] = bool(result['written'] or result['removed'])
     module.exit_json(**result)
 
 

@@ -224,3 +224,38 @@ def test_every_check_carries_its_severity(monkeypatch, host):
     assert kind == 'exit', result
     assert [(c['id'].split(':')[0], c['severity']) for c in result['checks']] == [
         ('mount_options', 'medium'), ('mount_options', 'medium'), ('copy_tools', 'high')]
+
+
+def test_each_report_says_what_is_new_and_resolved_and_old_ones_go(monkeypatch, host, tmp_path):
+    reports = tmp_path / 'reports'
+
+    def audit(run_id, **extra):
+        report = {'dir': str(reports), 'names': ['audit-%s.json' % run_id, 'audit-latest.json'], 'host': 'h1',
+                  'mode': 'audit', 'keep': 2}
+        kind, result = run(monkeypatch, host, run_id=run_id, report=report, **extra)
+        assert kind == 'exit', result
+        return result
+
+    first = audit('r1')['report']['history']
+    assert first['previous_run_id'] is None
+    assert [entry['id'] for entry in first['new']] == [
+        'mount_options:/strict:present:noatime', 'copy_tools:%s:installed' % (tmp_path / 'bin' / 'iotune-copy')]
+    assert audit('r2')['report']['history'] == {'previous_run_id': 'r1', 'new': [], 'resolved': [],
+                                                'previous_time': json.loads((reports / 'audit-r1.json').read_text())['time']}
+    # /strict leaves the policy: its finding is resolved, the check absent
+    host['policy']['iotune_mounts'] = [{'path': '/db', 'present': ['noatime'], 'absent': []}]
+    result = audit('r3')
+    assert result['report']['history']['resolved'] == [
+        {'id': 'mount_options:/strict:present:noatime', 'concern': 'mount_options', 'status_before': 'drift',
+         'status': 'absent'}]
+    assert result['reports_removed'] == [str(reports / 'audit-r1.json')]
+    assert sorted(os.listdir(str(reports))) == ['audit-latest.json', 'audit-r2.json', 'audit-r3.json']
+    checked = audit('r4', _ansible_check_mode=True)
+    assert checked['reports_removed'] == [str(reports / 'audit-r2.json')] and (reports / 'audit-r2.json').exists()
+
+
+def test_a_negative_keep_stops_before_anything_is_read(monkeypatch, host, tmp_path):
+    report = {'dir': str(tmp_path / 'reports'), 'names': ['audit-r1.json'], 'host': 'h1', 'mode': 'audit', 'keep': -1}
+    kind, result = run(monkeypatch, host, run_id='r1', report=report)
+    assert kind == 'fail' and 'report.keep: must be 0 (keep every report) or a number of reports to keep, got -1' in result['msg']
+    assert not (tmp_path / 'reports').exists()

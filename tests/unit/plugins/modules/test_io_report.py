@@ -78,6 +78,7 @@ def test_check_mode_writes_nothing(write, tmp_path):
     ({'names': []}, '^names: at least one file name'),
     ({'mode': 'rw-r-----'}, "^mode: mode must be octal such as 0755 or 0644, got 'rw-r-----'"),
     ({'dir_mode': '9'}, "^dir_mode: mode must be octal"),
+    ({'keep': -3}, "^keep: must be 0 \\(remove no report\\) or a number of reports to keep, got -3"),
 ])
 def test_bad_input_fails_and_writes_nothing(write, tmp_path, args, message):
     kind, result = write(**args)
@@ -91,3 +92,16 @@ def test_a_directory_that_cannot_be_made_fails_naming_it(write, tmp_path):
     kind, result = write()
     assert kind == 'fail'
     assert result['msg'].startswith('cannot write the report %s' % (tmp_path / 'lib')), result['msg']
+
+
+def test_keep_removes_the_oldest_reports_of_the_mode(write, tmp_path):
+    directory = tmp_path / 'lib' / 'reports'
+    for index in range(1, 4):
+        kind, result = write(report=dict(REPORT, run_id='r%d' % index), names=['audit-r%d.json' % index, 'audit-latest.json'])
+        assert kind == 'exit' and result['removed'] == [], result
+        os.utime(str(directory / ('audit-r%d.json' % index)), (1000 + index, 1000 + index))
+    (directory / 'harden-r0.json').write_text('{}')
+    kind, result = write(report=dict(REPORT, run_id='r4'), names=['audit-r4.json', 'audit-latest.json'], keep=2)
+    assert kind == 'exit' and result['changed'] is True, result
+    assert result['removed'] == [str(directory / 'audit-r1.json'), str(directory / 'audit-r2.json')]
+    assert sorted(os.listdir(str(directory))) == ['audit-latest.json', 'audit-r3.json', 'audit-r4.json', 'harden-r0.json']

@@ -1,0 +1,136 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""A host's report history (docs/reports.md, "History"): each report names the findings that are
+new and those resolved since the previous report of its mode, and the host keeps the last N
+report files of each mode (``<mode>-<run id>.json``), removing older ones.
+
+The previous report is read back from the host, so it is input (DESIGN.md): read without following
+a link, only from a regular file of the running user, at most 64 MiB, and only the fields used
+here (run_id, time, each check's id and status) are taken, each of the form it must have."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import json
+import os
+import re
+import stat
+
+from ansible_collections.iotune.storage.plugins.module_utils.common.checks import DRIFT, ERROR, NOT_PERSISTENT
+from ansible_collections.iotune.storage.plugins.module_utils.common.trust import open_nofollow
+
+# what a finding is: a check in one of these statuses (waived or not: a waiver does not change it)
+FINDING_STATUSES = (DRIFT, NOT_PERSISTENT, ERROR)
+DEFAULT_KEEP = 30
+_MAX_BYTES = 64 << 20
+_TIME_RE = re.compile(r'^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$')
+
+
+def is_finding(check):
+    return check.get('status') in FINDING_STATUSES
+
+
+def read_previous(path):
+    """The parts of the report at ``path`` that history uses: {'run_id', 'time', 'statuses':
+    {check id: status}}; None when there is no such report, or it is not one (not a regular file
+    of ours, not JSON, a check without a string id and status)."""
+    try:
+        with os.fdopen(open_nofollow(path, os.O_RDONLY), 'rb') as handle:
+            data = handle.read(_MAX_BYTES + 1)
+    except (IOError, OSError):
+        return None
+    if len(data) > _MAX_BYTES:
+        return None
+    try:
+        report = json.loads(data.decode('utf-8'))
+    except ValueError:
+        return None
+    if not isinstance(report, dict) or not isinstance(report.get('checks'), list):
+        return None
+    statuses = {}
+    for check in report['checks']:
+        if not isinstance(check, dict) or not isinstance(check.get('id'), str) or not isinstance(check.get('status'), str):
+            return None
+        statuses[check['id']] = check['status']
+    run_id = report.get('run_id') if isinstance(report.get('run_id'), str) else None
+    when = report.get('time') if isinstance(report.get('time'), str) and _TIME_RE.match(report['time']) else None
+    return {'run_id': run_id, 'time': when, 'statuses': statuses}
+
+
+def _entry(check):
+    entry = {'id': check['id'], 'concern': check.get('concern'), 'status': check['status'],
+             'severity': check.get('severity')}
+    if check.get('waiver'):
+        entry['waived'] = True
+    return entry
+
+
+def changes_since(previous, checks):
+    """What ``checks`` (this run's) changed since ``previous`` (read_previous's, or None for a
+    host's first report): ``new``, the findings that were not findings before (every finding on
+    a first report), and ``resolved``, the previous findings that are not findings now, with the
+    status they have now (``absent`` when the check is no longer made)."""
+    before = previous['statuses'] if previous else {}
+    now = dict((check['id'], check) for check in checks)
+    new = [_entry(check) for check in checks
+           if is_finding(check) and before.get(check['id']) not in FINDING_STATUSES]
+    resolved = []
+    for check_id in sorted(before):
+        if before[check_id] in FINDING_STATUSES and not (check_id in now and is_finding(now[check_id])):
+            resolved.append({'id': check_id, 'concern': check_id.split(':', 1)[0], 'status_before': before[check_id],
+                             'status': now[check_id]['status'] if check_id in now else 'absent'})
+    return {'previous_run_id': previous['run_id'] if previous else None,
+            'previous_time': previous['time'] if previous else None,
+            'new': new, 'resolved': resolved}
+
+
+def is_report_name(name, mode):
+    """Whether ``name`` is a report file of ``mode`` that pruning may remove (not ``<mode>-latest.json``)."""
+    return bool(re.match(r'^%s-[^/]+\.json\Z' % re.escape(mode), name)) and name != '%s-latest.json' % mode
+
+
+def kept_reports(directory, mode):
+    """The report files of ``mode`` in ``directory`` (``<mode>-*.json``, not ``<mode>-latest.json``),
+    oldest first by modification time: what pruning chooses from. Only regular files and links
+    (a link is removed, never followed) are named; a directory of that name is left alone."""
+    found = []
+    for name in os.listdir(directory):
+        if not is_report_name(name, mode):
+            continue
+        try:
+            st = os.lstat(os.path.join(directory, name))
+        except OSError:
+            continue
+        if stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode):
+            found.append((st.st_mtime_ns if hasattr(st, 'st_mtime_ns') else int(st.st_mtime * 1e9), name))
+    return [name for dummy, name in sorted(found)]
+
+
+def prune_reports(directory, mode, keep, protect=(), check=False):
+    """Remove all but the newest ``keep`` report files of ``mode`` from ``directory`` (0: keep
+    every one), never a name in ``protect`` (this run's, counted even when check mode has not
+    written it); returns the paths removed (in check mode, those that would be)."""
+    if not keep or not os.path.isdir(directory):
+        return []
+    names = kept_reports(directory, mode)
+    unwritten = [name for name in protect if is_report_name(name, mode) and name not in names]
+    surplus = len(names) + len(set(unwritten)) - keep
+    removed = []
+    for name in names:
+        if surplus <= 0:
+            break
+        if name in protect:
+            continue
+        path = os.path.join(directory, name)
+        if not check:
+            try:
+                os.unlink(path)
+            except OSError as exc:
+                if not os.path.lexists(path):
+                    continue
+                raise
+        removed.append(path)
+        surplus -= 1
+    return removed
