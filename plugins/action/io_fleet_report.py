@@ -19,7 +19,7 @@ from ansible_collections.iotune.storage.plugins.plugin_utils._fleet_report impor
 
 class ActionModule(ActionBase):
     TRANSFERS_FILES = False
-    _VALID_ARGS = frozenset(('dir', 'reports'))
+    _VALID_ARGS = frozenset(('dir', 'reports', 'keep'))
     _requires_connection = False
 
     def run(self, tmp=None, task_vars=None):
@@ -31,8 +31,13 @@ class ActionModule(ActionBase):
             raise AnsibleActionFail('dir: must be an absolute path on the controller, got %r' % (directory,))
         if not isinstance(reports, list) or not all(isinstance(r, dict) and r.get('host') for r in reports):
             raise AnsibleActionFail('reports: must be a list of host reports (each a dict with a host)')
+        keep = self._task.args.get('keep', 30)
+        if isinstance(keep, str) and keep.strip().isdigit():
+            keep = int(keep)
+        if not isinstance(keep, int) or isinstance(keep, bool) or keep < 0:
+            raise AnsibleActionFail('keep: must be 0 (keep every run) or a number of runs to keep in history.json, got %r' % (keep,))
         try:
-            written = write_reports(directory, reports)
+            written = write_reports(directory, reports, keep=keep)
         except ValueError as exc:
             raise AnsibleActionFail(str(exc))
         result.update(changed=False, files=written)

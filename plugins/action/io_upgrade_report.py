@@ -66,7 +66,7 @@ class ActionModule(ActionBase):
                                'before': before.get('name'), 'after': after.get('name')}
             reports.append(upgrade_host_report(host, differences, fail_on, run_id, now))
         try:
-            files = write_reports(directory, reports, now) if args.get('write', True) else []
+            files = write_reports(directory, reports, now, history=False) if args.get('write', True) else []
         except ValueError as exc:
             raise AnsibleActionFail(str(exc))
         result.update(changed=False, hosts=explained, files=files)

@@ -15,6 +15,9 @@ version_added: 0.3.0
 description:
   - Writes C(hosts/<host>.json) for each host report, and C(summary.json), C(junit.xml) and C(report.html) for the
     fleet, into O(dir) on the controller, in one task. Never contacts a host.
+  - Adds the run to C(history.json) in O(dir) (its findings, waived, new and resolved counts), which C(report.html)
+    draws as the fleet's findings over the kept runs; its first section lists what is new and resolved since each
+    host's previous report (docs/reports.md).
   - An action plugin only; use it with C(run_once) and C(delegate_to=localhost). It changes no managed state and
     returns C(changed=false).
 author:
@@ -38,6 +41,10 @@ options:
     type: list
     elements: dict
     required: true
+  keep:
+    description: How many runs C(history.json) keeps, the newest (V(0) keeps every one).
+    type: int
+    default: 30
 seealso:
   - module: iotune.storage.io_policy
 '''

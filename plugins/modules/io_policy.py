@@ -361,8 +361,8 @@ from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo imp
 from ansible_collections.iotune.storage.plugins.module_utils.policy.validate import cache_sysctl
 from ansible_collections.iotune.storage.plugins.module_utils.policy.severity import apply_severity
 from ansible_collections.iotune.storage.plugins.module_utils.policy.waivers import apply_waivers, waived_count
-from ansible_collections.iotune.storage.plugins.module_utils.engine.history import changes_since, prune_reports, read_previous
-from ansible_collections.iotune.storage.plugins.module_utils.engine.report import report_paths, write_report
+from ansible_collections.iotune.storage.plugins.module_utils.engine.history import changes_since, read_previous
+from ansible_collections.iotune.storage.plugins.module_utils.engine.report import prune_reports, report_paths, write_report
 from ansible_collections.iotune.storage.plugins.module_utils.engine.textfile import write_textfile
 from ansible_collections.iotune.storage.plugins.module_utils.common.trust import check_existing
 from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandRunner

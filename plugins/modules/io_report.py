@@ -99,8 +99,7 @@ import os
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils.common.files import parse_mode
-from ansible_collections.iotune.storage.plugins.module_utils.engine.history import prune_reports
-from ansible_collections.iotune.storage.plugins.module_utils.engine.report import write_report
+from ansible_collections.iotune.storage.plugins.module_utils.engine.report import prune_reports, write_report
 
 
 def main():

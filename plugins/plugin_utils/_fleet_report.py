@@ -26,9 +26,11 @@ from ansible_collections.iotune.storage.plugins.module_utils.policy.severity imp
 from ansible_collections.iotune.storage.plugins.plugin_utils._fio_compare import change_lines
 from ansible_collections.iotune.storage.plugins.module_utils.common.trust import path_safe_name, private_directory
 from ansible_collections.iotune.storage.plugins.plugin_utils._bench_chart import fleet_view, host_charts
+from ansible_collections.iotune.storage.plugins.plugin_utils._fleet_history import (
+    HISTORY_FILE, fleet_changes, history_json, next_runs, read_runs, run_line)
 from ansible_collections.iotune.storage.plugins.plugin_utils._benchmark import benchmark_summary
 
-FILES = ('summary.json', 'junit.xml', 'report.html')
+FILES = ('summary.json', 'junit.xml', 'report.html', 'history.json')
 
 
 def esc(value):
@@ -73,17 +75,30 @@ def benched(reports):
     return [report for report in reports if report.get('benchmark') is not None]
 
 
-def render(reports, run_id, now):
-    """{file name: text} of the fleet files; ``now`` is the UTC time as 2026-11-25T05:00:00Z."""
-    return {'summary.json': summary_json(reports, run_id, now), 'junit.xml': junit_xml(reports, run_id),
-            'report.html': report_html(reports, run_id)}
+def render(reports, run_id, now, runs=None):
+    """{file name: text} of the fleet files; ``now`` is the UTC time as 2026-11-25T05:00:00Z;
+    ``runs`` the lines of history.json, this run's last."""
+    return {'summary.json': summary_json(reports, run_id, now, runs), 'junit.xml': junit_xml(reports, run_id),
+            'report.html': report_html(reports, run_id, runs)}
 
 
 def mode_of(reports):
     return (reports[0].get('mode') or 'audit') if reports else 'audit'
 
 
-def summary_json(reports, run_id, now):
+def changes_summary(reports):
+    """What summary.json says of the changes since each host's previous report: the counts, and
+    per host with any, the check ids."""
+    changes = fleet_changes(reports)
+    hosts = {}
+    for kind in ('new', 'resolved'):
+        for entry in changes[kind]:
+            hosts.setdefault(entry['host'], {'new': [], 'resolved': []})[kind].append(entry['id'])
+    return {'new': len(changes['new']), 'resolved': len(changes['resolved']), 'first_reports': changes['first_reports'],
+            'hosts': hosts}
+
+
+def summary_json(reports, run_id, now, runs=None):
     checks = [check for report in reports for check in host_checks(report)]
     data = {
         'kind': 'iotune.storage ' + mode_of(reports),
@@ -99,6 +114,8 @@ def summary_json(reports, run_id, now):
                                     for level in LEVELS),
         'benchmarks': dict((report['host'], benchmark_summary(report['benchmark']))
                            for report in reports if report.get('benchmark') is not None),
+        'since_previous': changes_summary(reports),
+        'runs': runs or [],
     }
     return json.dumps(data, indent=4, sort_keys=True, separators=(',', ': '), ensure_ascii=False) + '\n'
 
@@ -225,6 +242,10 @@ tr.open > td { background: #f8fafc; }
 td.message { font-size: 13px; }
 .pager { margin: .3em 0 1em; }
 code { font-size: 12px; }
+#since table { margin-bottom: .6em; } figure.runs { margin: .3em 0 .8em; } figure.runs figcaption { font-size: 12px; color: #555; }
+svg.runs .axis { stroke: #444; } svg.runs .trend { stroke: #b91c1c; stroke-width: 2; }
+svg.runs circle.run { fill: #b91c1c; } svg.runs circle.run-harden { fill: #1d4ed8; }
+svg.runs text { font: 11px system-ui, sans-serif; fill: #666; }
 '''
 
 BENCH_STYLE = u'''#benchmarks h2 { font-size: 1.25em; margin: 1.2em 0 .3em; } #benchmarks h3 { font-size: 1.1em; margin: 0 0 .3em; }
@@ -405,7 +426,83 @@ SCRIPT = u'''
 '''
 
 
-def report_html(reports, run_id):
+SINCE_ROWS = 200
+
+
+def _runs_svg(runs):
+    """The fleet's findings over the kept runs, a small line chart (one point per run, its title
+    the run's figures); None with fewer than two runs."""
+    if len(runs) < 2:
+        return None
+    width, height, left, top, bottom = 640, 150, 44, 12, 24
+    most = max(max(run['findings'] for run in runs), 1)
+    step = float(width - left - 10) / (len(runs) - 1)
+
+    def point(index, run):
+        return (left + index * step, top + (height - top - bottom) * (1 - float(run['findings']) / most))
+
+    points = [point(index, run) for index, run in enumerate(runs)]
+    out = [u'<svg class="runs" xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" role="img" '
+           u'aria-label="findings per run">' % (width, height, width, height),
+           u'<line class="axis" x1="%d" y1="%d" x2="%d" y2="%d"/>' % (left, height - bottom, width - 10, height - bottom),
+           u'<line class="axis" x1="%d" y1="%d" x2="%d" y2="%d"/>' % (left, top, left, height - bottom),
+           u'<text class="tick" x="%d" y="%d" text-anchor="end">%s</text>' % (left - 4, top + 4, '{:,}'.format(most)),
+           u'<text class="tick" x="%d" y="%d" text-anchor="end">0</text>' % (left - 4, height - bottom + 4),
+           u'<polyline class="trend" fill="none" points="%s"/>' % u' '.join(u'%.1f,%.1f' % xy for xy in points)]
+    for (x, y), run in zip(points, runs):
+        out.append(u'<circle class="run run-%s" cx="%.1f" cy="%.1f" r="3"><title>%s</title></circle>' % (
+            esc(run['mode']), x, y, esc(u'%s %s (%s): %s finding(s), %d waived, %d new, %d resolved, %d host(s)' % (
+                run['mode'], run['run_id'], run['time'], '{:,}'.format(run['findings']), run['waived'], run['new'],
+                run['resolved'], run['hosts']))))
+    for index in sorted(set([0, len(runs) - 1])):
+        anchor = u'start' if index == 0 else u'end'
+        out.append(u'<text class="tick" x="%.1f" y="%d" text-anchor="%s">%s</text>' % (
+            points[index][0], height - 6, anchor, esc(runs[index]['time'][:10])))
+    out.append(u'</svg>')
+    return u''.join(out)
+
+
+def _since_rows(entries, columns):
+    rows = [u'<tr>%s</tr>' % u''.join(u'<td>%s</td>' % cell(entry) for cell in columns) for entry in entries[:SINCE_ROWS]]
+    if len(entries) > SINCE_ROWS:
+        rows.append(u'<tr><td colspan="%d">... and %s more: see summary.json (since_previous)</td></tr>'
+                    % (len(columns), '{:,}'.format(len(entries) - SINCE_ROWS)))
+    return u''.join(rows)
+
+
+def since_section(reports, runs):
+    """report.html's first section: the findings new and resolved since each host's previous
+    report (the most severe first), and the fleet's findings over the kept runs."""
+    changes = fleet_changes(reports)
+    new = sorted(changes['new'], key=lambda e: (-LEVELS.index(e['severity']) if e.get('severity') in LEVELS else 1,
+                                                e['host'], e['id']))
+    resolved = sorted(changes['resolved'], key=lambda e: (e['host'], e['id']))
+    first = changes['first_reports']
+    out = [u'<section id="since"><h2>Since the last run</h2>',
+           u'<p class="since-summary"><b>%s new</b> finding(s), <b>%s resolved</b>, since each host\'s previous report%s.</p>'
+           % ('{:,}'.format(len(new)), '{:,}'.format(len(resolved)),
+              u' (%s host(s) without one: every finding of theirs is new)' % '{:,}'.format(len(first)) if first else u'')]
+    chart = _runs_svg(runs or [])
+    if chart:
+        out.append(u'<figure class="runs"><figcaption>findings (drift, not persistent, error) per run, the last %d runs'
+                   u'</figcaption>%s</figure>' % (len(runs), chart))
+    if new:
+        out.append(u'<table id="since-new"><thead><tr><th>new finding: host</th><th>check</th><th>status</th><th>severity</th>'
+                   u'</tr></thead><tbody>%s</tbody></table>' % _since_rows(new, [
+                       lambda e: esc(e['host']), lambda e: u'<code>%s</code>' % esc(e['id']),
+                       lambda e: u'<span class="status s-%s">%s</span>%s' % (esc(e['status']), esc(e['status']),
+                                                                            u' <span class="waived">waived</span>' if e.get('waived') else u''),
+                       lambda e: esc(e.get('severity') or '-')]))
+    if resolved:
+        out.append(u'<table id="since-resolved"><thead><tr><th>resolved: host</th><th>check</th><th>was</th><th>now</th>'
+                   u'</tr></thead><tbody>%s</tbody></table>' % _since_rows(resolved, [
+                       lambda e: esc(e['host']), lambda e: u'<code>%s</code>' % esc(e['id']),
+                       lambda e: esc(e['status_before']), lambda e: esc(e['status'])]))
+    out.append(u'</section>')
+    return u'\n'.join(out)
+
+
+def report_html(reports, run_id, runs=None):
     checks = sum(len(report.get('checks', [])) for report in reports)
     with_bench = benched(reports)
     mode = mode_of(reports)
@@ -416,6 +513,7 @@ def report_html(reports, run_id):
            u'<div class="meta">run <code>%s</code> &middot; %s host(s) &middot; %s check(s)%s</div>'
            % (esc(run_id), '{:,}'.format(len(reports)), '{:,}'.format(checks),
               (u' &middot; <a href="#benchmarks">%d benchmark(s)</a>' % len(with_bench)) if with_bench else u''),
+           since_section(reports, runs),
            u'<div id="filters"></div>',
            u'<h2>Fleet: each setting, the hosts per status</h2>',
            u'<table id="fleet"><colgroup><col>%s</colgroup>' % (u'<col style="width:8em">' * len(STATUSES)),
@@ -583,10 +681,11 @@ def host_json(report):
     return json.dumps(report, indent=4, sort_keys=True, separators=(',', ': '), ensure_ascii=False) + '\n'
 
 
-def write_reports(directory, reports, now=None):
+def write_reports(directory, reports, now=None, keep=30, history=True):
     """Write hosts/<host>.json for each report and the fleet files (summary.json, junit.xml,
-    report.html) into ``directory`` on the controller, each through a temporary file and a
-    rename; returns the paths written. The directory (and its hosts/) must belong to the
+    report.html and, with ``history``, history.json with this run added and the last ``keep`` runs)
+    into ``directory`` on the controller, each through a temporary file and a rename; returns the
+    paths written. The directory (and its hosts/) must belong to the
     controller's user and not be writable by group or other (UnsafeDirectory, a ValueError, names
     it); a host name becomes a file name that stays in hosts/ (``web/../x`` is ``web%2F..%2Fx``;
     issue 23, T4), and a link planted at a report's name is replaced, never written through."""
@@ -599,7 +698,12 @@ def write_reports(directory, reports, now=None):
         written.append(path)
     run_id = (reports[0].get('run_id') if reports else '') or ''
     now = now or time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())
-    for name, text in sorted(render(reports, run_id, now).items()):
+    runs = next_runs(read_runs(os.path.join(directory, HISTORY_FILE)), run_line(reports, run_id, now, mode_of(reports)),
+                     keep) if history else None
+    files = render(reports, run_id, now, runs)
+    if history:
+        files[HISTORY_FILE] = history_json(runs)
+    for name, text in sorted(files.items()):
         path = os.path.join(directory, name)
         _write_atomic(path, text)
         written.append(path)

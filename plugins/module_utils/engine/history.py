@@ -3,8 +3,8 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 """A host's report history (docs/reports.md, "History"): each report names the findings that are
-new and those resolved since the previous report of its mode, and the host keeps the last N
-report files of each mode (``<mode>-<run id>.json``), removing older ones.
+new and those resolved since the previous report of its mode (engine/report.prune_reports keeps
+the last N report files of each mode).
 
 The previous report is read back from the host, so it is input (DESIGN.md): read without following
 a link, only from a regular file of the running user, at most 64 MiB, and only the fields used
@@ -16,14 +16,12 @@ __metaclass__ = type
 import json
 import os
 import re
-import stat
 
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import DRIFT, ERROR, NOT_PERSISTENT
 from ansible_collections.iotune.storage.plugins.module_utils.common.trust import open_nofollow
 
 # what a finding is: a check in one of these statuses (waived or not: a waiver does not change it)
 FINDING_STATUSES = (DRIFT, NOT_PERSISTENT, ERROR)
-DEFAULT_KEEP = 30
 _MAX_BYTES = 64 << 20
 _TIME_RE = re.compile(r'^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$')
 
@@ -84,53 +82,3 @@ def changes_since(previous, checks):
     return {'previous_run_id': previous['run_id'] if previous else None,
             'previous_time': previous['time'] if previous else None,
             'new': new, 'resolved': resolved}
-
-
-def is_report_name(name, mode):
-    """Whether ``name`` is a report file of ``mode`` that pruning may remove (not ``<mode>-latest.json``)."""
-    return bool(re.match(r'^%s-[^/]+\.json\Z' % re.escape(mode), name)) and name != '%s-latest.json' % mode
-
-
-def kept_reports(directory, mode):
-    """The report files of ``mode`` in ``directory`` (``<mode>-*.json``, not ``<mode>-latest.json``),
-    oldest first by modification time: what pruning chooses from. Only regular files and links
-    (a link is removed, never followed) are named; a directory of that name is left alone."""
-    found = []
-    for name in os.listdir(directory):
-        if not is_report_name(name, mode):
-            continue
-        try:
-            st = os.lstat(os.path.join(directory, name))
-        except OSError:
-            continue
-        if stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode):
-            found.append((st.st_mtime_ns if hasattr(st, 'st_mtime_ns') else int(st.st_mtime * 1e9), name))
-    return [name for dummy, name in sorted(found)]
-
-
-def prune_reports(directory, mode, keep, protect=(), check=False):
-    """Remove all but the newest ``keep`` report files of ``mode`` from ``directory`` (0: keep
-    every one), never a name in ``protect`` (this run's, counted even when check mode has not
-    written it); returns the paths removed (in check mode, those that would be)."""
-    if not keep or not os.path.isdir(directory):
-        return []
-    names = kept_reports(directory, mode)
-    unwritten = [name for name in protect if is_report_name(name, mode) and name not in names]
-    surplus = len(names) + len(set(unwritten)) - keep
-    removed = []
-    for name in names:
-        if surplus <= 0:
-            break
-        if name in protect:
-            continue
-        path = os.path.join(directory, name)
-        if not check:
-            try:
-                os.unlink(path)
-            except OSError as exc:
-                if not os.path.lexists(path):
-                    continue
-                raise
-        removed.append(path)
-        surplus -= 1
-    return removed

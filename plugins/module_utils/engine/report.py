@@ -2,13 +2,15 @@
 # Copyright: iotune.storage contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The host's copy of a run report: where it goes and what its file holds."""
+"""The host's copy of a run report: where it goes, what its file holds, and which older ones stay."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import json
 import os
+import re
+import stat
 
 from ansible_collections.iotune.storage.plugins.module_utils.common.atomic import atomic_write
 from ansible_collections.iotune.storage.plugins.module_utils.common.trust import check_existing, open_nofollow, private_directory
@@ -60,3 +62,53 @@ def write_report(directory, names, report, mode=0o640, dir_mode=0o750, check=Fal
     for path in written:
         atomic_write(path, data, mode=mode, follow_links=False)
     return paths, written
+
+
+def is_report_name(name, mode):
+    """Whether ``name`` is a report file of ``mode`` that pruning may remove (not ``<mode>-latest.json``)."""
+    return bool(re.match(r'^%s-[^/]+\.json\Z' % re.escape(mode), name)) and name != '%s-latest.json' % mode
+
+
+def kept_reports(directory, mode):
+    """The report files of ``mode`` in ``directory`` (``<mode>-*.json``, not ``<mode>-latest.json``),
+    oldest first by modification time: what pruning chooses from. Only regular files and links
+    (a link is removed, never followed) are named; a directory of that name is left alone."""
+    found = []
+    for name in os.listdir(directory):
+        if not is_report_name(name, mode):
+            continue
+        try:
+            st = os.lstat(os.path.join(directory, name))
+        except OSError:
+            continue
+        if stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode):
+            found.append((st.st_mtime_ns if hasattr(st, 'st_mtime_ns') else int(st.st_mtime * 1e9), name))
+    return [name for dummy, name in sorted(found)]
+
+
+def prune_reports(directory, mode, keep, protect=(), check=False):
+    """Remove all but the newest ``keep`` report files of ``mode`` from ``directory`` (0: keep
+    every one), never a name in ``protect`` (this run's, counted even when check mode has not
+    written it); returns the paths removed (in check mode, those that would be)."""
+    if not keep or not os.path.isdir(directory):
+        return []
+    names = kept_reports(directory, mode)
+    unwritten = [name for name in protect if is_report_name(name, mode) and name not in names]
+    surplus = len(names) + len(set(unwritten)) - keep
+    removed = []
+    for name in names:
+        if surplus <= 0:
+            break
+        if name in protect:
+            continue
+        path = os.path.join(directory, name)
+        if not check:
+            try:
+                os.unlink(path)
+            except OSError as exc:
+                if not os.path.lexists(path):
+                    continue
+                raise
+        removed.append(path)
+        surplus -= 1
+    return removed

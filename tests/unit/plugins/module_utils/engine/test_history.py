@@ -2,7 +2,7 @@
 # Copyright: iotune.storage contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""engine/history: what is new and resolved since the previous report, and which report files stay."""
+"""engine/history: what is new and resolved since the previous report; engine/report: which report files stay."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
@@ -12,8 +12,8 @@ import os
 
 import pytest
 
-from ansible_collections.iotune.storage.plugins.module_utils.engine.history import (
-    changes_since, kept_reports, prune_reports, read_previous)
+from ansible_collections.iotune.storage.plugins.module_utils.engine.history import changes_since, read_previous
+from ansible_collections.iotune.storage.plugins.module_utils.engine.report import kept_reports, prune_reports
 
 
 def check(check_id, status, **extra):
