@@ -10,7 +10,7 @@ import sys
 import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared"))
-from fleet_drift import check_audit, check_first_harden, check_second_harden, host_json  # noqa: E402 pylint: disable=wrong-import-position
+from fleet_drift import NOATIME, NOSUID, TUNEFSTAB, check_audit, check_first_harden, check_second_harden, host_json  # noqa: E402 pylint: disable=wrong-import-position
 
 EPHEMERAL = os.environ.get("MOLECULE_EPHEMERAL_DIRECTORY", "/nonexistent")
 
@@ -93,3 +93,34 @@ def test_iotune_prom_holds_the_last_harden_and_the_last_audit_and_passes_promtoo
     assert promtool, "promtool is not on PATH (make setup installs Debian's prometheus)"
     done = subprocess.run([promtool, "check", "metrics"], input=text, capture_output=True, text=True, check=False)
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
+def test_the_audit_after_the_harden_says_what_it_resolved(host, index):
+    report = host_json(host, "/var/lib/iotune/reports/audit-fleet-after.json")
+    history = report["history"]
+    # the previous audit on the host is the waived one, of the same state as the first
+    assert history["previous_run_id"] == "fleet-waived" and history["new"] == [], history
+    resolved = dict((entry["id"], (entry["status_before"], entry["status"])) for entry in history["resolved"])
+    assert resolved[NOATIME] == ("not_persistent" if index % 3 == 2 else "drift", "compliant"), resolved
+    assert resolved[NOSUID] == ("drift", "compliant"), resolved
+    assert (TUNEFSTAB in resolved) is (index % 3 != 0), resolved
+    assert [check_id for check_id in resolved if check_id.startswith("copy_tools:")], resolved
+    first = host_json(host, "/var/lib/iotune/reports/audit-fleet-audit.json")["history"]
+    assert first["previous_run_id"] is None and len(first["new"]) == len(resolved), (first, resolved)
+
+
+def test_the_fleet_history_holds_both_audits_and_the_page_draws_them():
+    reports = os.path.join(EPHEMERAL, "reports-audit")
+    with open(os.path.join(reports, "history.json")) as handle:
+        runs = json.load(handle)["runs"]
+    assert [run["run_id"] for run in runs] == ["fleet-audit", "fleet-after"], runs
+    assert runs[0]["findings"] == runs[0]["new"] > 0 and runs[0]["resolved"] == 0, runs
+    assert runs[1]["findings"] == runs[1]["new"] == 0 and runs[1]["resolved"] == runs[0]["findings"], runs
+    with open(os.path.join(reports, "summary.json")) as handle:
+        since = json.load(handle)["since_previous"]
+    assert since["resolved"] == runs[1]["resolved"] and since["new"] == 0 and since["first_reports"] == []
+    with open(os.path.join(reports, "report.html")) as handle:
+        page = handle.read()
+    chart = page.split('<svg class="runs"')[1].split("</svg>")[0]
+    assert chart.count("<circle") == 2 and "audit fleet-after" in chart
+    assert "<b>0 new</b> finding(s), <b>%d resolved</b>" % runs[1]["resolved"] in page
