@@ -289,27 +289,46 @@ SCRIPT = u'''
     return {'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;'}[c]; }); }
   function badge(s) { return '<span class="status s-' + ST[s] + '">' + ST[s] + '</span>'; }
   function fmt(n) { return n.toLocaleString('en-US'); }
-  var wantStatus = {}, wantConcern = {};
+  var SV = D.severities.concat(['none']);
+  function sevName(k) { return k < 0 ? 'none' : D.severities[k]; }
+  var wantStatus = {}, wantConcern = {}, wantSeverity = {};
   ST.forEach(function (s) { wantStatus[s] = true; });
+  SV.forEach(function (s) { wantSeverity[s] = true; });
+  // a link can open the page filtered: report.html#severity=high,medium&status=drift
+  location.hash.replace(/^#/, '').split('&').forEach(function (part) {
+    var kv = part.split('='), want = {'severity': wantSeverity, 'status': wantStatus}[kv[0]];
+    if (!want || !kv[1]) { return; }
+    var chosen = decodeURIComponent(kv[1]).split(',');
+    Object.keys(want).forEach(function (name) { want[name] = chosen.indexOf(name) >= 0; });
+  });
   var concerns = {}, settings = {}, order = [], byHost = H.map(function () { return []; });
   C.forEach(function (c, i) {
     concerns[S[c[2]]] = true;
     byHost[c[0]].push(i);
     var key = c[1];
-    if (!(key in settings)) { settings[key] = {concern: S[c[2]], hosts: ST.map(function () { return []; })}; order.push(key); }
+    if (!(key in settings)) {
+      settings[key] = {concern: S[c[2]], sev: -1, hosts: ST.map(function () { return []; })}; order.push(key);
+    }
     settings[key].hosts[c[5]].push(c[0]);
+    settings[key].sev = Math.max(settings[key].sev, c[13]);
   });
   Object.keys(concerns).forEach(function (c) { wantConcern[c] = true; });
+  function wanted(i) { return wantConcern[S[C[i][2]]] && wantSeverity[sevName(C[i][13])]; }
+  // the settings with drift, not_persistent or error hosts first, the most severe of them first, then the most hosts
   order.sort(function (a, b) {
     var x = settings[a], y = settings[b];
     var bad = function (s) { return s.hosts[1].length + s.hosts[2].length + s.hosts[4].length; };
-    return bad(y) - bad(x) || (S[a] < S[b] ? -1 : 1);
+    var rank = function (s) { return bad(s) ? s.sev : -2; };
+    return rank(y) - rank(x) || bad(y) - bad(x) || (S[a] < S[b] ? -1 : 1);
   });
 
   function filters() {
     var html = '<b>status</b>';
     ST.forEach(function (s) { html += ' <label><input type="checkbox" data-status="' + s + '"' +
       (wantStatus[s] ? ' checked' : '') + '> ' + badge(ST.indexOf(s)) + '</label>'; });
+    html += ' &nbsp; <b>severity</b>';
+    SV.forEach(function (s) { html += ' <label><input type="checkbox" data-severity="' + s + '"' +
+      (wantSeverity[s] ? ' checked' : '') + '> ' + s + '</label>'; });
     html += ' &nbsp; <b>concern</b>';
     Object.keys(concerns).sort().forEach(function (c) { html += ' <label><input type="checkbox" data-concern="' +
       esc(c) + '"' + (wantConcern[c] ? ' checked' : '') + '> ' + esc(c) + '</label>'; });
@@ -319,6 +338,7 @@ SCRIPT = u'''
       var t = e.target;
       if (t.dataset.status) { wantStatus[t.dataset.status] = t.checked; }
       if (t.dataset.concern) { wantConcern[t.dataset.concern] = t.checked; }
+      if (t.dataset.severity) { wantSeverity[t.dataset.severity] = t.checked; }
       fleet(); hosts(0);
     };
   }
@@ -327,7 +347,7 @@ SCRIPT = u'''
     var rows = [];
     order.forEach(function (key) {
       var s = settings[key];
-      if (!wantConcern[s.concern]) { return; }
+      if (!wantConcern[s.concern] || !wantSeverity[sevName(s.sev)]) { return; }
       var total = 0, cells = [];
       s.hosts.forEach(function (list) { total += list.length; });
       ST.forEach(function (name, k) {
@@ -340,7 +360,9 @@ SCRIPT = u'''
       var worst = [4, 1, 2].filter(function (k) { return s.hosts[k].length && wantStatus[ST[k]]; })[0];
       var line = worst === undefined ? 'compliant or not applicable on all ' + fmt(total) + ' hosts'
         : ST[worst] + ' on ' + fmt(s.hosts[worst].length) + ' of ' + fmt(total) + ' hosts';
-      rows.push('<tr data-key="' + key + '"><td><code>' + esc(S[key]) + '</code><br>' + esc(line) + '</td><td class="num">' +
+      var sev = s.sev < 0 ? '' : ' <span class="severity sev-' + D.severities[s.sev] + '">' + D.severities[s.sev] + '</span>';
+      rows.push('<tr data-key="' + key + '" data-severity="' + sevName(s.sev) + '"><td><code>' + esc(S[key]) + '</code>' + sev +
+        '<br>' + esc(line) + '</td><td class="num">' +
         cells.join('</td><td class="num">') + '</td></tr>');
     });
     document.getElementById('fleet-body').innerHTML = rows.join('') ||
@@ -367,7 +389,7 @@ SCRIPT = u'''
 
   function hostCounts(h) {
     var n = ST.map(function () { return 0; });
-    byHost[h].forEach(function (i) { if (wantConcern[S[C[i][2]]]) { n[C[i][5]] += 1; } });
+    byHost[h].forEach(function (i) { if (wanted(i)) { n[C[i][5]] += 1; } });
     return n;
   }
   var hostOrder = H.map(function (dummy, i) { return i; });
@@ -403,7 +425,7 @@ SCRIPT = u'''
 
   function showHost(h) {
     var rows = byHost[h].filter(function (i) {
-      return wantStatus[ST[C[i][5]]] && wantConcern[S[C[i][2]]];
+      return wantStatus[ST[C[i][5]]] && wanted(i);
     }).sort(function (a, b) { return C[b][13] - C[a][13] || a - b; }).map(function (i) {
       var c = C[i];
       var changed = c[10] ? ' <span class="changed">changed (was ' + esc(c[11] < 0 ? '-' : ST[c[11]]) + ')</span>' : '';
@@ -470,6 +492,11 @@ def _since_rows(entries, columns):
     return u''.join(rows)
 
 
+def _status_cell(entry):
+    waived = u' <span class="waived">waived</span>' if entry.get('waived') else u''
+    return u'<span class="status s-%s">%s</span>%s' % (esc(entry['status']), esc(entry['status']), waived)
+
+
 def since_section(reports, runs):
     """report.html's first section: the findings new and resolved since each host's previous
     report (the most severe first), and the fleet's findings over the kept runs."""
@@ -489,9 +516,7 @@ def since_section(reports, runs):
     if new:
         out.append(u'<table id="since-new"><thead><tr><th>new finding: host</th><th>check</th><th>status</th><th>severity</th>'
                    u'</tr></thead><tbody>%s</tbody></table>' % _since_rows(new, [
-                       lambda e: esc(e['host']), lambda e: u'<code>%s</code>' % esc(e['id']),
-                       lambda e: u'<span class="status s-%s">%s</span>%s' % (esc(e['status']), esc(e['status']),
-                                                                            u' <span class="waived">waived</span>' if e.get('waived') else u''),
+                       lambda e: esc(e['host']), lambda e: u'<code>%s</code>' % esc(e['id']), _status_cell,
                        lambda e: esc(e.get('severity') or '-')]))
     if resolved:
         out.append(u'<table id="since-resolved"><thead><tr><th>resolved: host</th><th>check</th><th>was</th><th>now</th>'

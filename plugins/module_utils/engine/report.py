@@ -105,9 +105,9 @@ def prune_reports(directory, mode, keep, protect=(), check=False):
         if not check:
             try:
                 os.unlink(path)
-            except OSError as exc:
+            except OSError:
                 if not os.path.lexists(path):
-                    continue
+                    continue    # another run removed it first
                 raise
         removed.append(path)
         surplus -= 1

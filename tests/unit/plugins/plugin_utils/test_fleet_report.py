@@ -233,3 +233,36 @@ def test_the_reports_carry_the_severity():
     data = json.loads(DATA.search(fleet_report.report_html(reports, RUN_ID)).group(1))
     assert data['severities'] == ['low', 'medium', 'high']
     assert [row[13] for row in data['checks']] == [2, 0, 0, 1]
+
+
+def _dump_dom(page, tmp_path):
+    argv = [CHROMIUM, '--headless', '--no-sandbox', '--disable-gpu', '--user-data-dir=%s' % (tmp_path / 'profile'),
+            '--enable-logging=stderr', '--v=0', '--dump-dom', page]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=180, check=True, env=dict(os.environ, HOME=str(tmp_path)))
+    assert 'Uncaught' not in done.stderr
+    return done.stdout
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason='chromium is not on PATH (make setup installs it)')
+def test_the_page_sorts_by_severity_and_a_link_filters_by_it(tmp_path):
+    def host(name, sync):
+        return report(name, [check('block_queue', 'sdb', 'scheduler', 'drift', 'm', severity='low'),
+                             check('block_queue', 'sdc', 'scheduler', 'drift', 'm', severity='low'),
+                             check('mount_options', '/data', 'absent:sync', sync, 'm', severity='high'),
+                             check('cache_limits', 'sysctl', 'vm.dirty_ratio', 'compliant', 'm', severity='medium')])
+    # the low-severity settings drift on three hosts, sync on one: the high one still comes first
+    fleet_report.write_reports(str(tmp_path / 'r'), [host('h1', 'drift'), host('h2', 'compliant'), host('h3', 'compliant')],
+                               now=NOW)
+    page = 'file://%s' % (tmp_path / 'r' / 'report.html')
+    dom = _dump_dom(page, tmp_path)
+    body = dom.split('id="fleet-body">')[1].split('</tbody>')[0]
+    assert re.findall(r'data-severity="(\w+)"', body) == ['high', 'low', 'low', 'medium'], body
+    assert 'mount_options:/data:absent:sync</code> <span class="severity sev-high">high</span>' in body
+    dom = _dump_dom(page + '#severity=high,medium', tmp_path)
+    body = dom.split('id="fleet-body">')[1].split('</tbody>')[0]
+    assert re.findall(r'data-severity="(\w+)"', body) == ['high', 'medium'], body
+    assert 'data-severity="low">' in dom and 'data-severity="low" checked' not in dom
+    # the host list counts only the checks of the severities shown: h1 has its sync drift, the others none
+    hosts = dom.split('id="hosts-body">')[1].split('</tbody>')[0]
+    assert re.findall(r'data-host="\d+">(h\d)</a></td><td class="num">(\d+)</td><td class="num">(\d+)', hosts) == [
+        ('h1', '1', '1'), ('h2', '2', '0'), ('h3', '2', '0')], hosts
