@@ -59,6 +59,13 @@ def waiver_text(waiver):
         waiver['expires'], waiver['days_left'], waiver['owner'], waiver['reason'])
 
 
+def fix_text(fix):
+    """'harden_io would: A; B. Needs: a remount (...)' for a check's fix (engine/fixes.py)."""
+    if not fix.get('changes'):
+        return 'harden_io: %s' % fix.get('text')
+    return 'harden_io would: %s. Needs: %s' % ('; '.join(fix['changes']), fix.get('text'))
+
+
 FAILING = ('drift', 'not_persistent')
 
 
@@ -154,8 +161,9 @@ def junit_xml(reports, run_id):
                       count(report, 'error'), skipped(report), esc((report.get('time') or '').replace('Z', ''))))
         for check in report.get('checks', []):
             out.append('    <testcase classname="iotune.%s.%s" name="%s" time="0">' % (esc(check['concern']), host, esc(check['id'])))
-            detail = esc('expected: %s; live: %s; persistent: %s' % (
-                json.dumps(check.get('expected')), json.dumps(check.get('live')), json.dumps(check.get('persistent'))))
+            detail = esc('expected: %s; live: %s; persistent: %s%s' % (
+                json.dumps(check.get('expected')), json.dumps(check.get('live')), json.dumps(check.get('persistent')),
+                '\n' + fix_text(check['fix']) if check.get('fix') else ''))
             message = esc(('[%s] ' % check['severity'] if check.get('severity') else '') + (check.get('message') or ''))
             if check['status'] in FAILING and check.get('waiver'):
                 out.append('      <skipped type="waived" message="%s"/>' % esc('%s, %s' % (check['status'], waiver_text(check['waiver']))))
@@ -184,8 +192,8 @@ def junit_xml(reports, run_id):
 def page_data(reports):
     """The checks of every host as compact JSON: every text once in ``strings``, each check a
     row of indexes [host, id, concern, target, setting, status, expected, live, persistent,
-    message, changed, status_before, waiver, severity] (-1: none; the waiver as its text; the severity
-    as its index in ``severities``)."""
+    message, changed, status_before, waiver, severity, fix] (-1: none; the waiver and the fix as their
+    text; the severity as its index in ``severities``)."""
     strings, index = [], {}
 
     def ref(value):
@@ -207,7 +215,8 @@ def page_data(reports):
                          1 if check.get('changed') else 0,
                          STATUSES.index(check['status_before']) if check.get('status_before') in STATUSES else -1,
                          ref(waiver_text(check['waiver'])) if check.get('waiver') else -1,
-                         LEVELS.index(check['severity']) if check.get('severity') in LEVELS else -1])
+                         LEVELS.index(check['severity']) if check.get('severity') in LEVELS else -1,
+                         ref(fix_text(check['fix'])) if check.get('fix') else -1])
     return {'statuses': list(STATUSES), 'severities': list(LEVELS), 'hosts': hosts, 'strings': strings, 'checks': rows}
 
 
@@ -239,7 +248,7 @@ a.count, a.host { cursor: pointer; color: #1d4ed8; text-decoration: underline; }
 .hostlist { color: #333; font-size: 13px; padding: 4px 0; }
 .hostlist a { margin-right: .6em; }
 tr.open > td { background: #f8fafc; }
-td.message { font-size: 13px; }
+td.message { font-size: 13px; } .fix { margin-top: 3px; padding-left: 6px; border-left: 3px solid #1d4ed8; color: #1e3a8a; }
 .pager { margin: .3em 0 1em; }
 code { font-size: 12px; }
 #since table { margin-bottom: .6em; } figure.runs { margin: .3em 0 .8em; } figure.runs figcaption { font-size: 12px; color: #555; }
@@ -294,9 +303,11 @@ SCRIPT = u'''
   var wantStatus = {}, wantConcern = {}, wantSeverity = {};
   ST.forEach(function (s) { wantStatus[s] = true; });
   SV.forEach(function (s) { wantSeverity[s] = true; });
-  // a link can open the page filtered: report.html#severity=high,medium&status=drift
+  // a link can open the page filtered, and on a host: report.html#severity=high,medium&status=drift&host=db01
+  var openHost = null;
   location.hash.replace(/^#/, '').split('&').forEach(function (part) {
     var kv = part.split('='), want = {'severity': wantSeverity, 'status': wantStatus}[kv[0]];
+    if (kv[0] === 'host' && kv[1]) { openHost = decodeURIComponent(kv[1]); }
     if (!want || !kv[1]) { return; }
     var chosen = decodeURIComponent(kv[1]).split(',');
     Object.keys(want).forEach(function (name) { want[name] = chosen.indexOf(name) >= 0; });
@@ -433,7 +444,8 @@ SCRIPT = u'''
       if (c[13] >= 0) { changed = ' <span class="severity sev-' + D.severities[c[13]] + '">' + D.severities[c[13]] + '</span>' + changed; }
       return '<tr><td>' + esc(S[c[2]]) + '</td><td>' + esc(str(c[3])) + '</td><td>' + esc(str(c[4])) + '</td><td>' +
         badge(c[5]) + changed + '</td><td>' + esc(str(c[6])) + '</td><td>' + esc(str(c[7])) + '</td><td>' +
-        esc(str(c[8])) + '</td><td class="message">' + esc(str(c[9])) + '</td></tr>';
+        esc(str(c[8])) + '</td><td class="message">' + esc(str(c[9])) +
+        (c[14] >= 0 ? '<div class="fix">' + esc(S[c[14]]) + '</div>' : '') + '</td></tr>';
     });
     document.getElementById('host-title').textContent = H[h] + ': ' + rows.length + ' check(s) shown';
     document.getElementById('host-body').innerHTML = rows.join('');
@@ -442,6 +454,7 @@ SCRIPT = u'''
   }
 
   filters(); fleet(); hosts(0);
+  if (openHost !== null && H.indexOf(openHost) >= 0) { showHost(H.indexOf(openHost)); }
   document.body.setAttribute('data-rendered', String(C.length));
   document.body.setAttribute('data-render-ms', String(Math.round(performance.now() - started)));
 })();

@@ -124,3 +124,21 @@ def test_the_fleet_history_holds_both_audits_and_the_page_draws_them():
     chart = page.split('<svg class="runs"')[1].split("</svg>")[0]
     assert chart.count("<circle") == 2 and "audit fleet-after" in chart
     assert "<b>0 new</b> finding(s), <b>%d resolved</b>" % runs[1]["resolved"] in page
+
+
+def test_the_audit_says_how_harden_would_fix_each_finding(host, index):
+    report = host_json(host, "/var/lib/iotune/reports/audit-fleet-audit.json")
+    checks = dict((check["id"], check) for check in report["checks"])
+    noatime = checks[NOATIME]["fix"]
+    assert noatime["changes"][0].startswith("/etc/fstab line "), noatime
+    assert "noatime" in noatime["changes"][0].split(" becomes: ")[1], noatime
+    if index % 3 == 2:
+        # live already, only fstab lacks it
+        assert (len(noatime["changes"]), noatime["needs"]) == (1, "nothing"), noatime
+    else:
+        assert noatime["changes"][1].startswith("mount -o remount,") and noatime["needs"] == "remount", noatime
+    nosuid = checks[NOSUID]["fix"]
+    assert nosuid["needs"] == "remount" and any(change.endswith(" /mnt/scratch") for change in nosuid["changes"]), nosuid
+    tools = [check["fix"] for check_id, check in checks.items() if check_id.startswith("copy_tools:")]
+    assert tools and all(fix["changes"] and fix["needs"] == "nothing" for fix in tools), tools
+    assert all("fix" not in check for check in report["checks"] if check["status"] not in ("drift", "not_persistent"))

@@ -21,6 +21,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.act.apply import (
 from ansible_collections.iotune.storage.plugins.module_utils.plan.block_queue import DEFAULT_RULES_FILE, plan_block_queue
 from ansible_collections.iotune.storage.plugins.module_utils.plan.cache import DEFAULT_SYSCTL_FILE, SYSTEMD_RUN_DIR, plan_cache
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import ERROR, NOT_APPLICABLE, make_check, summarize
+from ansible_collections.iotune.storage.plugins.module_utils.engine.fixes import attach_fixes
 from ansible_collections.iotune.storage.plugins.module_utils.engine.concern import (
     Concern, apply_changes, file_diffs, live_diff, space_problems, summary_message, unwritable)
 from ansible_collections.iotune.storage.plugins.module_utils.plan.copy_tools import plan_copy_tools, wanted_file
@@ -476,6 +477,9 @@ def run_concerns_unlocked(concerns, runner, check_mode=False, diff=False, run_id
     if diff:
         result['diff'] = [d for concern, plan in zip(concerns, plans) for d in concern.diff(plan)]
     if not apply:
+        # an audit says, for each finding, what a harden would change (the plan is the same)
+        for plan in plans:
+            attach_fixes(plan)
         result['changed'] = False
         return result
     if mark_all:

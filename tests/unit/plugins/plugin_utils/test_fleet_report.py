@@ -266,3 +266,30 @@ def test_the_page_sorts_by_severity_and_a_link_filters_by_it(tmp_path):
     hosts = dom.split('id="hosts-body">')[1].split('</tbody>')[0]
     assert re.findall(r'data-host="\d+">(h\d)</a></td><td class="num">(\d+)</td><td class="num">(\d+)', hosts) == [
         ('h1', '1', '1'), ('h2', '2', '0'), ('h3', '2', '0')], hosts
+
+
+FIX = {'changes': ['/etc/fstab line 4 becomes: /dev/sdb /data xfs noatime 0 2', 'mount -o remount,noatime /data'],
+       'needs': 'remount', 'text': 'a remount (harden_io makes it; the file system stays mounted)'}
+
+
+def test_the_fix_of_a_finding_is_in_junit_and_the_page():
+    reports = [report('h1', [check('mount_options', '/data', 'present:noatime', 'drift', 'noatime is missing', fix=FIX),
+                             check('mount_options', '/srv', 'present:noatime', 'compliant', 'fine')])]
+    failure = ElementTree.fromstring(fleet_report.junit_xml(reports, RUN_ID)).find('testsuite/testcase/failure')
+    assert failure.text.endswith('\nharden_io would: /etc/fstab line 4 becomes: /dev/sdb /data xfs noatime 0 2; '
+                                 'mount -o remount,noatime /data. Needs: a remount (harden_io makes it; the file system stays mounted)')
+    data = json.loads(DATA.search(fleet_report.report_html(reports, RUN_ID)).group(1))
+    assert data['strings'][data['checks'][0][14]].startswith('harden_io would: /etc/fstab line 4 becomes')
+    assert data['checks'][1][14] == -1
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason='chromium is not on PATH (make setup installs it)')
+def test_a_link_opens_a_host_with_the_fix_under_each_finding(tmp_path):
+    reports = [report('h1', [check('mount_options', '/data', 'present:noatime', 'drift', 'noatime is missing', fix=FIX)]),
+               report('h<2>', [check('mount_options', '/data', 'present:noatime', 'compliant', 'fine')])]
+    fleet_report.write_reports(str(tmp_path / 'r'), reports, now=NOW)
+    dom = _dump_dom('file://%s#host=h1' % (tmp_path / 'r' / 'report.html'), tmp_path)
+    view = dom.split('<div id="host-view"')[1].split('</table></div>')[0]
+    assert 'hidden' not in view.split('>')[0] and 'h1: 1 check(s) shown' in view
+    assert ('<td class="message">noatime is missing<div class="fix">harden_io would: /etc/fstab line 4 becomes: '
+            '/dev/sdb /data xfs noatime 0 2; mount -o remount,noatime /data. Needs: a remount') in view
