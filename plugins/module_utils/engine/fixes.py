@@ -22,6 +22,8 @@ NEEDS_TEXT = {
     'maintenance window': 'a maintenance window: the file system is unmounted and mounted again',
 }
 _MOUNT_KINDS = ('fstab', 'mount', 'mount_cycle', 'unix_remount')
+# the concerns whose files are the setting itself (a tool installed is in effect at once)
+FILE_CONCERNS = ('copy_tools',)
 # the changes that set a live value (the others change files)
 LIVE_KINDS = ('mount', 'mount_cycle', 'unix_remount', 'sysfs', 'sysctl', 'vxtunefs', 'kctune', 'unit')
 
@@ -86,11 +88,12 @@ def _describe(change, check):
     if kind == 'remove':
         return 'remove %s' % change['target']
     path = change.get('path') or change['target']
+    if change.get('after_sha256'):
+        # a tool or its configuration: the file as a whole (a line of it may name its own path)
+        return 'install %s (sha256 %s, %d bytes)' % (path, change['after_sha256'][:12], change.get('after_size') or 0)
     lines = _lines_about(change, check)
     if lines:
         return '%s gets: %s' % (path, ' | '.join(line.strip() for line in lines))
-    if change.get('after_sha256'):
-        return 'install %s (sha256 %s, %d bytes)' % (path, change['after_sha256'][:12], change.get('after_size') or 0)
     return '%s %s' % ('write' if change.get('before') is None else 'rewrite', path)
 
 
@@ -110,7 +113,8 @@ def fix_for(check, changes):
                 'text': 'harden_io plans no change for it here: its message says what stands in the way'}
     needs = max((_needs(change) for change in mine), key=NEEDS.index)
     text = NEEDS_TEXT[needs]
-    if check['status'] == DRIFT and not any(change['kind'] in LIVE_KINDS for change in mine):
+    if check['status'] == DRIFT and check.get('concern') not in FILE_CONCERNS and not any(
+            change['kind'] in LIVE_KINDS for change in mine):
         # only the persistent side changes (remount: false, a tunable harden_io does not set live)
         needs, text = 'reboot', 'the next boot or mount: harden_io changes only the persistent side of it here'
     return {'changes': [_describe(change, check) for change in mine], 'needs': needs, 'text': text}

@@ -259,3 +259,17 @@ def test_a_negative_keep_stops_before_anything_is_read(monkeypatch, host, tmp_pa
     kind, result = run(monkeypatch, host, run_id='r1', report=report)
     assert kind == 'fail' and 'report.keep: must be 0 (keep every report) or a number of reports to keep, got -1' in result['msg']
     assert not (tmp_path / 'reports').exists()
+
+
+def test_an_audit_gives_each_finding_its_fix_and_a_harden_none(monkeypatch, host, tmp_path):
+    kind, result = run(monkeypatch, host)
+    assert kind == 'exit', result
+    fixes = dict((check['target'], check.get('fix')) for check in result['checks'])
+    tool = str(tmp_path / 'bin' / 'iotune-copy')
+    assert fixes['/db'] is None      # compliant
+    # the fixture's remount is off: the fstab line alone, the live side at the next mount
+    assert fixes['/strict']['changes'][0].startswith('%s line ' % (tmp_path / 'fstab'))
+    assert fixes['/strict']['needs'] == 'reboot'
+    assert fixes[tool]['changes'][-1].startswith('install %s (sha256 ' % tool) and fixes[tool]['needs'] == 'nothing'
+    kind, check = run(monkeypatch, host, mode='enforce', _ansible_check_mode=True)
+    assert kind == 'exit' and not [c for c in check['checks'] if 'fix' in c], check['checks']
