@@ -15,6 +15,8 @@ SVG charts drawn here. Self-contained: no network, no external script or style.
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import base64
+import gzip
 import json
 import os
 import tempfile
@@ -220,6 +222,18 @@ def page_data(reports):
     return {'statuses': list(STATUSES), 'severities': list(LEVELS), 'hosts': hosts, 'strings': strings, 'checks': rows}
 
 
+# page data above this size goes into the page gzipped (base64): 10,000 hosts x 20 checks stay under 20 MB
+PLAIN_LIMIT = 1 << 20
+
+
+def _data_element(data):
+    text = _script_json(data)
+    if len(text) <= PLAIN_LIMIT:
+        return u'<script type="application/json" id="iotune-data">%s</script>' % text
+    packed = base64.b64encode(gzip.compress(text.encode('utf-8'), 6, mtime=0)).decode('ascii')
+    return u'<script type="application/octet-stream" id="iotune-data-gz">%s</script>' % packed
+
+
 def _script_json(data):
     # no < > & in the element at all: </script> or <!-- in a host name or message cannot end it
     text = json.dumps(data, separators=(',', ':'), ensure_ascii=False)
@@ -290,7 +304,17 @@ svg text.change.regression { fill: #b91c1c; font-weight: 600; } svg text.change.
 SCRIPT = u'''
 (function () {
   var started = performance.now();
-  var D = JSON.parse(document.getElementById('iotune-data').textContent);
+  // the data: JSON, or for a big fleet gzip in base64 that the browser inflates (DecompressionStream)
+  function load(done) {
+    var plain = document.getElementById('iotune-data');
+    if (plain) { done(JSON.parse(plain.textContent)); return; }
+    var packed = atob(document.getElementById('iotune-data-gz').textContent), bytes = new Uint8Array(packed.length);
+    for (var i = 0; i < packed.length; i += 1) { bytes[i] = packed.charCodeAt(i); }
+    new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'))).text().then(function (text) {
+      done(JSON.parse(text));
+    });
+  }
+  load(function (D) {
   var S = D.strings, ST = D.statuses, C = D.checks, H = D.hosts;
   var PAGE = 100;
   function str(i) { return i < 0 ? '-' : S[i]; }
@@ -457,6 +481,9 @@ SCRIPT = u'''
   if (openHost !== null && H.indexOf(openHost) >= 0) { showHost(H.indexOf(openHost)); }
   document.body.setAttribute('data-rendered', String(C.length));
   document.body.setAttribute('data-render-ms', String(Math.round(performance.now() - started)));
+  // from the start of the navigation: loading, parsing, inflating and building the views
+  document.body.setAttribute('data-loaded-ms', String(Math.round(performance.now())));
+  });
 })();
 '''
 
@@ -568,7 +595,7 @@ def report_html(reports, run_id, runs=None):
            % u''.join(u'<th class="num"><span class="status s-%s">%s</span></th>' % (s, s) for s in STATUSES)]
     if with_bench:
         out.append(bench_section(reports, with_bench))
-    out += [u'<script type="application/json" id="iotune-data">%s</script>' % _script_json(page_data(reports)),
+    out += [_data_element(page_data(reports)),
             u'<script>%s</script>' % SCRIPT, u'</body>', u'</html>']
     return u'\n'.join(out) + u'\n'
 

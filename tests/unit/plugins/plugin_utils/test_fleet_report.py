@@ -7,6 +7,8 @@
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import base64
+import gzip
 import json
 import os
 import re
@@ -27,6 +29,9 @@ DATA = re.compile(r'<script type="application/json" id="iotune-data">(.*?)</scri
 # scripts/setup puts the Jenkins schema in the .venv the tests run with
 XSD = os.path.join(sys.prefix, 'share', 'iotune', 'junit-10.xsd')
 CHROMIUM = shutil.which('chromium')
+# --dump-dom alone dumps at the load event, before a big page has inflated its data (a promise); with a
+# virtual time budget Chromium dumps once the page has nothing left to do (the budget is a ceiling)
+VIRTUAL_TIME = '--virtual-time-budget=60000'
 # (concern, target, setting) of the 15 checks every synthetic host has
 SETTINGS = [('cache_limits', 'sysctl', 'vm.' + name) for name in (
     'dirty_ratio', 'dirty_background_ratio', 'dirty_expire_centisecs', 'dirty_writeback_centisecs', 'vfs_cache_pressure')] + \
@@ -46,14 +51,28 @@ def report(host, checks, mode='audit'):
     return {'host': host, 'run_id': RUN_ID, 'time': NOW, 'mode': mode, 'summary': summary, 'checks': checks}
 
 
-def fleet(count=1000):
-    """count hosts x 15 checks; host i drifts on vm.dirty_ratio when i % 27 == 0 (37 of 1,000),
+# 20 checks a host: five more block-queue settings
+SETTINGS_20 = SETTINGS + [('block_queue', 'vd%s' % letter, setting) for letter in 'bc'
+                          for setting in ('nr_requests', 'scheduler')] + [('block_queue', 'vdd', 'nr_requests')]
+
+
+def page_data_of(html):
+    """The page's data, from its JSON element or its gzipped one."""
+    found = DATA.search(html)
+    if found:
+        return json.loads(found.group(1))
+    packed = re.search(r'<script type="application/octet-stream" id="iotune-data-gz">([A-Za-z0-9+/=]*)</script>', html)
+    return json.loads(gzip.decompress(base64.b64decode(packed.group(1))).decode('utf-8'))
+
+
+def fleet(count=1000, settings=None):
+    """count hosts x 15 checks (or ``settings``); host i drifts on vm.dirty_ratio when i % 27 == 0 (37 of 1,000),
     some checks are not persistent, errors or not applicable, and every message names its host."""
     reports = []
     for i in range(count):
         host = 'db%04d.prod.example.com' % i
         checks = []
-        for n, (concern, target, setting) in enumerate(SETTINGS):
+        for n, (concern, target, setting) in enumerate(settings or SETTINGS):
             status = 'compliant'
             if n == 0 and i % 27 == 0:
                 status = 'drift'
@@ -105,7 +124,7 @@ def test_hostile_names_and_messages_are_escaped():
     reports = [report(u'h<img src=x onerror=alert(1)>', checks)]
     html = fleet_report.report_html(reports, RUN_ID + '<b>')
     assert '<script>alert' not in html and '<img' not in html and 'r-20261125T050000Z&lt;b&gt;' in html
-    data = json.loads(DATA.search(html).group(1))
+    data = page_data_of(html)
     assert data['hosts'] == [u'h<img src=x onerror=alert(1)>'] and evil in data['strings']
     junit = fleet_report.junit_xml(reports, RUN_ID)
     root = ElementTree.fromstring(junit)
@@ -117,28 +136,36 @@ def test_empty_fleet():
     files = fleet_report.render([], '', NOW)
     assert json.loads(files['summary.json'])['hosts'] == 0
     assert ElementTree.fromstring(files['junit.xml']).get('tests') == '0'
-    assert json.loads(DATA.search(files['report.html']).group(1))['checks'] == []
+    assert page_data_of(files['report.html'])['checks'] == []
 
 
 def test_repeated_text_is_stored_once():
     html = fleet_report.report_html(fleet(200), RUN_ID)
-    data = json.loads(DATA.search(html).group(1))
+    data = page_data_of(html)
     assert len(data['checks']) == 3000
     assert len([s for s in data['strings'] if s.startswith('cache_limits:sysctl:')]) == 5     # ids once each
 
 
-@pytest.fixture(scope='module', name='thousand')
-def thousand_fixture(tmp_path_factory):
-    reports = fleet(1000)
-    directory = tmp_path_factory.mktemp('fleet')
+def _render_fleet(directory, reports, label):
     start = time.monotonic()
     files = fleet_report.render(reports, RUN_ID, NOW)
     seconds = time.monotonic() - start
     for name, text in files.items():
         (directory / name).write_text(text, encoding='utf-8')
-    print('\n1,000 hosts x 15 checks rendered in %.2f s; report.html %.2f MB' % (
-        seconds, (directory / 'report.html').stat().st_size / 1e6))
+    print('\n%s rendered in %.2f s; report.html %.2f MB, summary.json %.1f MB, junit.xml %.1f MB' % (
+        label, seconds, (directory / 'report.html').stat().st_size / 1e6, (directory / 'summary.json').stat().st_size / 1e6,
+        (directory / 'junit.xml').stat().st_size / 1e6))
     return directory
+
+
+@pytest.fixture(scope='module', name='thousand')
+def thousand_fixture(tmp_path_factory):
+    return _render_fleet(tmp_path_factory.mktemp('fleet'), fleet(1000), '1,000 hosts x 15 checks')
+
+
+@pytest.fixture(scope='module', name='ten_thousand')
+def ten_thousand_fixture(tmp_path_factory):
+    return _render_fleet(tmp_path_factory.mktemp('fleet10k'), fleet(10000, SETTINGS_20), '10,000 hosts x 20 checks')
 
 
 def test_a_thousand_hosts_fit_in_five_megabytes(thousand):
@@ -147,34 +174,67 @@ def test_a_thousand_hosts_fit_in_five_megabytes(thousand):
     assert summary['hosts'] == 1000 and len(summary['checks']) == 15000 and summary['summary']['drift'] == 38
 
 
-@pytest.mark.skipif(not (shutil.which('xmllint') and os.path.exists(XSD)),
-                    reason='xmllint or junit-10.xsd missing (make setup installs both)')
-def test_a_thousand_hosts_junit_is_valid(thousand):
-    done = subprocess.run(['xmllint', '--noout', '--schema', XSD, str(thousand / 'junit.xml')],
+def test_ten_thousand_hosts_fit_in_twenty_megabytes_and_the_page_holds_every_check(ten_thousand):
+    assert (ten_thousand / 'report.html').stat().st_size < 20 * 1000 * 1000
+    data = page_data_of((ten_thousand / 'report.html').read_text())
+    assert len(data['hosts']) == 10000 and len(data['checks']) == 200000
+    summary = json.loads((ten_thousand / 'summary.json').read_text())
+    assert summary['hosts'] == 10000 and len(summary['checks']) == 200000 and summary['summary']['drift'] == 371
+
+
+def _valid_junit(directory):
+    done = subprocess.run(['xmllint', '--noout', '--huge', '--schema', XSD, str(directory / 'junit.xml')],
                           capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason='chromium is not on PATH (make setup installs it)')
-def test_a_thousand_hosts_load_in_chromium_in_under_three_seconds(thousand, tmp_path):
-    page = 'file://%s' % (thousand / 'report.html')
+@pytest.mark.skipif(not (shutil.which('xmllint') and os.path.exists(XSD)),
+                    reason='xmllint or junit-10.xsd missing (make setup installs both)')
+def test_a_thousand_hosts_junit_is_valid(thousand):
+    _valid_junit(thousand)
+
+
+@pytest.mark.skipif(not (shutil.which('xmllint') and os.path.exists(XSD)),
+                    reason='xmllint or junit-10.xsd missing (make setup installs both)')
+def test_ten_thousand_hosts_junit_is_valid(ten_thousand):
+    _valid_junit(ten_thousand)
+
+
+def _load_in_chromium(directory, tmp_path):
+    """The page's DOM after its script built the views, and the milliseconds from the start of the
+    navigation to the views built (the page's data-loaded-ms: loading, inflating, parsing, building)."""
+    page = 'file://%s' % (directory / 'report.html')
     argv = [CHROMIUM, '--headless', '--no-sandbox', '--disable-gpu', '--user-data-dir=%s' % (tmp_path / 'profile'),
-            '--enable-logging=stderr', '--v=0', '--dump-dom', page]
+            '--enable-logging=stderr', '--v=0', VIRTUAL_TIME, '--dump-dom', page]
     start = time.monotonic()
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=180, check=True,
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=300, check=True,
                           env=dict(os.environ, HOME=str(tmp_path)))
     wall = time.monotonic() - start
     dom = done.stdout
-    rendered = re.search(r'data-render-ms="(\d+)"', dom)
-    assert 'data-rendered="15000"' in dom and rendered, dom[:500]
-    print('\nchromium: the page rendered its views in %s ms; --dump-dom took %.2f s in all' % (rendered.group(1), wall))
-    assert int(rendered.group(1)) < 3000
+    loaded = re.search(r'data-loaded-ms="(\d+)"', dom)
+    assert loaded, dom[:500]
     assert 'Uncaught' not in done.stderr
+    print('\nchromium: the page loaded and built its views %s ms after the navigation started (render %s ms); '
+          '--dump-dom took %.2f s in all' % (loaded.group(1), re.search(r'data-render-ms="(\d+)"', dom).group(1), wall))
+    return dom, int(loaded.group(1))
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason='chromium is not on PATH (make setup installs it)')
+def test_a_thousand_hosts_load_in_chromium_in_under_three_seconds(thousand, tmp_path):
+    dom, loaded = _load_in_chromium(thousand, tmp_path)
+    assert 'data-rendered="15000"' in dom and loaded < 3000
     # the fleet view: vm.dirty_ratio drifts on 38 of the 1,000 hosts (i % 27 == 0), one click from the hosts
     assert 'drift on 38 of 1,000 hosts' in dom
     assert '<a class="count" data-key=' in dom
     # the host list: the worst hosts first, a hundred per page
     assert 'hosts 1-100 of 1,000' in dom
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason='chromium is not on PATH (make setup installs it)')
+def test_ten_thousand_hosts_load_in_chromium_in_under_three_seconds(ten_thousand, tmp_path):
+    dom, loaded = _load_in_chromium(ten_thousand, tmp_path)
+    assert 'data-rendered="200000"' in dom and loaded < 3000
+    assert 'drift on 371 of 10,000 hosts' in dom and 'hosts 1-100 of 10,000' in dom
 
 
 WAIVER = {'name': 'w1', 'reason': 'vendor sign-off pending', 'owner': 'dba', 'expires': '2026-12-08', 'days_left': 10}
@@ -214,7 +274,7 @@ def test_a_waived_check_is_skipped_in_junit_not_failed(tmp_path):
 
 
 def test_the_page_carries_each_waiver_as_its_text():
-    data = json.loads(DATA.search(fleet_report.report_html(waived_fleet(), RUN_ID)).group(1))
+    data = page_data_of(fleet_report.report_html(waived_fleet(), RUN_ID))
     waived, plain = data['checks'][0], data['checks'][1]
     assert data['strings'][waived[12]] == 'waived until 2026-12-08 (10 days left) by dba: vendor sign-off pending'
     assert plain[12] == -1
@@ -230,14 +290,14 @@ def test_the_reports_carry_the_severity():
     assert summary['failing_by_severity'] == {'low': 1, 'medium': 0, 'high': 1}
     failure = ElementTree.fromstring(fleet_report.junit_xml(reports, RUN_ID)).find('testsuite/testcase/failure')
     assert failure.get('message') == '[high] sync is on'
-    data = json.loads(DATA.search(fleet_report.report_html(reports, RUN_ID)).group(1))
+    data = page_data_of(fleet_report.report_html(reports, RUN_ID))
     assert data['severities'] == ['low', 'medium', 'high']
     assert [row[13] for row in data['checks']] == [2, 0, 0, 1]
 
 
 def _dump_dom(page, tmp_path):
     argv = [CHROMIUM, '--headless', '--no-sandbox', '--disable-gpu', '--user-data-dir=%s' % (tmp_path / 'profile'),
-            '--enable-logging=stderr', '--v=0', '--dump-dom', page]
+            '--enable-logging=stderr', '--v=0', VIRTUAL_TIME, '--dump-dom', page]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=180, check=True, env=dict(os.environ, HOME=str(tmp_path)))
     assert 'Uncaught' not in done.stderr
     return done.stdout
@@ -278,7 +338,7 @@ def test_the_fix_of_a_finding_is_in_junit_and_the_page():
     failure = ElementTree.fromstring(fleet_report.junit_xml(reports, RUN_ID)).find('testsuite/testcase/failure')
     assert failure.text.endswith('\nharden_io would: /etc/fstab line 4 becomes: /dev/sdb /data xfs noatime 0 2; '
                                  'mount -o remount,noatime /data. Needs: a remount (harden_io makes it; the file system stays mounted)')
-    data = json.loads(DATA.search(fleet_report.report_html(reports, RUN_ID)).group(1))
+    data = page_data_of(fleet_report.report_html(reports, RUN_ID))
     assert data['strings'][data['checks'][0][14]].startswith('harden_io would: /etc/fstab line 4 becomes')
     assert data['checks'][1][14] == -1
 
