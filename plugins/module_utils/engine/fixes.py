@@ -46,13 +46,31 @@ def _lines_about(change, check):
     return [line for line in after.splitlines() if line not in old and any(word in line for word in words)]
 
 
+def _option_list(value):
+    if value is None:
+        return []
+    return value.split(',') if isinstance(value, str) else list(value)
+
+
+def _option_changes(change, setting):
+    """Whether a mount change (its option lists before and after) changes the option of a check's
+    setting (``present:noatime``, ``absent:nosuid``, ``present:rsize=1048576``): a remount made for
+    another option of the same mount point is not this check's fix."""
+    option = setting.split(':', 1)[-1]
+    key = option.split('=', 1)[0]
+    changed = set(_option_list(change.get('before'))) ^ set(_option_list(change.get('after')))
+    return any(token == option or token.split('=', 1)[0] == key for token in changed)
+
+
 def _relevant(change, check):
     kind, target = change['kind'], check['target']
     if kind in ('sysfs', 'vxtunefs'):
         return change.get('setting') == check['setting'] and target in (change['target'], change.get('device'))
     if kind in ('sysctl', 'kctune'):
         return change['target'] in (check['setting'], target)
-    if kind in _MOUNT_KINDS + ('unit', 'remove'):
+    if kind in _MOUNT_KINDS:
+        return change['target'] == target and _option_changes(change, check['setting'])
+    if kind in ('unit', 'remove'):
         return change['target'] == target
     if kind == 'dir':
         return target.startswith(change['target'].rstrip('/') + '/')

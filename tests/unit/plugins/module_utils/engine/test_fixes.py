@@ -101,8 +101,22 @@ def test_the_worst_need_wins_and_a_boot_file_needs_a_reboot():
                                         'text': 'a reboot: the value takes effect at the next boot'}
     mount = {'id': 'mount_options:/nfs:present:rsize=1048576', 'target': '/nfs', 'setting': 'present:rsize=1048576',
              'status': 'drift'}
-    changes = [{'kind': 'mount_cycle', 'target': '/nfs', 'options': ['rw', 'rsize=1048576']},
-               {'kind': 'mount', 'target': '/nfs', 'options': 'remount,noatime'}]
+    changes = [{'kind': 'mount_cycle', 'target': '/nfs', 'options': ['rw', 'rsize=1048576'], 'before': ['rw', 'rsize=65536'],
+                'after': ['rw', 'rsize=1048576']},
+               {'kind': 'mount', 'target': '/nfs', 'options': 'remount,sync', 'before': ['rw'], 'after': ['rw', 'sync']}]
     fix = fix_for(mount, changes)
-    assert fix['changes'] == ['umount /nfs, then mount it with rw,rsize=1048576', 'mount -o remount,noatime /nfs']
+    assert fix['changes'] == ['umount /nfs, then mount it with rw,rsize=1048576']
     assert fix['needs'] == 'maintenance window'
+
+
+def test_a_remount_for_another_option_of_the_mount_point_is_not_this_checks_fix(tmp_path):
+    fstab, proc = _mount_tree(tmp_path, '/dev/sdb /data ext4 defaults 0 2', 'noatime,nosuid')
+    plan = plan_mounts([{'path': '/data', 'present': ['noatime'], 'absent': ['nosuid']}], fstab_path=fstab, proc_root=proc,
+                       remount=True)
+    checks = _by_id(plan)
+    noatime, nosuid = checks['mount_options:/data:present:noatime'], checks['mount_options:/data:absent:nosuid']
+    assert (noatime['status'], nosuid['status']) == ('not_persistent', 'drift')
+    assert noatime['fix'] == {'changes': ['%s line 2 becomes: /dev/sdb /data ext4 defaults,noatime 0 2' % fstab],
+                              'needs': 'nothing', 'text': 'takes effect at once'}
+    assert len(nosuid['fix']['changes']) == 1 and nosuid['fix']['changes'][0].startswith('mount -o remount,')
+    assert 'suid' in nosuid['fix']['changes'][0] and nosuid['fix']['needs'] == 'remount'
