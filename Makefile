@@ -34,7 +34,7 @@ IMAGES := images
 BUILT := build
 endif
 
-.PHONY: help setup collection build schema lint unit installed unit-tarball compat fuzz integration molecule molecule-default molecule-vm molecule-stacks molecule-fleet molecule-platforms molecule-unix test images demo bench test-upgrade clean
+.PHONY: help setup collection build schema lint docs unit installed unit-tarball compat fuzz integration molecule molecule-default molecule-vm molecule-stacks molecule-fleet molecule-platforms molecule-unix test images demo bench test-upgrade clean
 
 help:
 	@echo "make demo         run the main job against the built-in lab VM"
@@ -43,6 +43,7 @@ help:
 	@echo "make build        the collection tarball in build/, with the copy tools built into zipapps"
 	@echo "make schema       regenerate the argument specs and the docs that list settings from the settings tables and the policy schema"
 	@echo "make lint         yamllint, ansible-lint (production), antsibull-changelog, galaxy-importer on the tarball, ansible-test sanity"
+	@echo "make docs         the documentation site (antsibull-docs and Sphinx: modules, roles, filters, the guides) in build/docs/html, opened in headless Chromium"
 	@echo "make unit         unit tests of module_utils and modules"
 	@echo "make unit-tarball the unit tests inside the release tarball, installed with ansible-galaxy"
 	@echo "make compat       the installed tarball under ansible-core 2.16 to 2.20 (one venv each): unit tests, playbooks on Debian 11/12/13 containers, sanity on 2.16"
@@ -85,6 +86,7 @@ lint: $(COLLECTION) $(BUILT)
 	$(BIN)/antsibull-changelog lint
 	$(BIN)/antsibull-changelog lint-changelog-yaml --strict changelogs/changelog.yaml
 	bash scripts/galaxy-import build/iotune-storage-$$(sed -n 's/^version: *//p' galaxy.yml).tar.gz $(BUILD)
+	bash scripts/docs-site $(BUILD) $(COLL_DIR) --lint
 	cd $(COLL_DIR) && $(BIN)/ansible-test sanity --venv --python $$($(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])') --color no
 
 unit: $(COLLECTION)
@@ -122,6 +124,11 @@ molecule-vm: $(COLLECTION) $(IMAGES)
 
 molecule-stacks: $(COLLECTION) $(IMAGES)
 	$(BIN)/molecule test -s stacks
+
+# the site from the built collection (its plugins' docs and docs/), then two of its pages in Chromium
+docs: $(COLLECTION) $(PYTHON)
+	bash scripts/docs-site $(BUILD) $(COLL_DIR)
+	$(PYTHON) -m pytest -q -p no:cacheprovider tests/docs
 
 molecule-fleet: $(COLLECTION) $(IMAGES)
 	$(BIN)/molecule test -s fleet
