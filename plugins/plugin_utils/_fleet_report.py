@@ -554,12 +554,14 @@ def since_section(reports, runs):
         out.append(u'<figure class="runs"><figcaption>findings (drift, not persistent, error) per run, the last %d runs'
                    u'</figcaption>%s</figure>' % (len(runs), chart))
     if new:
-        out.append(u'<table id="since-new"><thead><tr><th>new finding: host</th><th>check</th><th>status</th><th>severity</th>'
+        out.append(u'<table id="since-new"><colgroup><col style="width:16em"><col><col style="width:10em"><col style="width:7em">'
+                   u'</colgroup><thead><tr><th>new finding: host</th><th>check</th><th>status</th><th>severity</th>'
                    u'</tr></thead><tbody>%s</tbody></table>' % _since_rows(new, [
                        lambda e: esc(e['host']), lambda e: u'<code>%s</code>' % esc(e['id']), _status_cell,
                        lambda e: esc(e.get('severity') or '-')]))
     if resolved:
-        out.append(u'<table id="since-resolved"><thead><tr><th>resolved: host</th><th>check</th><th>was</th><th>now</th>'
+        out.append(u'<table id="since-resolved"><colgroup><col style="width:16em"><col><col style="width:10em">'
+                   u'<col style="width:10em"></colgroup><thead><tr><th>resolved: host</th><th>check</th><th>was</th><th>now</th>'
                    u'</tr></thead><tbody>%s</tbody></table>' % _since_rows(resolved, [
                        lambda e: esc(e['host']), lambda e: u'<code>%s</code>' % esc(e['id']),
                        lambda e: esc(e['status_before']), lambda e: esc(e['status'])]))
