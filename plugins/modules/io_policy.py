@@ -175,8 +175,10 @@ options:
       - The waivers that cover this host (docs/waivers.md), as the action plugin gives them from C(iotune_waivers) after
         validating them, with the days left counted on the controller.
       - A check that an unexpired waiver matches keeps its real status and carries C(waiver) in RV(checks) and the report.
-      - With O(mode=enforce), a run in which a waived check is not compliant fails before any change and names it
-        (harden cannot yet leave one setting alone while it changes the others; leave its concern out with O(concerns)).
+      - With O(mode=enforce), the setting of a waived check that is not compliant is left as it is, live and
+        persistent, and the other checks are enforced. When one change would fix a waived check and another (one
+        fstab line for two options of a mount point, one rules file line for two settings of a device), the run fails
+        before any change and names both (end the waiver, or waive the other check too).
     type: list
     elements: dict
     default: []
@@ -564,15 +566,13 @@ def read_live_mounts(params, platform, errors):
     return live_mounts(text or '')
 
 
-def waived_in_the_way(concerns, runner, waivers):
-    """(audit, warnings, waived): an audit of the concerns, the warnings it gave, and what an
-    enforcing run must not change, its checks that an unexpired waiver matches and that are not
-    compliant, as 'id (waiver name)'."""
-    warnings = []
-    audit = run_concerns(concerns, runner, apply=False, warn=warnings.append)
+def waived_findings(concerns, runner, waivers):
+    """The ids of the checks an enforcing run must leave alone: those an unexpired waiver matches
+    and that are not compliant, from an audit of the concerns (its warnings are not repeated)."""
+    audit = run_concerns(concerns, runner, apply=False)
     checks = apply_waivers(audit['checks'], waivers)[0]
-    return audit, warnings, ['%s (%s)' % (check['id'], check['waiver']['name']) for check in checks
-                             if check.get('waiver') and check['status'] not in (COMPLIANT, NOT_APPLICABLE)]
+    return frozenset(check['id'] for check in checks
+                     if check.get('waiver') and check['status'] not in (COMPLIANT, NOT_APPLICABLE))
 
 
 def run_policy(module, runner, mount_entries, facts, platform='linux'):
@@ -583,23 +583,14 @@ def run_policy(module, runner, mount_entries, facts, platform='linux'):
         concerns = build_concerns(params, runner, mount_entries, facts.get('memory_bytes'), module.warn, platform)
     except ValueError as exc:
         module.fail_json(msg=str(exc))
-    audit, warnings, waived = None, [], []
+    waived = frozenset()
     if params['mode'] == 'enforce' and any(not waiver['expired'] for waiver in params['waivers']):
-        audit, warnings, waived = waived_in_the_way(concerns, runner, params['waivers'])
+        waived = waived_findings(concerns, runner, params['waivers'])
     try:
-        if waived:
-            # the audit's result, failed: nothing is changed (an enforcing run warns for itself)
-            result = audit
-            for warning in warnings:
-                module.warn(warning)
-            failure = ('nothing changed: waived check(s) that harden would change: %s (harden cannot yet leave one '
-                       'setting alone while it changes the others: leave its concern out of this run, or end the '
-                       'waiver)' % ', '.join(waived))
-        else:
-            result = run_concerns(concerns, runner, check_mode=module.check_mode, diff=module._diff,
-                                  run_id=params['run_id'], journal_dir=params['journal_dir'], warn=module.warn,
-                                  apply=params['mode'] == 'enforce', mark_all=True)
-            failure = None
+        result = run_concerns(concerns, runner, check_mode=module.check_mode, diff=module._diff,
+                              run_id=params['run_id'], journal_dir=params['journal_dir'], warn=module.warn,
+                              apply=params['mode'] == 'enforce', mark_all=True, waived=waived)
+        failure = None
     except EngineError as exc:
         result, failure = exc.result, str(exc)
     result['checks'] = apply_severity(result['checks'], params['severity'])
@@ -608,6 +599,8 @@ def run_policy(module, runner, mount_entries, facts, platform='linux'):
     result['msg'] = failure or summary_message(result['checks'])
     if params['waivers'] and not failure:
         result['msg'] += '; %d waived' % waived_count(result['checks'])
+        if waived:
+            result['msg'] += ' (%d left as they are)' % len(waived)
     if result.get('journal') and not failure:
         result['msg'] += '; %d change(s) journalled in %s' % (result['changes_made'], result['journal'])
     return result, failure

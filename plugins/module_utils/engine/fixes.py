@@ -36,14 +36,18 @@ def _text(value):
     return value if isinstance(value, str) else None
 
 
-def _lines_about(change, check):
-    """The lines the change adds to its file that name the check's setting or target."""
+def _lines_about(change, check, removed=False):
+    """The lines the change adds to its file (and with ``removed`` those it takes out) that name
+    the check's setting or target."""
     before, after = _text(change.get('before')) or '', _text(change.get('after'))
     if after is None:
         return []
-    old = set(before.splitlines())
+    old, new = before.splitlines(), after.splitlines()
     words = [word for word in (check.get('setting'), check.get('target')) if word]
-    return [line for line in after.splitlines() if line not in old and any(word in line for word in words)]
+    changed = [line for line in new if line not in set(old)]
+    if removed:
+        changed += [line for line in old if line not in set(new)]
+    return [line for line in changed if any(word in line for word in words)]
 
 
 def _option_list(value):
@@ -75,7 +79,7 @@ def _relevant(change, check):
     if kind == 'dir':
         return target.startswith(change['target'].rstrip('/') + '/')
     if kind == 'file':
-        return target in (change['target'], change.get('path')) or bool(_lines_about(change, check))
+        return target in (change['target'], change.get('path')) or bool(_lines_about(change, check, removed=True))
     return False
 
 
@@ -143,3 +147,22 @@ def attach_fixes(plan):
     for check in plan['checks']:
         if check['status'] in (DRIFT, NOT_PERSISTENT):
             check['fix'] = fix_for(check, plan['changes'])
+
+
+def leave_alone(plan, waived):
+    """(changes, conflicts): the plan's changes without those that only fix checks whose ids are in
+    ``waived`` (harden_io leaves a waived setting as it is, docs/waivers.md), and a sentence per
+    change that fixes a waived check and another one too (one fstab line, one rules file), which a
+    run cannot make without changing the waived setting. A directory to create is never a conflict."""
+    findings = [check for check in plan['checks'] if check['status'] in (DRIFT, NOT_PERSISTENT)]
+    kept, conflicts = [], []
+    for change in plan['changes']:
+        served = [check['id'] for check in findings if _relevant(change, check)]
+        mine = [check_id for check_id in served if check_id in waived]
+        others = [check_id for check_id in served if check_id not in waived]
+        if not mine or (others and change['kind'] == 'dir'):
+            kept.append(change)
+        elif others:
+            conflicts.append('%s of %s changes waived %s and also %s' % (
+                change['kind'], change.get('path') or change['target'], ', '.join(mine), ', '.join(others)))
+    return kept, conflicts

@@ -21,7 +21,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.act.apply import (
 from ansible_collections.iotune.storage.plugins.module_utils.plan.block_queue import DEFAULT_RULES_FILE, plan_block_queue
 from ansible_collections.iotune.storage.plugins.module_utils.plan.cache import DEFAULT_SYSCTL_FILE, SYSTEMD_RUN_DIR, plan_cache
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import ERROR, NOT_APPLICABLE, make_check, summarize
-from ansible_collections.iotune.storage.plugins.module_utils.engine.fixes import attach_fixes
+from ansible_collections.iotune.storage.plugins.module_utils.engine.fixes import attach_fixes, leave_alone
 from ansible_collections.iotune.storage.plugins.module_utils.engine.concern import (
     Concern, apply_changes, file_diffs, live_diff, space_problems, summary_message, unwritable)
 from ansible_collections.iotune.storage.plugins.module_utils.plan.copy_tools import plan_copy_tools, wanted_file
@@ -362,10 +362,10 @@ def _concern_results(concerns, plans, applied=None):
 
 
 def run_concerns(concerns, runner, check_mode=False, diff=False, run_id=None, journal_dir=None, warn=None,
-                 apply=True, mark_all=False, lock_timeout=LOCK_TIMEOUT):
+                 apply=True, mark_all=False, lock_timeout=LOCK_TIMEOUT, waived=frozenset()):
     """run_concerns_unlocked under the host lock when the run may change the host: its plan and
     its changes cannot interleave with another run's (see _journal.host_lock)."""
-    args = (concerns, runner, check_mode, diff, run_id, journal_dir, warn, apply, mark_all)
+    args = (concerns, runner, check_mode, diff, run_id, journal_dir, warn, apply, mark_all, waived)
     if check_mode or not apply or journal_dir is None:
         return run_concerns_unlocked(*args)
     try:
@@ -457,8 +457,18 @@ def _warn_still_planned(concerns, after_plans, warn):
                 '%s %s' % (change['kind'], change['target']) for change in plan['changes'])))
 
 
+def _without_waived(plans, waived):
+    """Each plan's changes without those of the ``waived`` check ids (fixes.leave_alone), and the
+    conflicts: changes that would change a waived setting with another."""
+    conflicts = []
+    for plan in plans:
+        plan['changes'], clash = leave_alone(plan, waived)
+        conflicts.extend(clash)
+    return conflicts
+
+
 def run_concerns_unlocked(concerns, runner, check_mode=False, diff=False, run_id=None, journal_dir=None, warn=None,
-                          apply=True, mark_all=False):
+                          apply=True, mark_all=False, waived=frozenset()):
     """Plan every concern; unless ``check_mode`` (or not ``apply``: an audit), apply every
     plan under one run id, reload what the changes need, and plan again. With ``mark_all``
     an enforcing run marks every check with ``changed`` and ``status_before``, also when
@@ -470,6 +480,8 @@ def run_concerns_unlocked(concerns, runner, check_mode=False, diff=False, run_id
     change fails, or a reload fails (after the state is read again: the changes are made)."""
     warn = warn or (lambda message: None)
     plans = _plan_all(concerns, warn)
+    # an enforcing run leaves the settings of waived checks as they are (``waived``: their ids)
+    conflicts = _without_waived(plans, waived) if apply and waived else []
     checks = [check for plan in plans for check in plan['checks']]
     planned = [(concern, plan) for concern, plan in zip(concerns, plans) if plan['changes']]
     result = dict(changed=bool(planned), checks=checks, summary=summarize(checks),
@@ -485,7 +497,8 @@ def run_concerns_unlocked(concerns, runner, check_mode=False, diff=False, run_id
     if mark_all:
         # what an enforcing run reports of every check, also when it changes nothing
         result['checks'] = mark_changed(checks, checks)
-    problems = _blocked(checks, planned, journal_dir, check_mode)
+    problems = ['a change would also change a waived setting: %s (end the waiver, or waive the other check '
+                'too)' % '; '.join(conflicts)] if conflicts else _blocked(checks, planned, journal_dir, check_mode)
     if problems:
         result['changed'] = False
         raise EngineError('nothing changed: %s' % '; '.join(problems), result)
@@ -497,6 +510,8 @@ def run_concerns_unlocked(concerns, runner, check_mode=False, diff=False, run_id
     applied = _apply_planned(planned, journal_dir, run_id, result, len(concerns) > 1)
     reload_errors = _reload(runner, applied, result)
     after_plans = _plan_all(concerns, warn, plans)
+    if waived:
+        _without_waived(after_plans, waived)
     _warn_still_planned(concerns, after_plans, warn)
     after = [check for plan in after_plans for check in plan['checks']]
     written = _written(applied)

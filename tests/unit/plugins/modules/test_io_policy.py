@@ -172,16 +172,33 @@ def test_an_audit_marks_the_waived_checks_in_the_result_and_the_report(monkeypat
     assert written['waivers'] == result['waivers'] and written['checks'][0]['waiver'] == strict['waiver']
 
 
-def test_harden_does_not_change_a_waived_check_and_changes_nothing(monkeypatch, host, tmp_path):
+def test_harden_leaves_a_waived_setting_alone_and_changes_the_others(monkeypatch, host, tmp_path):
     before = _read(tmp_path / 'fstab')
     kind, result = run(monkeypatch, host, mode='enforce', run_id='run-1', waivers=[waiver(['copy_tools:*:*'])])
-    assert kind == 'fail', result
-    assert result['msg'].startswith('nothing changed: waived check(s) that harden would change: copy_tools:'), result['msg']
-    assert '(w1)' in result['msg']
-    assert _read(tmp_path / 'fstab') == before
+    assert kind == 'exit' and result['changed'] is True, result
+    # /strict's fstab line is fixed; the waived tool is not installed and stays drift, unchanged
+    assert _read(tmp_path / 'fstab') != before and b'/strict\text4\tnoatime\t' in _read(tmp_path / 'fstab')
     assert not (tmp_path / 'bin' / 'iotune-copy').exists()
+    tool = result['checks'][2]
+    assert (tool['status'], tool['changed'], tool['waiver']['name']) == ('drift', False, 'w1')
+    assert result['msg'].endswith('; 1 waived (1 left as they are); 1 change(s) journalled in %s' % result['journal']), result['msg']
+    assert [r['target'] for r in read_records(result['journal'])[0]] == [str(tmp_path / 'fstab')]
+    # check mode says the same, with a diff that leaves the tool out
+    kind, check = run(monkeypatch, host, mode='enforce', waivers=[waiver(['mount_options:*'])], _ansible_check_mode=True,
+                      _ansible_diff=True)
+    assert kind == 'exit' and [d['after_header'] for d in check['diff']] == [str(tmp_path / 'bin' / 'iotune-copy')], check['diff']
+
+
+def test_a_change_that_would_also_change_a_waived_setting_stops_the_run(monkeypatch, host, tmp_path):
+    before = _read(tmp_path / 'fstab')
+    host['policy']['iotune_mounts'][0]['present'] = ['noatime', 'nodev']
+    kind, result = run(monkeypatch, host, mode='enforce', run_id='run-1', waivers=[waiver(['mount_options:/strict:present:nodev'])])
+    assert kind == 'fail', result
+    assert result['msg'].startswith('nothing changed: a change would also change a waived setting: fstab of %s changes waived '
+                                    'mount_options:/strict:present:nodev and also mount_options:/strict:present:noatime'
+                                    % (tmp_path / 'fstab')), result['msg']
+    assert _read(tmp_path / 'fstab') == before and not (tmp_path / 'bin' / 'iotune-copy').exists()
     assert journal_files(tmp_path / 'journal') == []
-    assert [c.get('waiver', {}).get('name') for c in result['checks']] == [None, None, 'w1']
 
 
 @pytest.mark.parametrize('waived', [

@@ -9,7 +9,7 @@ __metaclass__ = type
 
 import os
 
-from ansible_collections.iotune.storage.plugins.module_utils.engine.fixes import attach_fixes, fix_for
+from ansible_collections.iotune.storage.plugins.module_utils.engine.fixes import attach_fixes, fix_for, leave_alone
 from ansible_collections.iotune.storage.plugins.module_utils.plan.cache import plan_cache
 from ansible_collections.iotune.storage.plugins.module_utils.plan.mounts import plan_mounts
 from ansible_collections.iotune.storage.tests.unit.plugins.module_utils.plan.test_cache_plan import _order, _proc
@@ -120,3 +120,39 @@ def test_a_remount_for_another_option_of_the_mount_point_is_not_this_checks_fix(
                               'needs': 'nothing', 'text': 'takes effect at once'}
     assert len(nosuid['fix']['changes']) == 1 and nosuid['fix']['changes'][0].startswith('mount -o remount,')
     assert 'suid' in nosuid['fix']['changes'][0] and nosuid['fix']['needs'] == 'remount'
+
+
+def test_leave_alone_drops_the_live_change_of_a_waived_sysctl_and_keeps_the_others(tmp_path):
+    root = tmp_path / 'root'
+    (root / 'etc/sysctl.d').mkdir(parents=True)
+    managed = root / 'etc/sysctl.d/60-iotune.conf'
+    # both values are in the managed file already: only their live values drift
+    managed.write_text('vm.dirty_ratio = 10\nvm.dirty_background_ratio = 5\n')
+    plan = plan_cache({'vm.dirty_ratio': 10, 'vm.dirty_background_ratio': 5}, sysctl_file=str(managed),
+                      proc_root=_proc(tmp_path), **_order(str(root)))
+    assert sorted(c['target'] for c in plan['changes']) == ['vm.dirty_background_ratio', 'vm.dirty_ratio']
+    kept, conflicts = leave_alone(plan, {'cache_limits:sysctl:vm.dirty_ratio'})
+    assert [c['target'] for c in kept] == ['vm.dirty_background_ratio'] and conflicts == []
+
+
+def test_leave_alone_names_a_file_change_shared_with_a_waived_setting(tmp_path):
+    root = tmp_path / 'root'
+    root.mkdir()
+    managed = str(root / 'etc/sysctl.d/60-iotune.conf')
+    plan = plan_cache({'vm.dirty_expire_centisecs': 1500, 'vm.dirty_writeback_centisecs': 100}, sysctl_file=managed,
+                      proc_root=_proc(tmp_path, dirty_expire_centisecs=1500, dirty_writeback_centisecs=100), **_order(str(root)))
+    kept, conflicts = leave_alone(plan, {'cache_limits:sysctl:vm.dirty_expire_centisecs'})
+    assert kept == []
+    assert conflicts == ['file of %s changes waived cache_limits:sysctl:vm.dirty_expire_centisecs and also '
+                         'cache_limits:sysctl:vm.dirty_writeback_centisecs' % managed]
+    # waiving both leaves the file alone
+    assert leave_alone(plan, {'cache_limits:sysctl:vm.dirty_expire_centisecs', 'cache_limits:sysctl:vm.dirty_writeback_centisecs'}) == ([], [])
+
+
+def test_leave_alone_keeps_a_device_s_other_setting_live_but_not_its_shared_rule(tree):
+    plan = plan_queues(tree, [{'match': {'name': 'sda'}, 'read_ahead_kb': 4096, 'nr_requests': 32}])
+    kinds = [(c['kind'], c.get('setting')) for c in plan['changes']]
+    assert ('sysfs', 'read_ahead_kb') in kinds and ('sysfs', 'nr_requests') in kinds and kinds[-1][0] == 'file'
+    kept, conflicts = leave_alone(plan, {'block_queue:sda:read_ahead_kb'})
+    assert [(c['kind'], c.get('setting')) for c in kept] == [('sysfs', 'nr_requests')]
+    assert len(conflicts) == 1 and 'changes waived block_queue:sda:read_ahead_kb and also block_queue:sda:nr_requests' in conflicts[0]
