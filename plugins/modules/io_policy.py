@@ -566,13 +566,13 @@ def read_live_mounts(params, platform, errors):
     return live_mounts(text or '')
 
 
-def waived_findings(concerns, runner, waivers):
-    """The ids of the checks an enforcing run must leave alone: those an unexpired waiver matches
-    and that are not compliant, from an audit of the concerns (its warnings are not repeated)."""
-    audit = run_concerns(concerns, runner, apply=False)
-    checks = apply_waivers(audit['checks'], waivers)[0]
-    return frozenset(check['id'] for check in checks
-                     if check.get('waiver') and check['status'] not in (COMPLIANT, NOT_APPLICABLE))
+def waived_findings(waivers):
+    """The function that gives, of a run's planned checks, the ids of those an enforcing run must
+    leave alone: an unexpired waiver matches them and they are not compliant."""
+    def waived_of(checks):
+        return frozenset(check['id'] for check in apply_waivers(checks, waivers)[0]
+                         if check.get('waiver') and check['status'] not in (COMPLIANT, NOT_APPLICABLE))
+    return waived_of
 
 
 def run_policy(module, runner, mount_entries, facts, platform='linux'):
@@ -583,13 +583,11 @@ def run_policy(module, runner, mount_entries, facts, platform='linux'):
         concerns = build_concerns(params, runner, mount_entries, facts.get('memory_bytes'), module.warn, platform)
     except ValueError as exc:
         module.fail_json(msg=str(exc))
-    waived = frozenset()
-    if params['mode'] == 'enforce' and any(not waiver['expired'] for waiver in params['waivers']):
-        waived = waived_findings(concerns, runner, params['waivers'])
+    waived_of = waived_findings(params['waivers']) if any(not waiver['expired'] for waiver in params['waivers']) else None
     try:
         result = run_concerns(concerns, runner, check_mode=module.check_mode, diff=module._diff,
                               run_id=params['run_id'], journal_dir=params['journal_dir'], warn=module.warn,
-                              apply=params['mode'] == 'enforce', mark_all=True, waived=waived)
+                              apply=params['mode'] == 'enforce', mark_all=True, waived_of=waived_of)
         failure = None
     except EngineError as exc:
         result, failure = exc.result, str(exc)
@@ -599,8 +597,10 @@ def run_policy(module, runner, mount_entries, facts, platform='linux'):
     result['msg'] = failure or summary_message(result['checks'])
     if params['waivers'] and not failure:
         result['msg'] += '; %d waived' % waived_count(result['checks'])
-        if waived:
-            result['msg'] += ' (%d left as they are)' % len(waived)
+        # the waived findings of an enforcing run are the ones it left as they were
+        left = [check for check in result['checks'] if check.get('waiver') and check['status'] not in (COMPLIANT, NOT_APPLICABLE)]
+        if params['mode'] == 'enforce' and waived_of and left:
+            result['msg'] += ' (%d left as they are)' % len(left)
     if result.get('journal') and not failure:
         result['msg'] += '; %d change(s) journalled in %s' % (result['changes_made'], result['journal'])
     return result, failure

@@ -14,15 +14,12 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import json
-import os
-import re
 
-from ansible_collections.iotune.storage.plugins.module_utils.common.trust import open_nofollow
 from ansible_collections.iotune.storage.plugins.module_utils.engine.history import is_finding
+from ansible_collections.iotune.storage.plugins.module_utils.engine.report import TIME_RE, read_json_file
 
 HISTORY_FILE = 'history.json'
 _MAX_BYTES = 16 << 20
-_TIME_RE = re.compile(r'^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$')
 COUNTS = ('hosts', 'findings', 'waived', 'new', 'resolved')
 
 
@@ -51,18 +48,13 @@ def run_line(reports, run_id, now, mode):
 
 def _valid_run(run):
     return (isinstance(run, dict) and isinstance(run.get('run_id'), str) and isinstance(run.get('mode'), str)
-            and isinstance(run.get('time'), str) and bool(_TIME_RE.match(run['time']))
+            and isinstance(run.get('time'), str) and bool(TIME_RE.match(run['time']))
             and all(isinstance(run.get(key), int) and not isinstance(run.get(key), bool) and run[key] >= 0 for key in COUNTS))
 
 
 def read_runs(path):
     """The runs of history.json at ``path`` that are of their form (see the module's docstring)."""
-    try:
-        with os.fdopen(open_nofollow(path, os.O_RDONLY), 'rb') as handle:
-            data = handle.read(_MAX_BYTES + 1)
-        found = json.loads(data.decode('utf-8')) if len(data) <= _MAX_BYTES else None
-    except (IOError, OSError, ValueError):
-        return []
+    found = read_json_file(path, _MAX_BYTES)
     runs = found.get('runs') if isinstance(found, dict) else None
     return [dict((key, run[key]) for key in ('run_id', 'time', 'mode') + COUNTS)
             for run in runs if _valid_run(run)] if isinstance(runs, list) else []

@@ -6,24 +6,19 @@
 new and those resolved since the previous report of its mode (engine/report.prune_reports keeps
 the last N report files of each mode).
 
-The previous report is read back from the host, so it is input (DESIGN.md): read without following
-a link, only from a regular file of the running user, at most 64 MiB, and only the fields used
-here (run_id, time, each check's id and status) are taken, each of the form it must have."""
+The previous report is read back from the host, so it is input (DESIGN.md): read with
+engine/report.read_json_file (no link followed, a regular file of the running user, at most
+64 MiB), and only the fields used here (run_id, time, each check's id and status) are taken, each
+of the form it must have."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
-import json
-import os
-import re
-
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import DRIFT, ERROR, NOT_PERSISTENT
-from ansible_collections.iotune.storage.plugins.module_utils.common.trust import open_nofollow
+from ansible_collections.iotune.storage.plugins.module_utils.engine.report import TIME_RE, read_json_file
 
 # what a finding is: a check in one of these statuses (waived or not: a waiver does not change it)
 FINDING_STATUSES = (DRIFT, NOT_PERSISTENT, ERROR)
-_MAX_BYTES = 64 << 20
-_TIME_RE = re.compile(r'^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$')
 
 
 def is_finding(check):
@@ -34,17 +29,7 @@ def read_previous(path):
     """The parts of the report at ``path`` that history uses: {'run_id', 'time', 'statuses':
     {check id: status}}; None when there is no such report, or it is not one (not a regular file
     of ours, not JSON, a check without a string id and status)."""
-    try:
-        with os.fdopen(open_nofollow(path, os.O_RDONLY), 'rb') as handle:
-            data = handle.read(_MAX_BYTES + 1)
-    except (IOError, OSError):
-        return None
-    if len(data) > _MAX_BYTES:
-        return None
-    try:
-        report = json.loads(data.decode('utf-8'))
-    except ValueError:
-        return None
+    report = read_json_file(path)
     if not isinstance(report, dict) or not isinstance(report.get('checks'), list):
         return None
     statuses = {}
@@ -53,7 +38,7 @@ def read_previous(path):
             return None
         statuses[check['id']] = check['status']
     run_id = report.get('run_id') if isinstance(report.get('run_id'), str) else None
-    when = report.get('time') if isinstance(report.get('time'), str) and _TIME_RE.match(report['time']) else None
+    when = report.get('time') if isinstance(report.get('time'), str) and TIME_RE.match(report['time']) else None
     return {'run_id': run_id, 'time': when, 'statuses': statuses}
 
 

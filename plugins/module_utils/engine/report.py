@@ -33,6 +33,28 @@ def report_paths(directory, names):
     return paths
 
 
+# a report's ``time`` (and a history line's): UTC, to the second
+TIME_RE = re.compile(r'^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$')
+READ_LIMIT = 64 << 20
+
+
+def read_json_file(path, limit=READ_LIMIT):
+    """The JSON value of the file at ``path``, or None when it is missing, a link, not a regular
+    file of the running user, over ``limit`` bytes or not JSON: a file read back is input
+    (DESIGN.md), and its caller takes from it only the fields it checks."""
+    try:
+        with os.fdopen(open_nofollow(path, os.O_RDONLY), 'rb') as handle:
+            data = handle.read(limit + 1)
+    except (IOError, OSError):
+        return None
+    if len(data) > limit:
+        return None
+    try:
+        return json.loads(data.decode('utf-8'))
+    except ValueError:
+        return None
+
+
 def render_report(report):
     """The bytes of a report file: JSON as the controller's copy is written (to_nice_json), and a newline."""
     return (json.dumps(report, indent=4, sort_keys=True, separators=(',', ': ')) + '\n').encode('utf-8')

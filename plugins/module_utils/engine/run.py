@@ -362,10 +362,10 @@ def _concern_results(concerns, plans, applied=None):
 
 
 def run_concerns(concerns, runner, check_mode=False, diff=False, run_id=None, journal_dir=None, warn=None,
-                 apply=True, mark_all=False, lock_timeout=LOCK_TIMEOUT, waived=frozenset()):
+                 apply=True, mark_all=False, lock_timeout=LOCK_TIMEOUT, waived_of=None):
     """run_concerns_unlocked under the host lock when the run may change the host: its plan and
     its changes cannot interleave with another run's (see _journal.host_lock)."""
-    args = (concerns, runner, check_mode, diff, run_id, journal_dir, warn, apply, mark_all, waived)
+    args = (concerns, runner, check_mode, diff, run_id, journal_dir, warn, apply, mark_all, waived_of)
     if check_mode or not apply or journal_dir is None:
         return run_concerns_unlocked(*args)
     try:
@@ -468,7 +468,7 @@ def _without_waived(plans, waived):
 
 
 def run_concerns_unlocked(concerns, runner, check_mode=False, diff=False, run_id=None, journal_dir=None, warn=None,
-                          apply=True, mark_all=False, waived=frozenset()):
+                          apply=True, mark_all=False, waived_of=None):
     """Plan every concern; unless ``check_mode`` (or not ``apply``: an audit), apply every
     plan under one run id, reload what the changes need, and plan again. With ``mark_all``
     an enforcing run marks every check with ``changed`` and ``status_before``, also when
@@ -480,8 +480,10 @@ def run_concerns_unlocked(concerns, runner, check_mode=False, diff=False, run_id
     change fails, or a reload fails (after the state is read again: the changes are made)."""
     warn = warn or (lambda message: None)
     plans = _plan_all(concerns, warn)
-    # an enforcing run leaves the settings of waived checks as they are (``waived``: their ids)
-    conflicts = _without_waived(plans, waived) if apply and waived else []
+    # an enforcing run leaves the settings of waived checks as they are (``waived_of``: the ids of
+    # those of a list of checks, from this run's own plan)
+    waived = waived_of([check for plan in plans for check in plan['checks']]) if apply and waived_of else frozenset()
+    conflicts = _without_waived(plans, waived) if waived else []
     checks = [check for plan in plans for check in plan['checks']]
     planned = [(concern, plan) for concern, plan in zip(concerns, plans) if plan['changes']]
     result = dict(changed=bool(planned), checks=checks, summary=summarize(checks),

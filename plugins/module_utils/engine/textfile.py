@@ -9,21 +9,18 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import calendar
-import json
 import os
-import re
 import time
 
 from ansible_collections.iotune.storage.plugins.module_utils.common.atomic import atomic_write
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import CONCERNS, STATUSES
-from ansible_collections.iotune.storage.plugins.module_utils.common.trust import open_nofollow, private_directory
+from ansible_collections.iotune.storage.plugins.module_utils.common.trust import private_directory
+from ansible_collections.iotune.storage.plugins.module_utils.engine.report import TIME_RE, read_json_file
 
 TEXTFILE_NAME = 'iotune.prom'
 # a report's mode and the report file of that mode's last run beside it (io_audit, harden_io)
 MODES = ('audit', 'harden')
 LATEST = dict((mode, '%s-latest.json' % mode) for mode in MODES)
-_TIME_RE = re.compile(r'^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$')
-_LATEST_BYTES = 64 << 20
 
 METRICS = (
     ('iotune_checks', 'Checks of the last iotune run on this host, per concern and status.'),
@@ -44,7 +41,7 @@ def _sample(name, labels, value):
 
 def report_time(text):
     """Unix seconds of a report's ``time`` (2026-11-28T06:00:00Z); None when it is not that form."""
-    if not isinstance(text, str) or not _TIME_RE.match(text):
+    if not isinstance(text, str) or not TIME_RE.match(text):
         return None
     try:
         return calendar.timegm(time.strptime(text, '%Y-%m-%dT%H:%M:%SZ'))
@@ -82,15 +79,7 @@ def read_last_time(path):
     """The ``time`` of the report file at ``path`` as Unix seconds, or None when it is missing,
     not a regular file of ours, not JSON or without a time of the report's form: a file read
     back is input (DESIGN.md), and only that one field of it is used."""
-    try:
-        with os.fdopen(open_nofollow(path, os.O_RDONLY), 'rb') as handle:
-            data = handle.read(_LATEST_BYTES + 1)
-    except (IOError, OSError):
-        return None
-    try:
-        report = json.loads(data.decode('utf-8')) if len(data) <= _LATEST_BYTES else None
-    except ValueError:
-        return None
+    report = read_json_file(path)
     return report_time(report.get('time')) if isinstance(report, dict) else None
 
 

@@ -11,7 +11,7 @@ __metaclass__ = type
 import fnmatch
 
 from ansible_collections.iotune.storage.plugins.module_utils.policy.validate import show_value
-from ansible_collections.iotune.storage.plugins.module_utils.policy.waivers import text_list
+from ansible_collections.iotune.storage.plugins.module_utils.policy.waivers import dict_items, text_list
 
 LEVELS = ('low', 'medium', 'high')
 OVERRIDE_KEYS = ('checks', 'severity')
@@ -54,18 +54,8 @@ def validate_overrides(value, field='iotune_severity'):
     """(overrides, errors): each override {checks: [ids or patterns], severity: one of LEVELS}."""
     if value is None:
         return [], []
-    if not isinstance(value, (list, tuple)):
-        return [], ['%s: must be a list of {checks, severity}, got %s' % (field, show_value(value))]
     overrides, errors = [], []
-    for index, item in enumerate(value):
-        where = '%s[%d]' % (field, index)
-        if not isinstance(item, dict):
-            errors.append('%s: must be a dict with checks and severity, got %s' % (where, show_value(item)))
-            continue
-        before = len(errors)
-        for key in sorted(item):
-            if key not in OVERRIDE_KEYS:
-                errors.append('%s.%s: unknown key (accepted: %s)' % (where, key, ', '.join(OVERRIDE_KEYS)))
+    for where, item, before in dict_items(value, field, '{checks, severity}', 'checks and severity', OVERRIDE_KEYS, errors):
         checks = text_list(item.get('checks'), where + '.checks', errors, 'check ids or patterns')
         if item.get('severity') not in LEVELS:
             errors.append('%s.severity: must be one of %s, got %s' % (where, ', '.join(LEVELS), show_value(item.get('severity'))))

@@ -57,23 +57,33 @@ def text_list(value, where, errors, what):
     return [item.strip() for item in value]
 
 
+def dict_items(value, field, list_of, dict_with, keys, errors):
+    """(where, item, errors before its checks) of each dict of the list ``value``, a list field of
+    the policy such as iotune_waivers, with an error naming the field for a value that is not a
+    list, an item that is not a dict and a key not in ``keys``; lazily, so that each item's errors
+    follow the previous item's."""
+    if not isinstance(value, (list, tuple)):
+        errors.append('%s: must be a list of %s, got %s' % (field, list_of, show_value(value)))
+        return
+    for index, item in enumerate(value):
+        where = '%s[%d]' % (field, index)
+        if not isinstance(item, dict):
+            errors.append('%s: must be a dict with %s, got %s' % (where, dict_with, show_value(item)))
+            continue
+        before = len(errors)
+        for key in sorted(item):
+            if key not in keys:
+                errors.append('%s.%s: unknown key (accepted: %s)' % (where, key, ', '.join(keys)))
+        yield where, item, before
+
+
 def validate_waivers(value, field='iotune_waivers'):
     """(waivers, errors): ``value`` checked and normalized, each waiver as {name, checks, hosts
     (None: every host), reason, owner, expires (YYYY-MM-DD)}; every error names its field."""
     if value is None:
         return [], []
-    if not isinstance(value, (list, tuple)):
-        return [], ['%s: must be a list of waivers, got %s' % (field, show_value(value))]
     waivers, errors = [], []
-    for index, item in enumerate(value):
-        where = '%s[%d]' % (field, index)
-        if not isinstance(item, dict):
-            errors.append('%s: must be a dict with %s, got %s' % (where, ', '.join(REQUIRED_KEYS), show_value(item)))
-            continue
-        before = len(errors)
-        for key in sorted(item):
-            if key not in WAIVER_KEYS:
-                errors.append('%s.%s: unknown key (accepted: %s)' % (where, key, ', '.join(WAIVER_KEYS)))
+    for where, item, before in dict_items(value, field, 'waivers', ', '.join(REQUIRED_KEYS), WAIVER_KEYS, errors):
         for key in REQUIRED_KEYS:
             if item.get(key) in (None, '', []):
                 errors.append('%s.%s: required' % (where, key))

@@ -200,20 +200,23 @@ def test_ten_thousand_hosts_junit_is_valid(ten_thousand):
     _valid_junit(ten_thousand)
 
 
+def _dump_dom(page, tmp_path):
+    """The DOM of ``page`` (a file:// URL) once its script is done, in headless Chromium; no script error."""
+    argv = [CHROMIUM, '--headless', '--no-sandbox', '--disable-gpu', '--user-data-dir=%s' % (tmp_path / 'profile'),
+            '--enable-logging=stderr', '--v=0', VIRTUAL_TIME, '--dump-dom', page]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=300, check=True, env=dict(os.environ, HOME=str(tmp_path)))
+    assert 'Uncaught' not in done.stderr
+    return done.stdout
+
+
 def _load_in_chromium(directory, tmp_path):
     """The page's DOM after its script built the views, and the milliseconds from the start of the
     navigation to the views built (the page's data-loaded-ms: loading, inflating, parsing, building)."""
-    page = 'file://%s' % (directory / 'report.html')
-    argv = [CHROMIUM, '--headless', '--no-sandbox', '--disable-gpu', '--user-data-dir=%s' % (tmp_path / 'profile'),
-            '--enable-logging=stderr', '--v=0', VIRTUAL_TIME, '--dump-dom', page]
     start = time.monotonic()
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=300, check=True,
-                          env=dict(os.environ, HOME=str(tmp_path)))
+    dom = _dump_dom('file://%s' % (directory / 'report.html'), tmp_path)
     wall = time.monotonic() - start
-    dom = done.stdout
     loaded = re.search(r'data-loaded-ms="(\d+)"', dom)
     assert loaded, dom[:500]
-    assert 'Uncaught' not in done.stderr
     print('\nchromium: the page loaded and built its views %s ms after the navigation started (render %s ms); '
           '--dump-dom took %.2f s in all' % (loaded.group(1), re.search(r'data-render-ms="(\d+)"', dom).group(1), wall))
     return dom, int(loaded.group(1))
@@ -293,14 +296,6 @@ def test_the_reports_carry_the_severity():
     data = page_data_of(fleet_report.report_html(reports, RUN_ID))
     assert data['severities'] == ['low', 'medium', 'high']
     assert [row[13] for row in data['checks']] == [2, 0, 0, 1]
-
-
-def _dump_dom(page, tmp_path):
-    argv = [CHROMIUM, '--headless', '--no-sandbox', '--disable-gpu', '--user-data-dir=%s' % (tmp_path / 'profile'),
-            '--enable-logging=stderr', '--v=0', VIRTUAL_TIME, '--dump-dom', page]
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=180, check=True, env=dict(os.environ, HOME=str(tmp_path)))
-    assert 'Uncaught' not in done.stderr
-    return done.stdout
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason='chromium is not on PATH (make setup installs it)')
