@@ -4,14 +4,27 @@ Shared by the molecule scenarios (container and VM). Each check reads the
 kernel's view in one command and compares every value io_facts reported.
 """
 import json
+import os
+import sys
 import time
 
 import pytest
 
-QUEUE_ATTRS = ("read_ahead_kb", "max_sectors_kb", "max_hw_sectors_kb", "nr_requests",
-               "logical_block_size", "physical_block_size", "optimal_io_size")
-VM_KEYS = ("dirty_ratio", "dirty_background_ratio", "dirty_bytes", "dirty_background_bytes",
-           "dirty_expire_centisecs", "dirty_writeback_centisecs", "vfs_cache_pressure")
+
+def _collections_root():
+    """The collections directory of ANSIBLE_COLLECTIONS_PATH that holds the collection under test."""
+    for root in os.environ.get("ANSIBLE_COLLECTIONS_PATH", "").split(":"):
+        if os.path.isdir(os.path.join(root, "ansible_collections", "iotune", "storage", "plugins")):
+            return root
+    raise AssertionError("iotune.storage not found under ANSIBLE_COLLECTIONS_PATH")
+
+
+# What io_facts reports comes from the settings tables: compare every attribute and key they list.
+sys.path.insert(0, _collections_root())
+from ansible_collections.iotune.storage.plugins.module_utils.parse.sysfs import QUEUE_INT_ATTRS  # noqa: E402
+from ansible_collections.iotune.storage.plugins.module_utils.settings.vm import VM_KEYS  # noqa: E402
+
+QUEUE_ATTRS = tuple(name for name, path in QUEUE_INT_ATTRS.items() if path == "queue/" + name)
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +96,9 @@ def test_live_options_match_findmnt(host, iotune):
 
 def test_vm_sysctls_match(host, iotune):
     out = host.check_output("sysctl -n " + " ".join("vm." + k for k in VM_KEYS))
-    for key, value in zip(VM_KEYS, out.split()):
+    values = out.split()
+    assert len(values) == len(VM_KEYS), out
+    for key, value in zip(VM_KEYS, values):
         assert iotune["vm"][key]["value"] == int(value), key
 
 

@@ -62,7 +62,19 @@ options:
         sets count as I/O keys too.
     type: list
     elements: str
-    default: [vm.dirty_*, vm.vfs_cache_pressure, vm.swappiness, vm.min_free_kbytes]
+    # BEGIN make schema: default vm sysctls
+    default:
+      - vm.dirty_bytes
+      - vm.dirty_ratio
+      - vm.dirty_background_bytes
+      - vm.dirty_background_ratio
+      - vm.dirty_expire_centisecs
+      - vm.dirty_writeback_centisecs
+      - vm.dirtytime_expire_seconds
+      - vm.vfs_cache_pressure
+      - vm.swappiness
+      - vm.min_free_kbytes
+    # END make schema
   run_id:
     description: The run id the reports carry. Default C(upgrade-<UTC time>).
     type: str

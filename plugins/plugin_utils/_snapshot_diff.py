@@ -45,14 +45,16 @@ import re
 
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import COMPLIANT, DRIFT, make_check, summarize
 from ansible_collections.iotune.storage.plugins.module_utils.parse.sysctl import parse_sysctl_conf
+from ansible_collections.iotune.storage.plugins.module_utils.settings.vm import VM_KEYS, dotted
 
 CLASSES = ('different_host', 'host_unverified', 'snapshot_format', 'kernel_pending', 'kernel_changed', 'changed_default',
            'lost_setting', 'changed_setting', 'sysctl_changed', 'schedulers_changed', 'resolved', 'device_renamed',
            'device_added', 'device_removed', 'mount_added', 'mount_removed', 'summarized', 'package_changed')
 DEFAULT_FAIL_ON = ('different_host', 'changed_default', 'lost_setting')
 # sysctl keys outside the collection's settings whose change is changed_default (else sysctl_changed, which does
-# not fail by default): the I/O ones, and those the policy sets (iotune_upgrade_io_sysctls overrides the list)
-DEFAULT_IO_SYSCTLS = ('vm.dirty_*', 'vm.vfs_cache_pressure', 'vm.swappiness', 'vm.min_free_kbytes')
+# not fail by default): the vm keys of the settings table, and those the policy sets (iotune_upgrade_io_sysctls
+# overrides the list)
+DEFAULT_IO_SYSCTLS = tuple(dotted(name) for name in VM_KEYS)
 IO_SYSCTLS_FIELD = 'iotune_upgrade_io_sysctls'
 # pseudo file systems below these directories are summarised, not listed one by one (systemd's
 # /run/credentials/<unit> ramfs mounts differ between versions and boots); /tmp as a tmpfs stays a mount_added

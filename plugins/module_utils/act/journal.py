@@ -30,7 +30,6 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import datetime
-import contextlib
 import errno
 import fcntl
 import json
@@ -137,15 +136,6 @@ def acquire_lock(journal_dir, timeout=LOCK_TIMEOUT, clock=time.monotonic, sleep=
     os.ftruncate(fd, 0)
     os.pwrite(fd, ('%d\n' % os.getpid()).encode('ascii'), 0)
     return fd
-
-
-@contextlib.contextmanager
-def host_lock(journal_dir, timeout=LOCK_TIMEOUT):
-    fd = acquire_lock(journal_dir, timeout)
-    try:
-        yield lock_path(journal_dir)
-    finally:
-        os.close(fd)
 
 
 def _drop_torn_tail(fd):

@@ -69,9 +69,6 @@ class Trusted(object):
         self.sys_root, self.proc_root = os.path.normpath(sys_root), os.path.normpath(proc_root)
         self.mount_bin, self.vxtunefs, self.systemctl = mount_bin, vxtunefs, systemctl
 
-    def queue_path(self, device, setting):
-        return os.path.join(self.sys_root, 'block', device, 'queue', setting)
-
 
 def _is_int(value, minimum=0):
     return isinstance(value, int) and not isinstance(value, bool) and value >= minimum

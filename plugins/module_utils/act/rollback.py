@@ -30,7 +30,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.act.journal import 
     torn_record,
     write_mark,
 )
-from ansible_collections.iotune.storage.plugins.module_utils.common.filestate import file_content, file_state
+from ansible_collections.iotune.storage.plugins.module_utils.common.filestate import file_content, file_state, shown_content
 from ansible_collections.iotune.storage.plugins.module_utils.act.records import RecordError, validate_record, validate_records
 from ansible_collections.iotune.storage.plugins.module_utils.act.reloads import ROLLBACK, needed_reloads, run_reloads
 from ansible_collections.iotune.storage.plugins.module_utils.common.args import validate_run_id
@@ -53,17 +53,11 @@ class RollbackError(Exception):
         self.result = result
 
 
-def _text(state):
-    if not state or state.get('state') != 'present':
-        return ''
-    return file_content(state).decode('utf-8', 'replace')
-
-
 def record_diff(record):
     """One diff per restored record: the file, or the value, now and as it will be."""
     if record['kind'] == 'file':
         return {'before_header': record['target'], 'after_header': '%s (restored)' % record['target'],
-                'before': _text(file_state(record['target'])), 'after': _text(record['before'])}
+                'before': shown_content(file_state(record['target'])), 'after': shown_content(record['before'])}
     target = record['target']
     if record['kind'] == 'sysfs':
         try:

@@ -45,6 +45,26 @@ def file_state(path):
     return state
 
 
+def digest_text(data, size=None):
+    """'sha256 <hex>, N bytes' of a file's bytes, or of a digest (and size) given for them: how a diff shows
+    a program, whose bytes mean nothing to a reader."""
+    if isinstance(data, bytes):
+        data, size = hashlib.sha256(data).hexdigest(), len(data)
+    return 'sha256 %s' % data + ('' if size is None else ', %d bytes' % size)
+
+
+def shown_content(state):
+    """The text a diff shows of a file_state() record: '' when absent; the digest line of an executable or of
+    content with NUL bytes (a program's bytes mean nothing to a reader); else the text, any byte that is not
+    UTF-8 shown as U+FFFD (a comment in Latin-1 stays readable)."""
+    if not state or state.get('state') != 'present':
+        return ''
+    content = file_content(state)
+    if int(state.get('mode') or '0', 8) & 0o111 or b'\0' in content:
+        return digest_text(content) + '\n'
+    return content.decode('utf-8', 'replace')
+
+
 def file_content(state):
     """The bytes of a file_state() record (None for an absent file). The content must be
     strict base64 and match the record's ``sha256``: a corrupt record never restores an empty

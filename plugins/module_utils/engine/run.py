@@ -12,7 +12,6 @@ the deprecated per-concern modules run one each through ``exit_concern``."""
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
-import hashlib
 import os
 
 from ansible_collections.iotune.storage.plugins.module_utils.act.apply import (
@@ -21,6 +20,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.act.apply import (
 from ansible_collections.iotune.storage.plugins.module_utils.plan.block_queue import DEFAULT_RULES_FILE, plan_block_queue
 from ansible_collections.iotune.storage.plugins.module_utils.plan.cache import DEFAULT_SYSCTL_FILE, SYSTEMD_RUN_DIR, plan_cache
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import ERROR, NOT_APPLICABLE, make_check, summarize
+from ansible_collections.iotune.storage.plugins.module_utils.common.filestate import digest_text
 from ansible_collections.iotune.storage.plugins.module_utils.engine.fixes import attach_fixes, leave_alone
 from ansible_collections.iotune.storage.plugins.module_utils.engine.concern import (
     Concern, apply_changes, file_diffs, live_diff, space_problems, summary_message, unwritable)
@@ -263,13 +263,6 @@ class UnixCache(Concern):
         return {'applies': plan['applies']}
 
 
-def _digest(data, size=None):
-    """'sha256 <hex>, N bytes' of a tool's bytes, or of the digest (and size) sent for it."""
-    if isinstance(data, bytes):
-        data, size = hashlib.sha256(data).hexdigest(), len(data)
-    return 'sha256 %s' % data + ('' if size is None else ', %d bytes' % size)
-
-
 class CopyTools(Concern):
     """The tools (executable files) show in results and diffs as a digest and a size, never
     as their content; the configuration file shows as text. A file may come as its digest
@@ -295,10 +288,10 @@ class CopyTools(Concern):
     def _side(self, change, side):
         data, tool = change.get(side), change['target'] in self.tools
         if side == 'after' and change['kind'] == 'file' and (data is None or tool):
-            return _digest(change['after_sha256'], change.get('after_size'))
+            return digest_text(change['after_sha256'], change.get('after_size'))
         if data is None:
             return None
-        return _digest(data) if tool else data.decode('utf-8', 'replace')
+        return digest_text(data) if tool else data.decode('utf-8', 'replace')
 
     def diff(self, plan):
         diffs = []
@@ -364,7 +357,7 @@ def _concern_results(concerns, plans, applied=None):
 def run_concerns(concerns, runner, check_mode=False, diff=False, run_id=None, journal_dir=None, warn=None,
                  apply=True, mark_all=False, lock_timeout=LOCK_TIMEOUT, waived_of=None):
     """run_concerns_unlocked under the host lock when the run may change the host: its plan and
-    its changes cannot interleave with another run's (see _journal.host_lock)."""
+    its changes cannot interleave with another run's (act.journal.acquire_lock)."""
     args = (concerns, runner, check_mode, diff, run_id, journal_dir, warn, apply, mark_all, waived_of)
     if check_mode or not apply or journal_dir is None:
         return run_concerns_unlocked(*args)

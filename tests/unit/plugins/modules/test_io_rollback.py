@@ -9,6 +9,7 @@ cache_limits (block_queue and tunefstab have theirs next to their other module t
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import hashlib
 import os
 import shutil
 import subprocess
@@ -101,6 +102,23 @@ def test_rollback_restores_everything_and_marks_the_run(host, rollback):
                                                    str(host.fstab)]
     assert (diffs[1]['before'], diffs[1]['after']) == ('4096\n', '128\n')
     assert diffs[3]['after'] == b'# \xe9t\xe9 latin-1\n/dev/vdb /data ext4 defaults 0 2\n'.decode('utf-8', 'replace')
+
+
+def test_the_diff_of_a_program_shows_its_digest_not_its_bytes(host, rollback, tmp_path):
+    """A tool the run replaced (a zipapp: executable, with NUL bytes) shows in --diff as sha256 and size on both
+    sides; the bytes decoded as text would be noise."""
+    tool = tmp_path / 'iotune-copy'
+    old, new = b'PK\x03\x04\x00old zipapp', b'PK\x03\x04\x00new zipapp, longer'
+    tool.write_bytes(old)
+    os.chmod(str(tool), 0o755)
+    apply_file(host.journal('run-1'), str(tool), new, mode=0o755)
+    args = host.trusted_args()
+    kind, result = rollback(run_id='run-1', _ansible_diff=True, managed_files=args['managed_files'] + [str(tool)])
+    assert kind == 'exit', result
+    assert tool.read_bytes() == old
+    assert [(d['before_header'], d['before'], d['after']) for d in result['diff']] == [
+        (str(tool), 'sha256 %s, %d bytes\n' % (hashlib.sha256(new).hexdigest(), len(new)),
+         'sha256 %s, %d bytes\n' % (hashlib.sha256(old).hexdigest(), len(old)))]
 
 
 def test_default_run_is_the_latest_open_one(host, rollback):

@@ -15,6 +15,7 @@ from xml.etree import ElementTree
 
 import pytest
 
+from ansible_collections.iotune.storage.plugins.module_utils.settings.vm import VM_KEYS
 from ansible_collections.iotune.storage.plugins.plugin_utils import _fleet_report as fleet_report
 from ansible_collections.iotune.storage.plugins.plugin_utils._snapshot_diff import (
     CLASSES,
@@ -1064,6 +1065,16 @@ def test_the_real_upgrade_in_format_2_after_the_reboot():
     # owners are recorded: the package lines say "no setting changed with it" only of packages that own none
     named = set(item['package'] for item in differences if item['class'] != 'package_changed')
     assert not named & set(item['key'] for item in differences if item['class'] == 'package_changed')
+
+
+@pytest.mark.parametrize('key', ['vm.' + name for name in VM_KEYS])
+def test_every_vm_key_of_the_settings_table_is_an_io_key_by_default(key):
+    """A key of the vm table that changed outside the collection's settings fails by default: the default
+    io_sysctls is the table, so a key added to it (vm.dirtytime_expire_seconds) is one without another edit."""
+    before, after = snapshot(), snapshot()
+    before['sysctl'], after['sysctl'] = {key: '100'}, {key: '200'}
+    assert classes(diff_snapshots(before, after)) == [('changed_default', key)]
+    assert classes(diff_snapshots(before, after, io_sysctls=[])) == [('sysctl_changed', key)]
 
 
 @pytest.mark.parametrize('key, why', [

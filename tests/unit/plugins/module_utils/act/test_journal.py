@@ -450,23 +450,22 @@ def test_the_host_lock_makes_a_second_run_wait_then_fail_naming_the_holder(tmp_p
     import subprocess
     import sys
     import time
-    from ansible_collections.iotune.storage.plugins.module_utils.act.journal import LockTimeout, host_lock, lock_path
+    from ansible_collections.iotune.storage.plugins.module_utils.act.journal import LockTimeout, acquire_lock, lock_path
     journal_dir = str(tmp_path / 'iotune' / 'journal')
     holder = subprocess.Popen([sys.executable, '-c', (
         'import sys, time\n'
-        'from ansible_collections.iotune.storage.plugins.module_utils.act.journal import host_lock\n'
-        'with host_lock(sys.argv[1]):\n'
-        '    print("held", flush=True)\n'
-        '    time.sleep(1.5)\n'), journal_dir], stdout=subprocess.PIPE, text=True, env=dict(os.environ))
+        'from ansible_collections.iotune.storage.plugins.module_utils.act.journal import acquire_lock\n'
+        'fd = acquire_lock(sys.argv[1])\n'
+        'print("held", flush=True)\n'
+        'time.sleep(1.5)\n'), journal_dir], stdout=subprocess.PIPE, text=True, env=dict(os.environ))
     try:
         assert holder.stdout.readline() == 'held\n'
         with pytest.raises(LockTimeout) as caught:
-            with host_lock(journal_dir, timeout=0.3):
-                pass
+            acquire_lock(journal_dir, timeout=0.3)
         assert str(caught.value).startswith('another iotune run (pid %d) has held %s' % (holder.pid, lock_path(journal_dir)))
         start = time.monotonic()
-        with host_lock(journal_dir, timeout=10):
-            waited = time.monotonic() - start
+        os.close(acquire_lock(journal_dir, timeout=10))
+        waited = time.monotonic() - start
         assert 0.3 < waited < 5
     finally:
         holder.wait(timeout=10)
