@@ -34,17 +34,21 @@ non-directory"), as by cp -r: nothing is written outside the destination tree th
 
 ``--direct`` opens both files with O_DIRECT. The alignment is the file's direct I/O
 offset alignment from statx(STATX_DIOALIGN), else the logical block size of the device
-in sysfs, else 4096. Buffers are page-aligned mmap areas, their size a multiple of the
-alignment of both files. The unaligned tail of a file (size not a multiple of the
+in sysfs, else 4096. Buffers are private anonymous mmap areas, their size a multiple of the
+alignment of both files; from 2 MiB up they are aligned to 2 MiB and asked for transparent huge
+pages (MADV_HUGEPAGE), so that a direct I/O request is a few physically contiguous segments and
+a device that limits segments per request (virtio-blk) gets whole max_sectors_kb requests. The
+unaligned tail of a file (size not a multiple of the
 alignment) is written with O_DIRECT cleared on the same descriptor (fcntl F_SETFL), then
 the file is synced; no padding, so it is right for block-device destinations too. A file
 system that refuses O_DIRECT is copied buffered, with one message per file system. With direct
 I/O at both ends nothing else (no read-ahead, no write-back) keeps the device busy between one
-I/O and the next. The destination's data extents are allocated first (fallocate), so that its
-writes land inside the file and may run at once. ``--streams`` threads (default ``streams=`` in
-the config file, else 3) each read a buffer and write it, chunks taken in file order, so that
-several reads and writes are in flight; one stream reads a batch of buffers one after the other,
-then writes them at once, so that reads never share the device with writes.
+I/O and the next. One stream (the default: ``streams=`` in the config file, else 1) reads a
+buffer and writes it, then the next, as dd does. ``--streams N`` above 1 runs N threads that
+each read a buffer and write it, chunks taken in file order, so that several reads and writes
+are in flight, for a device that serves several requests at once better than one after the
+other; the destination's data extents are then allocated first (fallocate), so that its writes
+land inside the file and may run at once.
 
 ``--nocache`` drops the pages it read from the page cache after each read, and the pages
 it wrote after each 64 MiB (fdatasync, then POSIX_FADV_DONTNEED) and at the end.

@@ -39,8 +39,8 @@ options:
   --direct              O_DIRECT reads and writes (buffered where the file system refuses it)
   --streams N           with --direct: copy N buffers at once, each read and written by its
                         own thread (1-{2}; default: streams= in the config file, else {3};
-                        fewer when N buffers would pass 1G); 1 stream reads a batch of
-                        buffers one after the other, then writes them at once
+                        fewer when N buffers would pass 1G); 1 stream reads a buffer, then
+                        writes it, as dd does
   --nocache             drop the copied data from the page cache as the copy goes
   --progress            report bytes copied, rate and ETA on stderr
   --verify              compare the SHA-256 of source and destination after the copy

@@ -11,8 +11,8 @@ from .system import current_umask, mount_point
 
 DEFAULT_BUFFER_SIZE = '8M'
 MAX_BUFFER_SIZE = 1024 ** 3
-# three threads that each read a buffer and write it, into a preallocated file (measured: docs/performance.md)
-DEFAULT_STREAMS = 3
+# one buffer read, then written, as dd does, in a huge-page buffer (measured: docs/performance.md)
+DEFAULT_STREAMS = 1
 MAX_STREAMS = 64
 MAX_STREAM_MEMORY = 1024 ** 3
 

@@ -2,11 +2,10 @@
 # Copyright: iotune.storage contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Direct I/O at both ends (direct I/O leaves no read-ahead or write-back to keep a device busy):
-``--streams N`` above 1 (default 3) runs one thread per buffer, each reading a chunk and writing it,
-so that N reads and writes are in flight; one stream reads a batch of buffers one after the other,
-then writes them all at once, so that reads never share the device with writes and the writes of a
-batch, inside the preallocated file, are in flight together.
+"""Direct I/O at both ends (direct I/O leaves no read-ahead or write-back to keep a device busy): one
+stream (the default) reads a chunk and writes it, then the next, as dd does; ``--streams N`` above 1
+runs one thread per buffer, each reading a chunk and writing it, so that N reads and writes are in
+flight, for a device that serves several requests at once better than one after the other.
 
 The threads only do I/O; errors, progress and signals are handled by the thread that started them."""
 
@@ -111,81 +110,17 @@ def concurrent_copy(src, dst, size, chunks, views, position, alignment):
     return end
 
 
-class _Writers(object):
-    """Threads that write the buffers of a batch at once (one per buffer); write_all waits for them."""
-
-    def __init__(self, dst, count):
-        self.dst, self.work, self.done = dst, queue.Queue(), queue.Queue()
-        self.threads = [threading.Thread(target=self._run, name='iotune-copy-stream', daemon=True) for dummy in range(count)]
-
-    def _run(self):
-        while True:
-            item = self.work.get()
-            if item is None:
-                return
-            try:
-                self.dst.write(*item)
-                self.done.put(None)
-            except BaseException as exc:  # handed to the starting thread, which raises it
-                self.done.put(exc)
-
-    def write_all(self, items):
-        for item in items:
-            self.work.put(item)
-        errors = [self.done.get() for dummy in items]
-        for error in errors:
-            if error is not None:
-                raise error
-
-    def __enter__(self):
-        try:
-            for thread in self.threads:
-                thread.start()
-        except BaseException:
-            self.__exit__()
-            raise
-        return self
-
-    def __exit__(self, *exc_info):
-        started = [thread for thread in self.threads if thread.ident is not None]
-        for dummy in started:
-            self.work.put(None)
-        for thread in started:
-            thread.join()
-
-
-def _read_batch(src, size, chunks, views):
-    """Read the chunks one after the other, each into its buffer: ([(view, offset, valid)], end), end being
-    where the source ended when it shrank (a short read before size), else size."""
-    batch = []
-    for view, (offset, want) in zip(views, chunks):
-        count = src.read(view[:want], offset)
-        valid = max(0, min(count, size - offset))
-        if valid:
-            batch.append((view, offset, valid))
-        if count < want and offset + count < size:
-            return batch, offset + count
-    return batch, size
-
-
-def batch_copy(src, dst, size, chunks, views, position, alignment):
-    """One stream: read len(views) chunks one after the other, then write them at once, and so on; return
-    the size the destination must have. The unaligned tail is copied last, alone, as concurrent_copy does."""
-    chunks = list(chunks)
-    tail = chunks.pop() if chunks and size % alignment and sum(chunks[-1]) > size else None
+def serial_copy(src, dst, size, chunks, views, position, alignment):
+    """One stream: read a chunk into the one buffer, write it, then the next, as dd does; return the size the
+    destination must have. A short read before size means that the source shrank: the copy ends there. The
+    unaligned tail comes last in file order, so clearing O_DIRECT for it (Endpoint.write) meets no other I/O."""
     end = size
-    with _Writers(dst, min(len(views), max(1, len(chunks)))) as writers:
-        for first in range(0, len(chunks), len(views)):
-            batch, end = _read_batch(src, size, chunks[first:first + len(views)], views)
-            writers.write_all([(view[:valid], offset) for view, offset, valid in batch])
-            for view, offset, valid in batch:
-                position.to(offset)
-                position.to(offset + valid)
-            if end < size:
-                break
-    if tail is not None and end == size:
-        position.to(tail[0])
-        count = _copy_chunk(src, dst, size, views[0], *tail)
-        end = min(end, tail[0] + count)
+    for offset, want in chunks:
+        position.to(offset)
+        count = _copy_chunk(src, dst, size, views[0], offset, want)
+        position.to(offset + count)
+        if count < want and offset + count < size:
+            end = offset + count
+            break
     position.to(end)
     return end

@@ -4,13 +4,13 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """--verify: the SHA-256 of source and destination, read as the copy reads."""
 
-import mmap
 import os
 import stat
 
 from .endpoint import Endpoint
 from .errors import CopyError, describe, quote
 from .sizes import align_up, buffer_length
+from .system import io_buffer
 
 
 def file_digest(path, options, limit=None):
@@ -29,8 +29,7 @@ def file_digest(path, options, limit=None):
             end.try_direct()
         import hashlib  # only --verify needs it: every copy pays for an import at start-up
         digest = hashlib.sha256()
-        buf = mmap.mmap(-1, buffer_length(options.buffer_size, end.alignment, size))
-        view = memoryview(buf)
+        buf, view = io_buffer(buffer_length(options.buffer_size, end.alignment, size))
         try:
             offset = 0
             while offset < size:
