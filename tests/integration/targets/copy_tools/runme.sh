@@ -65,7 +65,7 @@ rm -f "$work/ext4/streams.bin"
 "$copy" --config "$work/etc/iotune/copy.conf" --direct "$work/xfs/direct.bin" "$work/ext4/streams.bin"   # streams=3 of copy.conf
 cmp "$work/ext4/data.bin" "$work/ext4/streams.bin"
 rm -f "$work/ext4/streams.bin"
-echo "ok   iotune-copy: buffered, --direct (8 and 3 streams, from the command line and copy.conf; unaligned tail) and --nocache between ext4 and xfs, byte for byte"
+echo "ok   iotune-copy: buffered, --direct (one stream by default, 3 from the command line and from copy.conf; unaligned tail) and --nocache between ext4 and xfs, byte for byte"
 
 # sparse: 512 MiB with two 1 MiB data extents
 truncate -s 512M "$work/xfs/sparse.img"
