@@ -1568,15 +1568,6 @@ def _vma_flags(address):
     raise AssertionError('no mapping holds %#x' % address)
 
 
-def _address(view):
-    import ctypes
-    pointer = ctypes.c_char.from_buffer(view)
-    try:
-        return ctypes.addressof(pointer)
-    finally:
-        del pointer
-
-
 @pytest.mark.skipif(not os.path.exists('/proc/self/smaps'), reason='Linux /proc needed')
 @pytest.mark.parametrize('length', [2 * MIB, 8 * MIB, 8 * MIB + 64 * KIB, 64 * KIB])
 def test_io_buffers_are_private_and_from_2m_up_aligned_huge_page_candidates(length):
@@ -1586,7 +1577,10 @@ def test_io_buffers_are_private_and_from_2m_up_aligned_huge_page_candidates(leng
     buf, view = tool.io_buffer(length)
     try:
         assert len(view) == length and not view.readonly
-        address = _address(view)
+        import ctypes
+        first_byte = ctypes.c_char.from_buffer(view)
+        address = ctypes.addressof(first_byte)
+        del first_byte  # the mapping cannot be closed while ctypes holds it
         flags = _vma_flags(address)
         assert 'sh' not in flags
         thp = open('/sys/kernel/mm/transparent_hugepage/enabled').read() if os.path.exists(
