@@ -221,6 +221,21 @@ def syncfs(directory):
     run_process(['sync', '-f', directory], 'sync -f')
 
 
+def device_stat(path):
+    """The sysfs stat file of the block device that holds path (/sys/dev/block/MAJ:MIN/stat), or None (tmpfs,
+    overlay: no block device of its own)."""
+    st = os.stat(path)
+    stat_path = '/sys/dev/block/{0}:{1}/stat'.format(os.major(st.st_dev), os.minor(st.st_dev))
+    return stat_path if os.path.exists(stat_path) else None
+
+
+def io_counts(stat_path):
+    """(read requests, sectors read, write requests, sectors written) completed so far (Documentation/block/stat.rst)."""
+    with open(stat_path) as handle:
+        fields = [int(field) for field in handle.read().split()]
+    return fields[0], fields[2], fields[4], fields[6]
+
+
 def remove(path):
     try:
         os.unlink(path)
@@ -429,6 +444,9 @@ class Bench(object):
         self.tool = [args.python, '-I', '-S', args.tool]     # as installed: #!/usr/bin/python3 -IS
         self.warm = warm_bytes(args.warm_memory, args.size, mem_available())
         self.residual = 0.0        # highest share of a source still cached at the start of a timed copy, %
+        # the devices of the sources and destinations, whose requests each timed copy counts
+        self.devices = sorted(set(path for path in (device_stat(workdir), device_stat(destdir)) if path))
+        self.requests = {}         # contender key: [per copy {stat file: io_counts delta}]
 
     def contenders(self):
         """(key, label, argv builder, what the bench syncs after the process) in the first round's order (see round_order)."""
@@ -444,8 +462,9 @@ class Bench(object):
             ('cp', 'cp', lambda src, dst: ['cp', src, dst], ('file', 'dir')),
         )
 
-    def timed_copy(self, label, argv, syncs, src, dst, size):
-        """(seconds from the process start until the copy is durable, (user, sys) CPU seconds of the process); verified afterwards."""
+    def timed_copy(self, label, argv, syncs, src, dst, size, key=None):
+        """(seconds from the process start until the copy is durable, (user, sys) CPU seconds of the process); verified afterwards.
+        The requests the devices completed meanwhile are kept under key (anything else doing I/O then counts too)."""
         remove(dst)
         syncfs(os.path.dirname(dst))
         make_cold(src)
@@ -453,6 +472,7 @@ class Bench(object):
         time.sleep(self.args.settle)
         if self.warm:
             run_process(['dd', 'if=/dev/zero', 'of=/dev/null', 'bs={0}'.format(self.warm), 'count=1', 'status=none'], 'warming memory')
+        counts = dict((device, io_counts(device)) for device in self.devices)
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.monotonic()
         run_process(argv, label)
@@ -462,6 +482,9 @@ class Bench(object):
             fsync_path(os.path.dirname(dst), directory=True)
         seconds = time.monotonic() - started
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if key is not None:
+            self.requests.setdefault(key, []).append(dict(
+                (device, tuple(now - then for now, then in zip(io_counts(device), counts[device]))) for device in self.devices))
         verify(src, dst, label)
         remove(dst)
         return seconds, (after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime)
@@ -473,7 +496,7 @@ class Bench(object):
         for number in range(self.args.rounds):
             shown = []
             for key, label, build, syncs in round_order(contenders, number):
-                seconds, cpu = self.timed_copy(label, build(self.source, self.dest), syncs, self.source, self.dest, self.args.size)
+                seconds, cpu = self.timed_copy(label, build(self.source, self.dest), syncs, self.source, self.dest, self.args.size, key)
                 times[key].append((seconds, cpu))
                 shown.append('{0} {1:.2f} s (sys {2:.2f})'.format(label, seconds, cpu[1]))
             print('  round {0}/{1}: {2}'.format(number + 1, self.args.rounds, ', '.join(shown)), flush=True)
@@ -592,6 +615,24 @@ def report_speed(args, contenders, times):
     return results
 
 
+def report_requests(contenders, requests, devices):
+    """The requests each contender's copies sent to the devices: a copy that needs fewer, larger requests for the
+    same bytes is faster on a device that charges per request (docs/performance.md, 2026-11-28)."""
+    for device in devices:
+        name = os.path.basename(os.path.realpath(os.path.dirname(device)))
+        print('')
+        print('  requests to {0} per copy ({1}; median of the rounds; any other I/O to it meanwhile counts too):'.format(name, device))
+        print('  {0:<22} {1:>9} {2:>10} {3:>9} {4:>10}'.format('contender', 'reads', 'KiB each', 'writes', 'KiB each'))
+        for key, label, dummy, dummy in contenders:
+            runs = [run[device] for run in requests.get(key, [])]
+            if not runs:
+                continue
+            reads, read_sectors, writes, write_sectors = (median([run[index] for run in runs]) for index in range(4))
+            print('  {0:<22} {1:>9.0f} {2:>10} {3:>9.0f} {4:>10}'.format(
+                label, reads, '{0:.0f}'.format(read_sectors / 2.0 / reads) if reads else '-',
+                writes, '{0:.0f}'.format(write_sectors / 2.0 / writes) if writes else '-'))
+
+
 def report_pollution(args, contenders, runs, limit, cgroups):
     print('')
     print('cache pollution: {0} working set read in a fresh cgroup v{1}, limit {2} (working set + {3} headroom), then a {4} copy in the '
@@ -682,6 +723,7 @@ def main(argv=None):
             except Skip as exc:
                 pollution_result = exc
         results += report_speed(args, contenders, times)
+        report_requests(contenders, bench.requests, bench.devices)
         print('  source still cached at the start of a timed copy: at most {0:.1f} %'.format(bench.residual))
         print('  fixed cost in every iotune-copy time: python -I -S -c pass {0:.0f} ms, python -I -S iotune-copy --help {1:.0f} ms '
               '(interpreter start and the tool\'s imports)'.format(*startup))
