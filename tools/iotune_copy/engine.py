@@ -28,17 +28,32 @@ def copy_data(src, dst, size, options):
         count = min(options.streams, max(1, -(-size // length)))
     else:
         count = READ_AHEAD_BUFFERS if src.positional else 1
-    buffers, views = [], []
-    for dummy in range(count):
-        buf, view = io_buffer(length)
-        buffers.append(buf)
-        views.append(view)
-    try:
+    with _Buffers(length, count) as buffers:
         if src.positional:
-            return _copy_extents(src, dst, size, views, alignment, options)
-        return _copy_stream(src, dst, views[0], options)
-    finally:
-        for view, buf in zip(views, buffers):
+            return _copy_extents(src, dst, size, buffers, alignment, options)
+        return _copy_stream(src, dst, buffers.views()[0], options)
+
+
+class _Buffers:
+    """count buffers of length bytes (system.io_buffer), made when first asked for: a copy that the kernel
+    does whole (copy_file_range) never maps them."""
+
+    def __init__(self, length, count):
+        self.length, self.count = length, count
+        self.maps, self.made = [], []
+
+    def views(self):
+        while len(self.made) < self.count:
+            buf, view = io_buffer(self.length)
+            self.maps.append(buf)
+            self.made.append(view)
+        return self.made
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        for view, buf in zip(self.made, self.maps):
             view.release()
             try:
                 buf.close()
@@ -59,7 +74,7 @@ class _Position:
             self.at = offset
 
 
-def _copy_extents(src, dst, size, views, alignment, options):
+def _copy_extents(src, dst, size, buffers, alignment, options):
     extents = data_extents(src.fd, size) if dst.sparse else [(0, size)]
     if src.uses_cache:
         try:
@@ -72,11 +87,14 @@ def _copy_extents(src, dst, size, views, alignment, options):
     position = _Position(options)
     if kernel_copy_allowed(src, dst, options):
         plan = _kernel_copy_extents(src, dst, size, plan, position, options.buffer_size)
+        if not plan:
+            position.to(size)
+            return size
     if _direct(src, dst):
         from .streams import concurrent_copy, serial_copy  # only --direct needs them
         copy = concurrent_copy if options.streams > 1 else serial_copy
-        return copy(src, dst, size, plan_chunks(plan, size, len(views[0])), views, position, alignment)
-    return _read_ahead_copy(src, dst, size, plan, views, position)
+        return copy(src, dst, size, plan_chunks(plan, size, buffers.length), buffers.views(), position, alignment)
+    return _read_ahead_copy(src, dst, size, plan, buffers.views(), position)
 
 
 def _preallocate(dst, plan, size):

@@ -685,6 +685,28 @@ def test_plain_copy_goes_through_copy_file_range(tmp_path, monkeypatch):
     assert reads == [] and writes == []
 
 
+def test_a_copy_the_kernel_does_whole_maps_no_buffer(tmp_path, monkeypatch):
+    """The buffers are made only when the tool reads and writes itself: a plain copy that copy_file_range does
+    whole never maps them; where the kernel declines (here: every call returns 0), the copy makes its two."""
+    made = []
+    real = tool.io_buffer
+
+    def io_buffer(length):
+        made.append(length)
+        return real(length)
+
+    monkeypatch.setattr(tool, 'io_buffer', io_buffer)
+    content = data(3 * BUF + 4321, 33)
+    src = write(tmp_path / 'src', content)
+    rc, err = run_main(['--buffer-size', '64k', src, tmp_path / 'dst'])
+    assert (rc, err, made) == (0, '', [])
+    assert read(tmp_path / 'dst') == content
+    monkeypatch.setattr(tool, 'copy_range', lambda *args: 0)
+    rc, err = run_main(['--buffer-size', '64k', src, tmp_path / 'declined'])
+    assert (rc, err, made) == (0, '', [BUF, BUF])
+    assert read(tmp_path / 'declined') == content
+
+
 @pytest.mark.parametrize('flags', [['--direct'], ['--nocache'], ['--direct', '--nocache']], ids=' '.join)
 def test_direct_and_nocache_never_use_copy_file_range(tmp_path, monkeypatch, flags):
     content = data(2 * BUF + 7, 32)
