@@ -462,9 +462,9 @@ class Bench(object):
             ('cp', 'cp', lambda src, dst: ['cp', src, dst], ('file', 'dir')),
         )
 
-    def timed_copy(self, label, argv, syncs, src, dst, size, key=None):
+    def timed_copy(self, key, label, argv, syncs, src, dst, size):
         """(seconds from the process start until the copy is durable, (user, sys) CPU seconds of the process); verified afterwards.
-        The requests the devices completed meanwhile are kept under key (anything else doing I/O then counts too)."""
+        The requests the devices completed meanwhile are kept under the contender's key (anything else doing I/O then counts too)."""
         remove(dst)
         syncfs(os.path.dirname(dst))
         make_cold(src)
@@ -482,9 +482,8 @@ class Bench(object):
             fsync_path(os.path.dirname(dst), directory=True)
         seconds = time.monotonic() - started
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        if key is not None:
-            self.requests.setdefault(key, []).append(dict(
-                (device, tuple(now - then for now, then in zip(io_counts(device), counts[device]))) for device in self.devices))
+        self.requests.setdefault(key, []).append(dict(
+            (device, tuple(now - then for now, then in zip(io_counts(device), counts[device]))) for device in self.devices))
         verify(src, dst, label)
         remove(dst)
         return seconds, (after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime)
@@ -496,7 +495,7 @@ class Bench(object):
         for number in range(self.args.rounds):
             shown = []
             for key, label, build, syncs in round_order(contenders, number):
-                seconds, cpu = self.timed_copy(label, build(self.source, self.dest), syncs, self.source, self.dest, self.args.size, key)
+                seconds, cpu = self.timed_copy(key, label, build(self.source, self.dest), syncs, self.source, self.dest, self.args.size)
                 times[key].append((seconds, cpu))
                 shown.append('{0} {1:.2f} s (sys {2:.2f})'.format(label, seconds, cpu[1]))
             print('  round {0}/{1}: {2}'.format(number + 1, self.args.rounds, ', '.join(shown)), flush=True)

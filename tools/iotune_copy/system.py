@@ -34,7 +34,7 @@ def io_buffer(length):
     (enabled ``always`` or ``madvise``) the buffer is physically contiguous in 2 MiB pieces. A direct
     I/O request then needs a segment per 2 MiB instead of one per 4 KiB page, so a device that limits
     its segments per request (virtio-blk: seg_max) gets requests of max_sectors_kb instead of a few
-    hundred KiB: 8 times fewer requests on the test VM, each costing the same (docs/performance.md).
+    hundred KiB: about 6 times fewer requests on the test VM, each costing the same (docs/performance.md).
     Elsewhere the buffer is an ordinary one. The caller releases the view, then closes the mapping."""
     extra = HUGE_PAGE if length >= HUGE_PAGE else 0
     buf = mmap.mmap(-1, length + extra, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
