@@ -78,16 +78,20 @@ options:
     description:
       - Read-ahead in KiB (C(queue/read_ahead_kb)); 0 turns read-ahead off.
       - C(blockdev --setra) counts 512-byte sectors, twice this number.
+      - "The kernel keeps whole pages: the plan expects, writes and persists the value it keeps (4097 is 4096 with 4 KiB pages); a value below one page other than 0 gives an V(error) check."
     type: int
   max_sectors_kb:
     description:
       - Largest request size in KiB (C(queue/max_sectors_kb)), at least a page.
-      - A value above the device's C(max_hw_sectors_kb) gives an V(error) check.
+      - A value above the device's C(max_hw_sectors_kb) or below a page gives an V(error) check.
+      - "The kernel keeps whole logical blocks: the plan expects, writes and persists the value it keeps (6 is 4 on a device of 4096-byte sectors)."
     type: int
   nr_requests:
     description:
       - Requests allocated per queue (C(queue/nr_requests)), the queue depth of the block layer.
       - The kernel raises smaller values than 4 to 4.
+      - With scheduler V(none) (the policy's, else the live one) at most the depth of the device's tag set
+        (C(mq/*/nr_tags)); more gives an V(error) check.
     type: int
   scheduler:
     description:

@@ -186,6 +186,30 @@ def identity_facts(dev_dir, env, errors=None):
     }
 
 
+def read_tag_set(dev_dir, errors=None):
+    """{nr_tags, nr_reserved_tags} of the blk-mq tag set behind the sysfs directory ``dev_dir``: its
+    hardware contexts' ``mq/<n>/nr_tags`` (the depth nr_requests may reach without an I/O scheduler, the
+    least of them) and ``mq/<n>/nr_reserved_tags`` (the most of them); None where the device has no
+    ``mq`` directory (a legacy or a bio-based queue) or the files cannot be read."""
+    contexts = [os.path.join(dev_dir, 'mq', context) for context in list_dir(os.path.join(dev_dir, 'mq'))]
+    tags = [value for value in (read_int(os.path.join(context, 'nr_tags'), errors) for context in contexts) if value is not None]
+    reserved = [value for value in (read_int(os.path.join(context, 'nr_reserved_tags'), errors) for context in contexts)
+                if value is not None]
+    return {'nr_tags': min(tags) if tags else None, 'nr_reserved_tags': max(reserved) if reserved else None}
+
+
+def read_queue_limits(sys_root, name, page_size=None, errors=None):
+    """What the kernel checks a queue value against on block device ``name``: ``page_size`` (bytes; None
+    reads the host's, ``os.sysconf``), ``logical_block_size`` (bytes), ``max_hw_sectors_kb`` and the tag set
+    (read_tag_set); a value sysfs does not give is None."""
+    dev_dir = os.path.join(sys_root, 'block', name)
+    limits = {'page_size': page_size if page_size is not None else os.sysconf('SC_PAGE_SIZE')}
+    for fact in ('logical_block_size', 'max_hw_sectors_kb'):
+        limits[fact] = read_int(os.path.join(dev_dir, QUEUE_INT_ATTRS[fact]), errors)
+    limits.update(read_tag_set(dev_dir, errors))
+    return limits
+
+
 def read_block_device(sys_root, name, errors=None, udev_db_dir=None):
     """Facts of one /sys/block entry (see read_block_devices)."""
     dev_dir = os.path.join(sys_root, 'block', name)

@@ -25,11 +25,12 @@ from ansible_collections.iotune.storage.plugins.module_utils.common.checks impor
     DRIFT, ERROR, NOT_APPLICABLE, NOT_PERSISTENT, make_check, status_of)
 from ansible_collections.iotune.storage.plugins.module_utils.common.files import read_text
 from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import read_mountinfo, visible_mounts
+from ansible_collections.iotune.storage.plugins.module_utils.plan import queue_limits as _queue_limits
 from ansible_collections.iotune.storage.plugins.module_utils.plan import stacking as _stacking
 from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import MATCH_KEYS
 from ansible_collections.iotune.storage.plugins.module_utils.policy.validate import validate_match
 from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import (
-    INT_SETTINGS, QUEUE_SETTINGS, SETTINGS, UDEV_ATTRIBUTES, WRITE_ORDER, accepted_text)
+    INT_SETTINGS, QUEUE_SETTINGS, RESET_BY_SCHEDULER, SETTINGS, UDEV_ATTRIBUTES, WRITE_ORDER, accepted_text)
 
 CONCERN = 'block_queue'
 DEFAULT_RULES_FILE = '/etc/udev/rules.d/60-iotune.rules'
@@ -37,6 +38,8 @@ RULES_HEADER = (
     '# Managed by iotune.storage (block_queue): block queue settings applied by udev at boot.\n'
     '# Lines are rewritten by the collection; put your own rules in another file.\n'
 )
+# the policy variable whose entries the requests are, for the field an error check names
+POLICY_FIELD = 'iotune_block_devices'
 RULE_PREFIX = 'ACTION=="add|change", SUBSYSTEM=="block"'
 _GLOB_CHARS = set('*?[]|"\\')
 
@@ -392,8 +395,9 @@ def _as_setting_value(setting, text):
     return text
 
 
-def _persistence(evaluation, setting, expected, persist):
-    """(persistent value, persistent_ok, clause describing it)."""
+def _persistence(evaluation, setting, expected, persist, kept=None):
+    """(persistent value, persistent_ok, clause describing it). ``kept(value)``: what the kernel keeps of
+    the rule's value, so that a rule of 4097 persists a read_ahead_kb of 4096."""
     if not persist:
         return None, None, 'persistence not checked (persist is false)'
     record = evaluation[setting] if evaluation else None
@@ -404,7 +408,7 @@ def _persistence(evaluation, setting, expected, persist):
     if record['value'] is None:
         return None, False, 'no udev rule sets it'
     value = _as_setting_value(setting, record['value'])
-    return value, value == expected, 'udev rule %s sets %s at boot' % (record['source'], value)
+    return value, (kept(value) if kept else value) == expected, 'udev rule %s sets %s at boot' % (record['source'], value)
 
 
 def _message(setting, name, live, expected, live_ok, persistent_ok, clause):
@@ -419,32 +423,37 @@ def _message(setting, name, live, expected, live_ok, persistent_ok, clause):
     return '%s on %s is %s, expected %s; %s' % (setting, name, live, expected, clause)
 
 
-def _check_setting(sys_root, name, info, setting, expected, evaluation, persist):
-    """(check, sysfs changes, persistent_ok) for one setting of one device."""
+def _check_setting(sys_root, name, info, setting, wanted, evaluation, persist, kernel):
+    """(check, sysfs changes, persistent_ok) for one setting of one device. ``kernel``: {limits (the
+    device's read_queue_limits), scheduler (the one it has when the setting is written), switching (the
+    plan switches it, which resets nr_requests), field (the policy field, for errors)}."""
     spec = QUEUE_SETTINGS[setting]
     attr_path = os.path.join(sys_root, 'block', name, spec['sysfs'])
     live = info.get(setting)
     if not os.path.exists(attr_path):
-        return make_check(CONCERN, name, setting, expected, None, None, NOT_APPLICABLE,
+        return make_check(CONCERN, name, setting, wanted, None, None, NOT_APPLICABLE,
                           '%s has no %s: the setting does not apply to it' % (name, spec['sysfs'])), [], None
     if live is None:
-        return make_check(CONCERN, name, setting, expected, None, None, ERROR,
+        return make_check(CONCERN, name, setting, wanted, None, None, ERROR,
                           'cannot read %s' % attr_path), [], None
-    limit = spec.get('device_maximum')
-    if limit and info.get(limit) is not None and expected > info[limit]:
-        return make_check(CONCERN, name, setting, expected, live, None, ERROR,
-                          '%s %d is more than %s accepts: its %s is %d' % (setting, expected, name, limit, info[limit])), [], None
-    if setting == 'scheduler' and expected not in info.get('schedulers', []):
-        return make_check(CONCERN, name, setting, expected, live, None, ERROR,
+    if setting == 'scheduler' and wanted not in info.get('schedulers', []):
+        return make_check(CONCERN, name, setting, wanted, live, None, ERROR,
                           'scheduler %s is not offered by %s (available: %s)'
-                          % (expected, name, ', '.join(info.get('schedulers') or ['none listed']))), [], None
-    persistent, persistent_ok, clause = _persistence(evaluation, setting, expected, persist)
+                          % (wanted, name, ', '.join(info.get('schedulers') or ['none listed']))), [], None
+    expected, note, refusal = _queue_limits.keep(setting, wanted, kernel['limits'], name, kernel['scheduler'])
+    if refusal:
+        return make_check(CONCERN, name, setting, wanted, live, None, ERROR, '%s.%s: %s' % (kernel['field'], setting, refusal)), [], None
+    persistent, persistent_ok, clause = _persistence(
+        evaluation, setting, expected, persist,
+        lambda value: _queue_limits.kept_or_same(setting, value, kernel['limits'], name, kernel['scheduler']))
     live_ok = live == expected
-    status = status_of(live_ok, persistent_ok)
-    check = make_check(CONCERN, name, setting, expected, live, persistent, status,
-                       _message(setting, name, live, expected, live_ok, persistent_ok, clause))
+    check = make_check(CONCERN, name, setting, expected, live, persistent, status_of(live_ok, persistent_ok),
+                       _message(setting, name, live, expected, live_ok, persistent_ok, clause) + ('; %s' % note if note else ''))
+    reset = live_ok and kernel['switching'] and setting in RESET_BY_SCHEDULER
+    if reset:
+        check['message'] += '; the switch to scheduler %s resets it, so it is written again after' % kernel['scheduler']
     changes = []
-    if not live_ok:
+    if not live_ok or reset:
         changes.append({'kind': 'sysfs', 'target': name, 'setting': setting, 'path': attr_path,
                         'before': live, 'after': expected})
     return check, changes, persistent_ok
@@ -469,8 +478,8 @@ def _rule_files_with(dirs, rules_file):
 
 
 def plan_block_queue(requests, sys_root='/sys', proc_root='/proc', rules_dirs=_udev.RULES_DIRS,
-                     db_dir=_udev.DB_DIR, rules_file=DEFAULT_RULES_FILE, persist=True, mount_entries=None):
-    """Audit the requests and plan the changes; reads only.
+                     db_dir=_udev.DB_DIR, rules_file=DEFAULT_RULES_FILE, persist=True, mount_entries=None, page_size=None):
+    """Audit the requests and plan the changes; reads only.  ``page_size``: the host's (os.sysconf) when None.
 
     Returns a dict:
 
@@ -492,7 +501,7 @@ def plan_block_queue(requests, sys_root='/sys', proc_root='/proc', rules_dirs=_u
     devices, checks = _selected_devices(requests, sys_root, proc_root, db_dir, mount_entries)
     sysfs_changes = []
     for entry in devices:
-        device_checks, device_changes = _audit_device(entry, sys_root, db_dir, rules, persist)
+        device_checks, device_changes = _audit_device(entry, sys_root, db_dir, rules, persist, page_size)
         checks += device_checks
         sysfs_changes += device_changes
     new_text, result_devices = _merge_rules(devices, old_text, persist_file, persist, warnings)
@@ -571,7 +580,7 @@ def _add_request(entry, request, index, label, notes):
         entry['settings'].setdefault(setting, (value, index))
 
 
-def _audit_device(entry, sys_root, db_dir, rules, persist):
+def _audit_device(entry, sys_root, db_dir, rules, persist, page_size=None):
     """(checks, sysfs changes) of one selected device. Records in ``entry`` its udev identity and the
     settings the managed rule must persist (``persisted``)."""
     name = entry['name']
@@ -586,20 +595,31 @@ def _audit_device(entry, sys_root, db_dir, rules, persist):
                                  'conflicting policy for %s on %s: %r (devices[%d]) and %r (devices[%d])'
                                  % (setting, name, first[0], first[1], other[0], other[1])))
     conflicted = set(setting for setting, dummy_a, dummy_b in entry['conflicts'])
+    kernel = _kernel_context(sys_root, name, info, entry['settings'], page_size)
     for setting in SETTINGS:
         if setting not in entry['settings'] or setting in conflicted:
             continue
-        expected = entry['settings'][setting][0]
-        check, setting_changes, persistent_ok = _check_setting(sys_root, name, info, setting, expected, evaluation, persist)
+        expected, index = entry['settings'][setting]
+        kernel['field'] = '%s[%d]' % (POLICY_FIELD, index)
+        check, setting_changes, persistent_ok = _check_setting(sys_root, name, info, setting, expected, evaluation, persist, kernel)
         if setting in entry['reasons']:
             check['message'] += '; %s' % entry['reasons'][setting]
         check['message'] += note_text
         checks.append(check)
         changes.extend(setting_changes)
         if persistent_ok is False and check['status'] in (DRIFT, NOT_PERSISTENT):
-            to_persist[setting] = expected
+            to_persist[setting] = check['expected']
     entry['persisted'] = to_persist
     return checks, changes
+
+
+def _kernel_context(sys_root, name, info, settings, page_size):
+    """What the kernel judges the device's values against (see _check_setting): its limits and the scheduler
+    it has when nr_requests is written, the policy's when the device offers it (it is written first)."""
+    wanted = settings.get('scheduler', (None,))[0]
+    switching = wanted is not None and wanted in (info.get('schedulers') or []) and wanted != info.get('scheduler')
+    return {'limits': _sysfs.read_queue_limits(sys_root, name, page_size), 'switching': switching,
+            'scheduler': wanted if switching else info.get('scheduler'), 'field': POLICY_FIELD}
 
 
 def _merge_rules(devices, old_text, persist_file, persist, warnings):

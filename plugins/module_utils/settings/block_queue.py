@@ -32,7 +32,7 @@ __metaclass__ = type
 from ansible_collections.iotune.storage.plugins.module_utils.common.units import UINT_MAX
 
 # nr_requests above MAX_SCHED_RQ (2 x BLKDEV_DEFAULT_RQ x 8, i.e. 16 x 128) is refused with a
-# scheduler, above the hardware queue depth without one.
+# scheduler, above the depth of the device's tag set (mq/*/nr_tags) without one (plan/queue_limits.py).
 MAX_SCHED_RQ = 2048
 
 QUEUE_SETTINGS = {
@@ -43,8 +43,10 @@ QUEUE_SETTINGS = {
         'type': 'int', 'unit': 'KiB', 'minimum': 0, 'maximum': UINT_MAX,
         'write_order': 4,
         'description': ['Read-ahead in KiB (C(queue/read_ahead_kb)); 0 turns read-ahead off.',
-                        'C(blockdev --setra) counts 512-byte sectors, twice this number.'],
-        'accepted': '0 turns read-ahead off',
+                        'C(blockdev --setra) counts 512-byte sectors, twice this number.',
+                        'The kernel keeps whole pages: the plan expects, writes and persists the value it keeps (4097 is '
+                        '4096 with 4 KiB pages); a value below one page other than 0 gives an V(error) check.'],
+        'accepted': '0 turns read-ahead off; kept in whole pages (4097 is 4096 with 4 KiB pages); below a page an error',
         'range_note': 'KiB; 0 turns read-ahead off',
     },
     'max_sectors_kb': {
@@ -56,8 +58,11 @@ QUEUE_SETTINGS = {
         'device_maximum': 'max_hw_sectors_kb',
         'stacked_limit': True,
         'description': ['Largest request size in KiB (C(queue/max_sectors_kb)), at least a page.',
-                        'A value above the device\'s C(max_hw_sectors_kb) gives an V(error) check.'],
-        'accepted': 'at least a page; checked against the device\'s `max_hw_sectors_kb` on the host',
+                        'A value above the device\'s C(max_hw_sectors_kb) or below a page gives an V(error) check.',
+                        'The kernel keeps whole logical blocks: the plan expects, writes and persists the value it keeps '
+                        '(6 is 4 on a device of 4096-byte sectors).'],
+        'accepted': ('at least a page, at most the device\'s `max_hw_sectors_kb` (else an error); kept in whole logical '
+                     'blocks (6 is 4 with 4096-byte sectors)'),
         'range_note': 'KiB, at least one page, at most the device\'s max_hw_sectors_kb',
     },
     'nr_requests': {
@@ -70,8 +75,10 @@ QUEUE_SETTINGS = {
         'reset_by_scheduler': True,
         'request_queue': True,
         'description': ['Requests allocated per queue (C(queue/nr_requests)), the queue depth of the block layer.',
-                        'The kernel raises smaller values than 4 to 4.'],
-        'accepted': 'with no scheduler, at most the hardware queue depth',
+                        'The kernel raises smaller values than 4 to 4.',
+                        'With scheduler V(none) (the policy\'s, else the live one) at most the depth of the device\'s tag set '
+                        '(C(mq/*/nr_tags)); more gives an V(error) check.'],
+        'accepted': 'with scheduler `none`, at most the depth of the device\'s tag set (`mq/*/nr_tags`), else an error',
         'range_note': 'the kernel raises smaller values to 4 and refuses larger ones',
     },
     'scheduler': {

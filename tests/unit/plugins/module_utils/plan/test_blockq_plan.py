@@ -32,6 +32,7 @@ def plan_fixture(sysfs_full, udev_root, fixture_path):
             rules_dirs=[os.path.join(udev_root, d) for d in DIRS],
             db_dir=os.path.join(udev_root, 'run/udev/data'),
             rules_file=udev_root + IOTUNE_RULES,
+            page_size=4096,
         )
         args.update(overrides)
         result = bq.plan_block_queue(requests, **args)
@@ -174,7 +175,14 @@ def test_resolve_match(sysfs_full, udev_root, fixture_path, match, names, note, 
      {'message': 'no block device named nope in %s/block'}),
     # values the device cannot take
     ({'match': {'name': 'loop0'}, 'max_sectors_kb': 2048}, 'loop0', 'max_sectors_kb', 'error',
-     {'live': 1280, 'message': 'max_sectors_kb 2048 is more than loop0 accepts: its max_hw_sectors_kb is 1280'}),
+     {'live': 1280, 'message': 'iotune_block_devices[0].max_sectors_kb: 2048 KiB is more than loop0 takes: its max_hw_sectors_kb '
+                               'is 1280; accepted on loop0: 4 (a page) to 1280 (its max_hw_sectors_kb)'}),
+    # a value the kernel rounds is expected as it keeps it
+    ({'match': {'name': 'loop2'}, 'read_ahead_kb': 4097}, 'loop2', 'read_ahead_kb', 'drift',
+     {'live': 128, 'expected': 4096,
+      'message': 'read_ahead_kb on loop2 is 128, expected 4096; persistence unknown: /etc/udev/rules.d/99-local.rules:4 '
+                 'runs \'/sbin/blockdev --setra 2048 /dev/%k\', which may set it after the rules; '
+                 'read_ahead_kb 4097 is kept by the kernel as 4096 (whole 4 KiB pages)'}),
     ({'match': {'name': 'nvme0n1'}, 'scheduler': 'bfq'}, 'nvme0n1', 'scheduler', 'error',
      {'message': 'scheduler bfq is not offered by nvme0n1 (available: none, mq-deadline)'}),
     # partial sysfs: the attribute exists but cannot be read
