@@ -27,7 +27,7 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 from ansible_collections.iotune.storage.plugins.module_utils.common.units import SECTOR_SIZE
-from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import MAX_SCHED_RQ
+from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import MAX_SCHED_RQ, QUEUE_SETTINGS
 
 BLKDEV_MIN_RQ = 4
 
@@ -38,7 +38,7 @@ def keep(setting, value, limits, device, scheduler=None):
     ``limits``: parse/sysfs.read_queue_limits of ``device``; ``scheduler``: the one the device has when
     the value is written.  A figure sysfs does not give is not checked.  The refusal names the device,
     its figure and the accepted range; the caller puts the field in front."""
-    rule = _RULES.get(setting)
+    rule = _RULES.get(QUEUE_SETTINGS.get(setting, {}).get('kernel_rule'))
     if rule is None or isinstance(value, bool) or not isinstance(value, int):
         return value, None, None
     return rule(value, limits, device, scheduler)
@@ -108,4 +108,5 @@ def _nr_requests(value, limits, device, scheduler):
     return kept, 'nr_requests %d is kept by the kernel as %d (BLKDEV_MIN_RQ)' % (value, kept), None
 
 
-_RULES = {'read_ahead_kb': _read_ahead, 'max_sectors_kb': _max_sectors, 'nr_requests': _nr_requests}
+# the table's kernel_rule: its function
+_RULES = {'whole_pages': _read_ahead, 'logical_blocks': _max_sectors, 'tag_set': _nr_requests}

@@ -17,6 +17,8 @@ documentation (`make schema`). Adding a setting is adding an entry here. Each en
 * ``reset_by_scheduler``: a scheduler switch sets it anew, so a rollback that restores the
   scheduler restores it after that;
 * ``device_maximum``: the sysfs queue attribute that caps it on the device, when there is one;
+* ``kernel_rule``: how the kernel rounds or refuses a value the schema accepts (plan/queue_limits.py):
+  ``whole_pages``, ``logical_blocks`` or ``tag_set``; none: kept as written;
 * ``stacked_limit``: a limit stacked from the members (block/blk-settings.c ``blk_stack_limits``): on a
   dm-multipath map it belongs on every path and on the map (plan/stacking.py);
 * ``request_queue``: it exists only on a request (blk-mq) queue: a request-based multipath map has its own
@@ -42,6 +44,7 @@ QUEUE_SETTINGS = {
         'run_words': ('read_ahead_kb', '--setra', '--setfra'),
         'type': 'int', 'unit': 'KiB', 'minimum': 0, 'maximum': UINT_MAX,
         'write_order': 4,
+        'kernel_rule': 'whole_pages',
         'description': ['Read-ahead in KiB (C(queue/read_ahead_kb)); 0 turns read-ahead off.',
                         'C(blockdev --setra) counts 512-byte sectors, twice this number.',
                         'The kernel keeps whole pages: the plan expects, writes and persists the value it keeps (4097 is '
@@ -56,6 +59,7 @@ QUEUE_SETTINGS = {
         'type': 'int', 'unit': 'KiB', 'minimum': 4, 'maximum': UINT_MAX,
         'write_order': 3,
         'device_maximum': 'max_hw_sectors_kb',
+        'kernel_rule': 'logical_blocks',
         'stacked_limit': True,
         'description': ['Largest request size in KiB (C(queue/max_sectors_kb)), at least a page.',
                         'A value above the device\'s C(max_hw_sectors_kb) or below a page gives an V(error) check.',
@@ -73,6 +77,7 @@ QUEUE_SETTINGS = {
         'write_order': 2,
         # blk-mq gives the queue the new elevator's depth on a switch
         'reset_by_scheduler': True,
+        'kernel_rule': 'tag_set',
         'request_queue': True,
         'description': ['Requests allocated per queue (C(queue/nr_requests)), the queue depth of the block layer.',
                         'The kernel raises smaller values than 4 to 4.',

@@ -11,7 +11,9 @@ __metaclass__ = type
 
 import pytest
 
+from ansible_collections.iotune.storage.plugins.module_utils.plan import queue_limits
 from ansible_collections.iotune.storage.plugins.module_utils.plan.queue_limits import keep, kept_or_same
+from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import QUEUE_SETTINGS, SETTINGS
 
 LOOP = {'page_size': 4096, 'logical_block_size': 512, 'max_hw_sectors_kb': 1280, 'nr_tags': 128, 'nr_reserved_tags': 0}
 LOOP_4K = dict(LOOP, logical_block_size=4096)
@@ -120,3 +122,8 @@ def test_other_settings_and_values_are_kept_as_they_are(setting, value):
 ])
 def test_kept_or_same(setting, value, kept):
     assert kept_or_same(setting, value, LOOP_4K, 'loop0', 'mq-deadline') == kept
+
+
+def test_every_kernel_rule_of_the_table_has_its_function():
+    rules = set(QUEUE_SETTINGS[name].get('kernel_rule') for name in SETTINGS) - set([None])
+    assert rules == set(queue_limits._RULES)

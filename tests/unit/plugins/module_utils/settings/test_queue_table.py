@@ -31,6 +31,7 @@ def test_every_entry_is_whole(name):
     else:
         assert setting['choices']
     assert setting.get('device_maximum') in (None,) + tuple(sysfs.QUEUE_FACTS)
+    assert setting.get('kernel_rule') in (None, 'whole_pages', 'logical_blocks', 'tag_set')
 
 
 def test_write_order_ranks_each_setting_once():
