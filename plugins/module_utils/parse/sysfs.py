@@ -29,6 +29,9 @@ QUEUE_FACTS = {
     'optimal_io_size': 'bytes',
 }
 # {name: attribute under /sys/block/<device>/} of every integer fact: the int settings, then the others
+# the queue facts that cap a setting on the device (the table's device_maximum: max_hw_sectors_kb)
+DEVICE_MAXIMA = tuple(sorted(set(QUEUE_SETTINGS[name]['device_maximum'] for name in INT_SETTINGS
+                                 if QUEUE_SETTINGS[name].get('device_maximum'))))
 QUEUE_INT_ATTRS = dict([(name, QUEUE_SETTINGS[name]['sysfs']) for name in INT_SETTINGS]
                        + [(name, 'queue/' + name) for name in QUEUE_FACTS])
 
@@ -204,7 +207,7 @@ def read_queue_limits(sys_root, name, page_size=None, errors=None):
     (read_tag_set); a value sysfs does not give is None."""
     dev_dir = os.path.join(sys_root, 'block', name)
     limits = {'page_size': page_size if page_size is not None else os.sysconf('SC_PAGE_SIZE')}
-    for fact in ('logical_block_size', 'max_hw_sectors_kb'):
+    for fact in ('logical_block_size',) + DEVICE_MAXIMA:
         limits[fact] = read_int(os.path.join(dev_dir, QUEUE_INT_ATTRS[fact]), errors)
     limits.update(read_tag_set(dev_dir, errors))
     return limits

@@ -16,7 +16,8 @@ documentation (`make schema`). Adding a setting is adding an entry here. Each en
 * ``write_order``: the rank in which the settings of one device are written (lowest first);
 * ``reset_by_scheduler``: a scheduler switch sets it anew, so a rollback that restores the
   scheduler restores it after that;
-* ``device_maximum``: the sysfs queue attribute that caps it on the device, when there is one;
+* ``device_maximum``: the sysfs queue attribute that caps it on the device, when there is one (the plan reads it
+  with parse/sysfs.read_queue_limits and refuses a value above it);
 * ``kernel_rule``: how the kernel rounds or refuses a value the schema accepts (plan/queue_limits.py):
   ``whole_pages``, ``logical_blocks`` or ``tag_set``; none: kept as written;
 * ``stacked_limit``: a limit stacked from the members (block/blk-settings.c ``blk_stack_limits``): on a

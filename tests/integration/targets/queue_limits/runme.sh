@@ -10,6 +10,18 @@ cd "$(dirname "$0")"
 
 # shellcheck source=../setup_loop_fs/loop_fs.sh
 source ../setup_loop_fs/loop_fs.sh
+# A loop device keeps its read_ahead_kb and the max_sectors_kb it was given across a detach: put the
+# kernel's defaults back (0 gives max_sectors_kb its default), or the next user of the device number
+# would get 4 KiB requests and a 4 TiB read-ahead.
+loop_fs_cleanup_hook() {
+  local loop queue
+  for loop in "${loops[@]}"; do
+    queue=/sys/block/${loop#/dev/}/queue
+    echo none >"$queue/scheduler" || true
+    echo 0 >"$queue/max_sectors_kb" || true
+    echo 128 >"$queue/read_ahead_kb" || true
+  done
+}
 loop_fs_init queue_limits
 
 mkdir -p "$work/img" "$work/udev/rules.d" "$work/journal"
