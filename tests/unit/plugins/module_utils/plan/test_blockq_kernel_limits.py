@@ -112,3 +112,7 @@ def test_a_refused_value_names_its_field_and_the_others_are_still_planned(plan):
         'accepted on nvme0n1: 4 (a page) to 256 (its max_hw_sectors_kb)')
     assert checks[('nvme0n1', 'read_ahead_kb')]['message'].startswith('iotune_block_devices[0].read_ahead_kb: 2 KiB is less than a page')
     assert sysfs_changes(result) == []
+
+
+def test_read_queue_limits_takes_the_hosts_page_size_by_default(dump):
+    assert sysfs.read_queue_limits(os.path.join(dump, 'sys'), 'sda')['page_size'] == os.sysconf('SC_PAGE_SIZE')
