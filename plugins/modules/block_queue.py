@@ -78,13 +78,15 @@ options:
     description:
       - Read-ahead in KiB (C(queue/read_ahead_kb)); 0 turns read-ahead off.
       - C(blockdev --setra) counts 512-byte sectors, twice this number.
-      - "The kernel keeps whole pages: the plan expects, writes and persists the value it keeps (4097 is 4096 with 4 KiB pages); a value below one page other than 0 gives an V(error) check."
+      - The kernel keeps whole pages, so the plan expects, writes and persists the value it keeps (4097 is 4096 with 4
+        KiB pages); a value below one page other than 0 gives an V(error) check.
     type: int
   max_sectors_kb:
     description:
       - Largest request size in KiB (C(queue/max_sectors_kb)), at least a page.
       - A value above the device's C(max_hw_sectors_kb) or below a page gives an V(error) check.
-      - "The kernel keeps whole logical blocks: the plan expects, writes and persists the value it keeps (6 is 4 on a device of 4096-byte sectors)."
+      - The kernel keeps whole logical blocks, so the plan expects, writes and persists the value it keeps (6 is 4 on a
+        device of 4096-byte sectors).
     type: int
   nr_requests:
     description:

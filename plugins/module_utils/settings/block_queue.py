@@ -48,7 +48,7 @@ QUEUE_SETTINGS = {
         'kernel_rule': 'whole_pages',
         'description': ['Read-ahead in KiB (C(queue/read_ahead_kb)); 0 turns read-ahead off.',
                         'C(blockdev --setra) counts 512-byte sectors, twice this number.',
-                        'The kernel keeps whole pages: the plan expects, writes and persists the value it keeps (4097 is '
+                        'The kernel keeps whole pages, so the plan expects, writes and persists the value it keeps (4097 is '
                         '4096 with 4 KiB pages); a value below one page other than 0 gives an V(error) check.'],
         'accepted': '0 turns read-ahead off; kept in whole pages (4097 is 4096 with 4 KiB pages); below a page an error',
         'range_note': 'KiB; 0 turns read-ahead off',
@@ -64,7 +64,7 @@ QUEUE_SETTINGS = {
         'stacked_limit': True,
         'description': ['Largest request size in KiB (C(queue/max_sectors_kb)), at least a page.',
                         'A value above the device\'s C(max_hw_sectors_kb) or below a page gives an V(error) check.',
-                        'The kernel keeps whole logical blocks: the plan expects, writes and persists the value it keeps '
+                        'The kernel keeps whole logical blocks, so the plan expects, writes and persists the value it keeps '
                         '(6 is 4 on a device of 4096-byte sectors).'],
         'accepted': ('at least a page, at most the device\'s `max_hw_sectors_kb` (else an error); kept in whole logical '
                      'blocks (6 is 4 with 4096-byte sectors)'),
