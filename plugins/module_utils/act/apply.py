@@ -26,7 +26,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.parse.unixfacts imp
 from ansible_collections.iotune.storage.plugins.module_utils.common.files import read_text
 from ansible_collections.iotune.storage.plugins.module_utils.settings.nfs_options import is_nfs, negotiated_lower, nfs_missing
 from ansible_collections.iotune.storage.plugins.module_utils.parse.sysfs import parse_scheduler, read_attr
-from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import RESET_BY_SCHEDULER
+from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import RESETS
 
 
 class ApplyError(Exception):
@@ -156,11 +156,10 @@ def sysfs_value(path):
 
 
 def _reset_values(path):
-    """The values a write to ``path`` resets in the same queue directory, as they are now."""
-    if os.path.basename(path) != 'scheduler':
-        return {}
+    """The values a write to ``path`` resets or raises in the same queue directory (settings.RESETS: a scheduler
+    switch nr_requests, a max_sectors_kb write read_ahead_kb), as they are now."""
     found = {}
-    for name in RESET_BY_SCHEDULER:
+    for name in RESETS.get(os.path.basename(path), ()):
         sibling = os.path.join(os.path.dirname(path), name)
         if os.path.exists(sibling):
             found[name] = sysfs_value(sibling)
@@ -228,7 +227,7 @@ def apply_sysfs(journal, change):
 
 
 def restore_sysfs(record, check=False):
-    """Write the value back; after a scheduler, the values its switch reset (``resets``).  On the device
+    """Write the value back; then the values its write reset or raised (``resets``).  On the device
     the record's identity names (sysfs_target)."""
     path = sysfs_target(record)[0]
     directory = os.path.dirname(path)

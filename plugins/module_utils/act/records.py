@@ -21,7 +21,7 @@ import hashlib
 import os
 import re
 
-from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import RESET_BY_SCHEDULER
+from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import RESETS
 from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import SETTINGS as QUEUE_SETTINGS
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import CONCERNS as MODULES
 from ansible_collections.iotune.storage.plugins.module_utils.act.journal import DEVICE_IDENTITY_KINDS, KINDS, JournalError
@@ -163,8 +163,8 @@ def _check_sysfs(check, record, trusted):
     resets = record.get('resets', {})
     check.need(isinstance(resets, dict), 'resets', 'must be an object')
     for name, value in resets.items():
-        check.need(name in RESET_BY_SCHEDULER and setting == 'scheduler', 'resets',
-                   '%r is not a value a scheduler switch resets (%s)' % (name, ', '.join(RESET_BY_SCHEDULER)))
+        check.need(name in RESETS.get(setting, ()), 'resets', '%r is not a value a write of %s resets (%s)'
+                   % (name, setting, ', '.join(RESETS.get(setting, ())) or 'none'))
         _queue_value(check, 'resets.' + name, name, value)
 
 

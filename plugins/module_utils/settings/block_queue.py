@@ -16,6 +16,9 @@ documentation (`make schema`). Adding a setting is adding an entry here. Each en
 * ``write_order``: the rank in which the settings of one device are written (lowest first);
 * ``reset_by_scheduler``: a scheduler switch sets it anew, so a rollback that restores the
   scheduler restores it after that;
+* ``raised_by``: a write of that setting may raise it (Linux 6.18 raises read_ahead_kb to at least twice
+  max_sectors_kb on a rotational queue without an optimal_io_size, at every queue-limits update), so the
+  writer's journal record keeps it (``resets``), as a scheduler record keeps nr_requests;
 * ``device_maximum``: the sysfs queue attribute that caps it on the device, when there is one (the plan reads it
   with parse/sysfs.read_queue_limits and refuses a value above it);
 * ``kernel_rule``: how the kernel rounds or refuses a value the schema accepts (plan/queue_limits.py):
@@ -46,6 +49,7 @@ QUEUE_SETTINGS = {
         'type': 'int', 'unit': 'KiB', 'minimum': 0, 'maximum': UINT_MAX,
         'write_order': 4,
         'kernel_rule': 'whole_pages',
+        'raised_by': 'max_sectors_kb',
         'description': ['Read-ahead in KiB (C(queue/read_ahead_kb)); 0 turns read-ahead off.',
                         'C(blockdev --setra) counts 512-byte sectors, twice this number.',
                         'The kernel keeps whole pages, so the plan expects, writes and persists the value it keeps (4097 is '
@@ -117,6 +121,19 @@ SETTINGS = tuple(QUEUE_SETTINGS)
 INT_SETTINGS = tuple(name for name in SETTINGS if QUEUE_SETTINGS[name]['type'] == 'int')
 WRITE_ORDER = tuple(sorted(SETTINGS, key=lambda name: QUEUE_SETTINGS[name]['write_order']))
 RESET_BY_SCHEDULER = tuple(name for name in SETTINGS if QUEUE_SETTINGS[name].get('reset_by_scheduler'))
+
+
+def _resets():
+    found = {}
+    for name in SETTINGS:
+        spec = QUEUE_SETTINGS[name]
+        for writer in (('scheduler',) if spec.get('reset_by_scheduler') else ()) + tuple(filter(None, [spec.get('raised_by')])):
+            found[writer] = found.get(writer, ()) + (name,)
+    return found
+
+
+# {setting: the settings a write of it resets or raises, whose values its journal record keeps (``resets``)}
+RESETS = _resets()
 STACKED_LIMITS = tuple(name for name in SETTINGS if QUEUE_SETTINGS[name].get('stacked_limit'))
 REQUEST_QUEUE_ONLY = tuple(name for name in SETTINGS if QUEUE_SETTINGS[name].get('request_queue'))
 SCHEDULERS = QUEUE_SETTINGS['scheduler']['choices']

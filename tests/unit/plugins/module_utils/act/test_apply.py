@@ -415,6 +415,35 @@ def test_rollback_of_a_scheduler_and_nr_requests_run_ends_at_the_first_nr_reques
     assert (sysfs_value(str(queue / 'scheduler')), sysfs_value(str(queue / 'nr_requests'))) == ('mq-deadline', 64)
 
 
+def _raising_max_sectors(queue, monkeypatch):
+    """A max_sectors_kb write that raises read_ahead_kb to twice it, as Linux 6.18 does on a rotational queue
+    without an optimal_io_size (blk_apply_bdi_limits; seen on loop devices)."""
+    real_write = _apply.write_value
+
+    def write(path, value):
+        real_write(path, value)
+        if os.path.basename(path) == 'max_sectors_kb':
+            read_ahead = str(queue / 'read_ahead_kb')
+            real_write(read_ahead, max(sysfs_value(read_ahead), 2 * int(value)))
+
+    monkeypatch.setattr(_apply, 'write_value', write)
+
+
+def test_a_max_sectors_write_keeps_the_read_ahead_it_raises_and_rollback_puts_it_back(queue, journal, monkeypatch):
+    # issue 38: max_sectors_kb 64 -> 1280 raised read_ahead_kb 128 -> 2560; the rollback left 2560
+    _raising_max_sectors(queue, monkeypatch)
+    (queue / 'max_sectors_kb').write_text('64\n')
+    assert apply_sysfs(journal, _sysfs_change(queue, 'max_sectors_kb', 1280)) is True
+    assert sysfs_value(str(queue / 'read_ahead_kb')) == 2560
+    # the policy's read_ahead_kb, written after it, records the raised value as its before
+    assert apply_sysfs(journal, _sysfs_change(queue, 'read_ahead_kb', 1024)) is True
+    first, second = records_of(journal)
+    assert first['resets'] == {'read_ahead_kb': 128} and second['before'] == 2560
+    for record in reversed(records_of(journal)):
+        restore_sysfs(record)
+    assert (sysfs_value(str(queue / 'max_sectors_kb')), sysfs_value(str(queue / 'read_ahead_kb'))) == (64, 128)
+
+
 def test_restore_sysfs_puts_back_only_the_reset_value(queue, journal, monkeypatch):
     _kernel_like_queue(queue, monkeypatch)
     (queue / 'nr_requests').write_text('64\n')

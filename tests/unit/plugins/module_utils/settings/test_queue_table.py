@@ -16,7 +16,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.plan import block_q
 from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import SCHEDULERS, schema_keys
 from ansible_collections.iotune.storage.plugins.module_utils.policy.validate import normalize_policy, validate_policy
 from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import (
-    INT_SETTINGS, QUEUE_SETTINGS, RESET_BY_SCHEDULER, SETTINGS, UDEV_ATTRIBUTES, WRITE_ORDER, accepted_text)
+    INT_SETTINGS, QUEUE_SETTINGS, RESET_BY_SCHEDULER, RESETS, SETTINGS, UDEV_ATTRIBUTES, WRITE_ORDER, accepted_text)
 from ansible_collections.iotune.storage.plugins.modules import block_queue as module
 
 
@@ -46,7 +46,7 @@ def test_the_derived_lists_are_the_tables():
     assert plan.WRITE_ORDER == WRITE_ORDER
     assert udev.QUEUE_ATTRS == UDEV_ATTRIBUTES and UDEV_ATTRIBUTES['bdi/read_ahead_kb'] == 'read_ahead_kb'
     assert set(udev._COMMAND_HINTS) == set(SETTINGS)
-    assert apply.RESET_BY_SCHEDULER == records.RESET_BY_SCHEDULER == RESET_BY_SCHEDULER
+    assert apply.RESETS == records.RESETS == RESETS == {'scheduler': RESET_BY_SCHEDULER, 'max_sectors_kb': ('read_ahead_kb',)}
     assert list(sysfs.QUEUE_INT_ATTRS)[:len(INT_SETTINGS)] == list(INT_SETTINGS)
     assert schema_keys('iotune_block_devices') == ('match',) + SETTINGS
     assert SCHEDULERS == QUEUE_SETTINGS['scheduler']['choices']
