@@ -72,6 +72,8 @@ def option_slot(option):
         return None
     if option in BOOL_OPTIONS:
         return BOOL_OPTIONS[option][0]
+    if option == 'norelatime':
+        return 'norelatime'  # clears relatime only: noatime or strictatime beside it stay
     if option in ATIME_OPTIONS:
         return 'atime'
     if option in NFS_RECOVERY:
@@ -184,6 +186,8 @@ def option_state(options, source):
                 strict = True
             elif option == 'nostrictatime':
                 strict = False
+            elif option in ('relatime', 'norelatime'):
+                words['relatime'] = option == 'relatime'
         elif option in NFS_RECOVERY:
             words.update((word, word == option) for word in NFS_RECOVERY)
         else:
@@ -212,6 +216,9 @@ def in_effect(option, state):
         slot, setting = BOOL_OPTIONS[option]
         current = state['flags'].get(slot)
         return None if current is None else current == setting
+    if option == 'norelatime' and state['source'] == 'fstab':
+        # the kernel mounts relatime all the same (it never shows norelatime): the word itself
+        return state['words'].get('relatime') is False
     if option in ATIME_OPTIONS:
         atime = state['atime']
         return {
@@ -259,6 +266,48 @@ def edit_fstab_options(options, present, absent):
     return new, unresolved
 
 
+ATIME_MODES = ('noatime', 'relatime', 'strictatime')
+# the words that reach the kernel as an atime flag (MS_NOATIME, MS_NODIRATIME, MS_RELATIME,
+# MS_STRICTATIME); atime, diratime, norelatime and nostrictatime only clear one in mount(8)
+ATIME_FLAG_WORDS = ('noatime', 'nodiratime', 'relatime', 'strictatime')
+
+
+def atime_after(state, words):
+    """(atime mode, nodiratime flag) of a live ``state`` once ``words`` are in effect."""
+    mode, nodiratime = state['atime'], state['flags']['nodiratime']
+    for word in words:
+        if word in ATIME_MODES:
+            mode = word
+        elif (word, mode) in (('atime', 'noatime'), ('nostrictatime', 'strictatime')):
+            mode = 'relatime'  # the kernel's default mode
+        elif word in ('diratime', 'nodiratime'):
+            nodiratime = word == 'nodiratime'
+    return mode, nodiratime
+
+
+def name_atime_flags(state, words):
+    """``words`` with the atime mode and nodiratime named together whenever a remount changes either.
+
+    The kernel keeps a mount's atime flags (noatime, nodiratime, relatime) on a remount that sets
+    none of MS_NOATIME, MS_NODIRATIME, MS_RELATIME, MS_STRICTATIME, and takes all of them from the
+    remount's flags when it sets one (fs/namespace.c path_mount, "The default atime for remount is
+    preservation"): ``remount,diratime`` alone keeps nodiratime, ``remount,nodiratime`` alone ends
+    noatime and strictatime.  Seen on Linux 6.18 with loop mounts."""
+    mode, nodiratime = atime_after(state, words)
+    spots = [index for index, word in enumerate(words) if option_slot(word) in ('atime', 'nodiratime')]
+    others = [word for index, word in enumerate(words) if index not in spots]
+    if (mode, nodiratime) == (state['atime'], state['flags']['nodiratime']):
+        return others
+    # "atime" clears the noatime of libmount's own flags (harmless when it has none)
+    named = ['atime'] if state['atime'] == 'noatime' and mode == 'relatime' else []
+    named.append(mode)
+    if nodiratime:
+        named.append('nodiratime')
+    elif state['flags']['nodiratime']:
+        named.insert(0, 'diratime')
+    return others[:spots[0]] + named + others[spots[0]:]
+
+
 def plan_remount(live, present, absent):
     """Options to pass with ``remount`` so that the live mount matches.
 
@@ -266,8 +315,8 @@ def plan_remount(live, present, absent):
     A key=value option cannot be dropped by a remount unless ``present`` gives
     the key another value; such options are unresolved (unmount and mount).
     The words were checked with mount(8) of util-linux 2.38 on Linux 6.18: async
-    ends sync, rw ends ro, suid/dev/exec end their no* forms, diratime ends
-    nodiratime, relatime ends strictatime, but only atime,relatime ends noatime."""
+    ends sync, rw ends ro, suid/dev/exec end their no* forms; the atime flags
+    change only together (name_atime_flags)."""
     state = option_state(live, 'live')
     words = []
     for option in present:
@@ -280,13 +329,7 @@ def plan_remount(live, present, absent):
                 continue
             if option in OPPOSITES:
                 words.append(OPPOSITES[option])
-    if state['atime'] == 'noatime':
-        atime_words = [word for word in words if option_slot(word) == 'atime']
-        if atime_words and atime_words[-1] not in ('noatime', 'strictatime'):
-            # libmount keeps the mount's noatime flag on remount unless "atime"
-            # clears it, and then the kernel keeps its old atime mode unless
-            # one is given: only "atime,relatime" leaves noatime (util-linux 2.38)
-            words = [word for word in words if option_slot(word) != 'atime'] + ['atime', 'relatime']
+    words = name_atime_flags(state, words)
     after = list(live)
     for word in words:
         _put(after, word)

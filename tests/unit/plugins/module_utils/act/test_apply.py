@@ -574,7 +574,7 @@ class FakeMount(object):
     line of <path> in self/mountinfo roughly as Linux does.  Per-mount flags (ro, atime mode,
     nodiratime) are in the per-mount field, sync and key=value options in the super options.  As
     with libmount and Linux, a remount keeps noatime unless its words hold ``atime`` or
-    ``strictatime``.
+    ``strictatime``, and keeps the atime flags (atime mode, nodiratime) unless it names one.
 
     ``sabotage``: word lists used instead of the real words, one per call, first calls first."""
 
@@ -613,6 +613,10 @@ class FakeMount(object):
         atime = 'noatime' if 'noatime' in flags else 'relatime' if 'relatime' in flags else 'strictatime'
         nodiratime = 'nodiratime' in flags
         clear_noatime = 'atime' in words
+        if any(word in ('noatime', 'nodiratime', 'relatime', 'strictatime') for word in words):
+            # fs/namespace.c path_mount: naming one atime flag sets them all (relatime unless noatime)
+            atime = 'noatime' if atime == 'noatime' and not clear_noatime else 'relatime'
+            nodiratime = False
         for word in words:
             if word in ('ro', 'rw'):
                 ro = word == 'ro'
@@ -665,6 +669,19 @@ def test_apply_and_restore_mount(mount_proc, journal):
         assert handle.read() == MOUNTINFO
     assert restore_mount(record, mount, False, '/bin/mount', mount_proc) is False
     assert len(mount.calls) == 2
+
+
+def test_nodiratime_set_and_rolled_back(mount_proc, journal):
+    """Issue 38 item 3: remount,diratime alone keeps nodiratime (the kernel keeps the atime flags of a
+    remount that names none); the rollback names the atime mode with it."""
+    mount = FakeMount(mount_proc)
+    change = _mount_change('/data', ['nodiratime'], ['rw', 'relatime', 'nodiratime'])
+    assert apply_mount(journal, change, mount, 'mount', mount_proc, ['nodiratime'], []) is True
+    assert live_options_of(mount_proc, '/data') == ['rw', 'nodiratime', 'relatime']
+    record, = records_of(journal)
+    assert restore_mount(record, mount, False, 'mount', mount_proc) is True
+    assert mount.calls[1][3] == 'remount,diratime,relatime'
+    assert live_options_of(mount_proc, '/data') == ['rw', 'relatime']
 
 
 def test_apply_mount_does_not_expect_what_a_remount_cannot_do(mount_proc, journal):
