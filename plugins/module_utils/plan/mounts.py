@@ -177,6 +177,18 @@ def _needs_mount_note(option, want, effect, info):
             % (info['path'], info['fstype'], 'set' if want else 'remove', option, what))
 
 
+def _hidden_default_words(info, state, present, absent):
+    """``key=default`` for each key=value option of ``absent`` in effect live whose default the file system
+    hides (ext4's errors=continue): a remount cannot drop a value, but it can set the default one."""
+    words = []
+    for option in absent:
+        key, value = split_option(option)
+        candidates = hidden_defaults(key, info['fstype']) if value is not None else ()
+        if candidates and in_effect(option, state) and not any(split_option(o)[0] == key for o in present + words):
+            words.append('%s=%s' % (key, candidates[0]))
+    return words
+
+
 def _plan_live_remount(info, present, absent):
     """(change or None, {option: why a remount cannot resolve it}): the live side, the remount of the
     kernel's options (into ``info``); mount(8)-only options and those mountinfo never shows have no
@@ -194,7 +206,8 @@ def _plan_live_remount(info, present, absent):
             kernel[want].append(option)
         elif in_effect(option, state) is not want:
             notes[option] = _needs_mount_note(option, want, effect, info)
-    words, after, unresolved = plan_remount(info['live_options'], kernel[True], kernel[False])
+    words, after, unresolved = plan_remount(info['live_options'], kernel[True] + _hidden_default_words(
+        info, state, kernel[True], kernel[False]), kernel[False])
     for option in unresolved:
         notes[option] = 'a remount cannot %s %s; unmount and mount %s' % (
             'set' if option in present else 'remove', option, info['path'])

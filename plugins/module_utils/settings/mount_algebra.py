@@ -248,18 +248,30 @@ def _put(options, option):
         del options[index]
 
 
+def _put_present(options, present, source='fstab'):
+    """Put each option of ``present`` that is not in effect into the list ``options``; the words put."""
+    words = []
+    for option in present:
+        if in_effect(option, option_state(options, source)) is False:
+            _put(options, option)
+            words.append(option)
+    return words
+
+
 def edit_fstab_options(options, present, absent):
     """The fstab option list with ``present`` in effect and ``absent`` not,
-    every other option kept in order.  Returns (new list, unresolved options)."""
+    every other option kept in order.  Returns (new list, unresolved options).
+    ``present`` is put again after ``absent`` is taken out: taking out ``user``
+    or ``noatime`` ends the noexec or nodiratime they implied, which one run
+    must put back (a second run would, else)."""
     new = list(options)
-    for option in present:
-        if not in_effect(option, option_state(new, 'fstab')):
-            _put(new, option)
+    _put_present(new, present)
     for option in absent:
         if in_effect(option, option_state(new, 'fstab')):
             new = [other for other in new if not absent_matches(option, other)]
             if in_effect(option, option_state(new, 'fstab')) and option in OPPOSITES:
                 _put(new, OPPOSITES[option])
+    _put_present(new, present)
     state = option_state(new, 'fstab')
     unresolved = [option for option in present if not in_effect(option, state)]
     unresolved += [option for option in absent if in_effect(option, state)]
@@ -308,6 +320,24 @@ def name_atime_flags(state, words):
     return others[:spots[0]] + named + others[spots[0]:]
 
 
+def contradicts(present, absent):
+    """True when no mount can have every option of ``present`` in effect and none of ``absent``, though it
+    can have each list alone: the fstab edit of a list that has none of them leaves one unresolved (``strictatime`` and ``relatime``
+    put ``atime`` in effect, ``noatime`` puts ``nodiratime``, no ``diratime`` without ``atime``)."""
+    def unresolved(present, absent):
+        return bool(edit_fstab_options([], present, absent)[1])
+    return unresolved(present, absent) and not unresolved(present, []) and not unresolved([], absent)
+
+
+def _remounted(live, words):
+    """The live option list after a remount with ``words``, as the kernel prints it: words that only
+    restore a default are not shown."""
+    after = list(live)
+    for word in words:
+        _put(after, word)
+    return [word for word in after if word not in KERNEL_UNSHOWN]
+
+
 def plan_remount(live, present, absent):
     """Options to pass with ``remount`` so that the live mount matches.
 
@@ -329,12 +359,10 @@ def plan_remount(live, present, absent):
                 continue
             if option in OPPOSITES:
                 words.append(OPPOSITES[option])
+    # an opposite put for absent can end what present had by implication (noatime's nodiratime)
+    words += _put_present(_remounted(live, words), present, 'live')
     words = name_atime_flags(state, words)
-    after = list(live)
-    for word in words:
-        _put(after, word)
-    # as the kernel prints it: words that only restore a default are not shown
-    after = [word for word in after if word not in KERNEL_UNSHOWN]
+    after = _remounted(live, words)
     state = option_state(after, 'live')
     unresolved = [option for option in present if in_effect(option, state) is False]
     unresolved += [option for option in absent if in_effect(option, state)]

@@ -127,3 +127,11 @@ def test_the_plan_says_before_the_change_what_a_rollback_cannot_take_back(fstype
     key = option.split('=')[0]
     assert message.endswith('; a rollback could not take %s= away again: /b shows no %s= now, and a remount cannot '
                             'drop it (unmount and mount)' % (key, key)) is says
+
+
+@pytest.mark.parametrize('absent', ['errors=panic'])
+def test_absent_errors_panic_remounts_the_default(absent):
+    mountinfo = MOUNTINFO.replace('ext4 /dev/loop0 rw', 'ext4 /dev/loop0 rw,errors=panic')
+    plan = _plan([{'path': '/e', 'absent': [absent]}], mountinfo, FSTAB)
+    assert [c['options'] for c in plan['changes'] if c['kind'] == 'mount'] == ['remount,errors=continue']
+    assert 'a remount would remove it' in _checks(plan)['absent:' + absent]['message']
