@@ -13,21 +13,22 @@ every mount and the read-ahead. Prints one table row per case; exits 1 when a ca
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
-import argparse
-import json
 import os
 import subprocess
 import sys
 
 
-class Host(object):
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'setup_loop_fs'))
+from module_runner import ModuleRunner, run_all, target_options  # noqa: E402  pylint: disable=wrong-import-position
+
+
+class Host(ModuleRunner):
     def __init__(self, work, loops, collections):
-        self.work, self.collections = work, collections
+        ModuleRunner.__init__(self, work, collections)
         self.loops = dict(zip(('ext4', 'ext4ro', 'xfs'), loops))
         self.mounts = dict((name, os.path.join(work, 'mnt', name)) for name in self.loops)
         self.fstab = os.path.join(work, 'fstab')
         self.journal_dir = os.path.join(work, 'journal')
-        self.calls = 0
         sys.path.insert(0, collections)
 
     def setup(self):
@@ -35,22 +36,6 @@ class Host(object):
             handle.write('# alternate fstab of the mount_limits test\n')
             for name, loop in sorted(self.loops.items()):
                 handle.write('%s\t%s\t%s\tdefaults\t0 0\n' % (loop, self.mounts[name], name.replace('ro', '')))
-
-    def module(self, name, args, check=False):
-        """Run a module as Ansible runs it on a host: its own Python process, an arguments file."""
-        self.calls += 1
-        path = os.path.join(self.work, 'args-%d.json' % self.calls)
-        with open(path, 'w') as handle:
-            json.dump({'ANSIBLE_MODULE_ARGS': dict(args, _ansible_check_mode=check)}, handle)
-        env = dict(os.environ, PYTHONPATH=self.collections)
-        proc = subprocess.run([sys.executable, '-m', 'ansible_collections.iotune.storage.plugins.modules.' + name, path],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, check=False)
-        try:
-            result = json.loads(proc.stdout.decode())
-        except ValueError:
-            raise AssertionError('%s printed no result (rc %s): %s' % (name, proc.returncode, proc.stderr.decode()[-500:]))
-        result['rc'] = proc.returncode
-        return result
 
     def harden(self, mount, present, absent, run_id, check=False, read_ahead_kb=None):
         from ansible_collections.iotune.storage.plugins.module_utils.policy.validate import normalize_policy, validate_policy
@@ -222,27 +207,21 @@ CASES = (case_remount_cannot_ext4, case_remount_cannot_xfs, case_nodiratime, cas
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument('--work', required=True)
-    parser.add_argument('--loops', nargs=3, required=True)
-    parser.add_argument('--collections', required=True)
-    options = parser.parse_args()
+    options = target_options(__doc__, 3)
     host = Host(options.work, options.loops, options.collections)
     host.setup()
     start = host.state()
-    cases = []
-    for run in CASES:
-        try:
-            cases.append(run(host))
-        except Exception as exc:  # a case that crashes is a failed case; the others still run
-            case = Case(run.__name__, 'crashed')
-            case.failures.append('%s: %s' % (type(exc).__name__, exc))
-            cases.append(case)
+
+    def crashed(name, exc):
+        case = Case(name, 'crashed')
+        case.failures.append('%s: %s' % (type(exc).__name__, exc))
+        return case
+    cases = run_all(CASES, host, crashed)
     print('| case | policy | seen on the real mounts | result |')
     print('|---|---|---|---|')
     for case in cases:
-        print('| %s | %s | %s | %s |' % (case.name, case.what, '; '.join(case.seen).replace('|', '\\|'),
-                                        'PASS' if not case.failures else 'FAIL'))
+        seen = '; '.join(case.seen).replace('|', '\\|')
+        print('| %s | %s | %s | %s |' % (case.name, case.what, seen, 'PASS' if not case.failures else 'FAIL'))
     final = host.state() == start
     print('\n%d cases, %d module runs; state at the end %s the state at the start'
           % (len(cases), host.calls, 'equals' if final else 'DIFFERS from'))

@@ -22,16 +22,12 @@ done
 mkfs.ext4 -q -F "${loops[0]}"
 mkfs.ext4 -q -F -e remount-ro "${loops[1]}"
 mkfs.xfs -q -f "${loops[2]}"
+names=(ext4 ext4ro xfs)
 for index in 0 1 2; do
-  name=$([ "$index" = 0 ] && echo ext4 || { [ "$index" = 1 ] && echo ext4ro || echo xfs; })
-  mount "${loops[$index]}" "$work/mnt/$name"; mounts+=("$work/mnt/$name")
+  mount "${loops[$index]}" "$work/mnt/${names[$index]}"; mounts+=("$work/mnt/${names[$index]}")
 done
 
-python=
-for candidate in python3 "$(dirname "$(command -v ansible-playbook)")/python"; do
-  "$candidate" -c 'import ansible' 2>/dev/null && { python=$candidate; break; }
-done
-[ -n "$python" ] || { echo "FAIL: no Python with ansible found" >&2; exit 1; }
+loop_fs_python
 IFS=: read -ra roots <<<"${ANSIBLE_COLLECTIONS_PATH:?run through make integration}"
 
 "$python" cases.py --work "$work" --loops "${loops[@]}" --collections "${roots[0]}" "$@"
