@@ -331,11 +331,15 @@ def _check_mount_contradictions(where, present, absent, errors):
     """Options no mount can have together, found by the mount algebra (settings.mount_algebra.contradicts):
     a harden of them would flip between runs. ``present``/``absent``: [(index, option)]."""
     for number, (index, option) in enumerate(present):
-        for dummy, other in present[:number]:
+        for other_index, other in present[:number]:
             slot = option_slot(option)
             if slot is not None and slot == option_slot(other) and not options_equal(option, other):
                 errors.append('%s.present: options %s and %s contradict each other (keep one)'
                               % (where, show_value(other), show_value(option)))
+            elif slot != option_slot(other) and contradicts([other, option], []):
+                errors.append('%s.present[%d] %s and %s.present[%d] %s contradict each other: no mount can have '
+                              'both (keep one)' % (where, other_index, show_value(other), where, index,
+                                                   show_value(option)))
     for dummy, option in absent:
         if option == 'relatime':
             errors.append("%s.absent: 'relatime' is the kernel default and cannot just be removed; "

@@ -322,11 +322,13 @@ def name_atime_flags(state, words):
 
 def contradicts(present, absent):
     """True when no mount can have every option of ``present`` in effect and none of ``absent``, though it
-    can have each list alone: the fstab edit of a list that has none of them leaves one unresolved (``strictatime`` and ``relatime``
-    put ``atime`` in effect, ``noatime`` puts ``nodiratime``, no ``diratime`` without ``atime``)."""
+    can have each option alone: the fstab edit of a list that has none of them leaves one unresolved (``strictatime`` and ``relatime``
+    put ``atime`` in effect, ``noatime`` puts ``nodiratime``, no ``diratime`` without ``atime``, so
+    not with ``noatime`` either)."""
     def unresolved(present, absent):
         return bool(edit_fstab_options([], present, absent)[1])
-    return unresolved(present, absent) and not unresolved(present, []) and not unresolved([], absent)
+    alone = any(unresolved([option], []) for option in present) or any(unresolved([], [option]) for option in absent)
+    return unresolved(present, absent) and not alone
 
 
 def _remounted(live, words):
@@ -348,19 +350,15 @@ def plan_remount(live, present, absent):
     ends sync, rw ends ro, suid/dev/exec end their no* forms; the atime flags
     change only together (name_atime_flags)."""
     state = option_state(live, 'live')
-    words = []
-    for option in present:
-        if in_effect(option, state) is False:
-            words.append(option)
+    words = [option for option in present if in_effect(option, state) is False]
     for option in absent:
-        if in_effect(option, state):
-            slot = option_slot(option)
-            if any(slot is not None and option_slot(word) == slot for word in words):
-                continue
-            if option in OPPOSITES:
-                words.append(OPPOSITES[option])
+        # judged on the mount as the words so far leave it: strictatime ends nostrictatime, and
+        # leaving noatime brings back the diratime noatime implied off
+        now = option_state(_remounted(live, name_atime_flags(state, words)), 'live')
+        if in_effect(option, now) and option in OPPOSITES:
+            words.append(OPPOSITES[option])
     # an opposite put for absent can end what present had by implication (noatime's nodiratime)
-    words += _put_present(_remounted(live, words), present, 'live')
+    words += _put_present(_remounted(live, name_atime_flags(state, words)), present, 'live')
     words = name_atime_flags(state, words)
     after = _remounted(live, words)
     state = option_state(after, 'live')
