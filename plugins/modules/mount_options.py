@@ -37,6 +37,9 @@ description:
     unchanged), then remounts (C(mount --options-source=disable -o remount,...)) and verifies the requested options
     in C(/proc/self/mountinfo). When a remount fails or does not give the requested options, the live options and
     that mount's fstab line are put back and the module fails, naming the error.
+  - Options a remount cannot set on the file system type (ext4 C(data=), C(nodelalloc), C(dax); xfs C(logbufs=),
+    C(logbsize=), C(largeio)...) go to fstab only, and their checks say that they need an unmount and mount; options
+    mountinfo never shows (C(norelatime), C(iversion), xfs C(noattr2)) are compared in fstab only, unverifiable live.
   - Each change is journalled before it is made (see O(run_id)); C(io_rollback) undoes a run.
   - Check mode returns the same decision in RV(changes) and changes nothing.
 author:

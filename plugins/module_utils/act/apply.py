@@ -18,7 +18,8 @@ import os
 from ansible_collections.iotune.storage.plugins.module_utils.act.journal import DEVICE_IDENTITY_KINDS, JournalError
 from ansible_collections.iotune.storage.plugins.module_utils.common.filestate import file_content, file_state
 from ansible_collections.iotune.storage.plugins.module_utils.common.atomic import as_bytes, atomic_write, fsync_dir, stale_temps
-from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_algebra import in_effect, option_state, plan_remount
+from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_algebra import in_effect, option_state, plan_remount, split_option
+from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_options import hidden_defaults
 from ansible_collections.iotune.storage.plugins.module_utils.parse.holders import describe_holders, mount_holders
 from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import read_mountinfo, visible_mounts
 from ansible_collections.iotune.storage.plugins.module_utils.parse.unix_mounts import live_options, parse_mnttab
@@ -361,40 +362,58 @@ def apply_mount(journal, change, run_command, mount_bin='mount', proc_root='/pro
     return True
 
 
-def reverse_remount_words(current, before):
-    """Remount words that take the live options ``current`` back to ``before``."""
+def reverse_remount_words(current, before, fstype=None, attempt=0):
+    """Remount words that take the live options ``current`` back to ``before``.  A key=value option
+    ``before`` lacks goes back to the value the file system hides as its default (its ``attempt``-th
+    candidate, settings.mount_options.hidden_defaults), as a remount cannot drop it."""
     present = [word for word in before if word not in current]
     absent = [word for word in current if word not in before]
     # the kernel never prints strictatime: the atime mode is what the lists leave out
     atime = option_state(before, 'live')['atime']
     if option_state(current, 'live')['atime'] != atime and atime not in present:
         present.append(atime)
+    for word in list(absent):
+        key, value = split_option(word)
+        candidates = hidden_defaults(key, fstype) if value is not None else ()
+        if candidates and not any(split_option(other)[0] == key for other in present):
+            present.append('%s=%s' % (key, candidates[min(attempt, len(candidates) - 1)]))
     words, dummy, dummy = plan_remount(current, present, absent)
     return words
 
 
+def _restore_attempts(current, before, fstype):
+    """How many remounts a restore may take: one, or one per default candidate of a hidden key."""
+    keys = [split_option(word)[0] for word in current if word not in before and '=' in word]
+    return max([len(hidden_defaults(key, fstype)) for key in keys] + [1])
+
+
 def restore_mount(record, run_command, check=False, mount_bin='mount', proc_root='/proc'):
     """Remount with the record's ``before`` options, through the rollback's own ``mount_bin``
-    and ``proc_root`` (never the record's)."""
+    and ``proc_root`` (never the record's).  A value the file system hides at its default (ext4's
+    errors= against the superblock's) is tried candidate by candidate, read back after each."""
     path = record['target']
-    current = live_options_of(proc_root, path)
-    if current is None:
+    entry = live_entry_of(proc_root, path)
+    if entry is None:
         raise ApplyError('%s is not mounted: cannot restore its options %s' % (path, ','.join(record['before'])))
+    current, fstype = list(entry['options']), entry['fstype']
     if sorted(current) == sorted(record['before']):
         return False
-    words = reverse_remount_words(current, record['before'])
+    words = reverse_remount_words(current, record['before'], fstype)
     if not words:
         # e.g. a key=value option the run added: a remount cannot drop it
         raise ApplyError('%s has the live options %s, not %s, and a remount cannot put them back (unmount and mount it)'
                          % (path, ','.join(current), ','.join(record['before'])))
     if check:
         return True
-    remount(run_command, mount_bin, path, words)
-    now = live_options_of(proc_root, path) or []
-    if sorted(now) != sorted(record['before']):
-        raise ApplyError('after mount -o remount,%s %s the live options are %s, not %s'
-                         % (','.join(words), path, ','.join(now), ','.join(record['before'])))
-    return True
+    attempts = _restore_attempts(current, record['before'], fstype)
+    for attempt in range(attempts):
+        words = reverse_remount_words(current, record['before'], fstype, attempt) if attempt else words
+        remount(run_command, mount_bin, path, words)
+        now = live_options_of(proc_root, path) or []
+        if sorted(now) == sorted(record['before']):
+            return True
+    raise ApplyError('after mount -o remount,%s %s the live options are %s, not %s'
+                     % (','.join(words), path, ','.join(now), ','.join(record['before'])))
 
 
 # ---------------------------------------------------------------- NFS: unmount and mount (remount: cycle)

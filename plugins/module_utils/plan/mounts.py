@@ -37,6 +37,8 @@ from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo imp
 from ansible_collections.iotune.storage.plugins.module_utils.parse.holders import describe_holders, mount_holders
 from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_algebra import (
     edit_fstab_options, in_effect, is_userspace_option, option_state, plan_remount, split_option)
+from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_options import (
+    CHANGES, REFUSED, hidden_defaults, live_remount, shown_live)
 from ansible_collections.iotune.storage.plugins.module_utils.settings.nfs_options import (
     CHANGES, MOUNT_ONLY, is_nfs, negotiated_lower, nfs_in_effect, remount_effect, remount_source)
 
@@ -57,8 +59,11 @@ def _message(path, option, want, live, persistent, info, unresolved, remount_fix
     if not info['mounted']:
         first = '%s is not mounted' % path
         name = option
-    elif live is None:
+    elif live is None and is_userspace_option(option):
         first = '%s is a mount(8) option the kernel does not show' % option
+        name = 'it'
+    elif live is None:
+        first = '%s is never shown in /proc/self/mountinfo: unverifiable live on %s' % (option, path)
         name = 'it'
     else:
         first = '%s is %s on %s (live: %s)' % (option, 'in effect' if live else 'not in effect', path,
@@ -92,8 +97,8 @@ def _message(path, option, want, live, persistent, info, unresolved, remount_fix
     sentence = '%s; %s' % (first, second)
     if consequence:
         sentence += ': ' + consequence
-    if unresolved:
-        sentence += '; ' + unresolved
+    for more in (unresolved, _rollback_limit(info, option, want)):
+        sentence += '; ' + more if more else ''
     return sentence
 
 
@@ -165,21 +170,56 @@ def _plan_fstab_edit(info, record, present, absent):
     return updated, change, unresolved
 
 
+def _needs_mount_note(option, want, effect, info):
+    """Why a remount is not planned for an option the kernel does not change on a remount."""
+    what = 'fails' if effect == REFUSED else 'succeeds and changes nothing'
+    return ('needs unmount and mount of %s: a remount of %s cannot %s %s (it %s)'
+            % (info['path'], info['fstype'], 'set' if want else 'remove', option, what))
+
+
+def _hidden_default_words(info, state, present, absent):
+    """``key=default`` for each key=value option of ``absent`` in effect live whose default the file system
+    hides (ext4's errors=continue): a remount cannot drop a value, but it can set the default one."""
+    words = []
+    for option in absent:
+        key, value = split_option(option)
+        candidates = hidden_defaults(key, info['fstype']) if value is not None else ()
+        if candidates and in_effect(option, state) and not any(split_option(o)[0] == key for o in present + words):
+            words.append('%s=%s' % (key, candidates[0]))
+    return words
+
+
 def _plan_live_remount(info, present, absent):
-    """(change or None, options a remount cannot resolve): the live side, the remount of the kernel's
-    options (into ``info``); mount(8)-only options have no live side."""
-    kernel_present = [o for o in present if not is_userspace_option(o)]
-    kernel_absent = [o for o in absent if not is_userspace_option(o)]
-    words, after, unresolved = plan_remount(info['live_options'], kernel_present, kernel_absent)
+    """(change or None, {option: why a remount cannot resolve it}): the live side, the remount of the
+    kernel's options (into ``info``); mount(8)-only options and those mountinfo never shows have no
+    live side, and those a remount cannot change (settings.mount_options.live_remount) are left out
+    of it: the fstab edit carries them to the next mount."""
+    fstype = info['fstype']
+    notes = {}
+    kernel = {True: [], False: []}
+    state = option_state(info['live_options'], 'live')
+    for option, want in [(o, True) for o in present] + [(o, False) for o in absent]:
+        if is_userspace_option(option) or not shown_live(option, fstype):
+            continue
+        effect = live_remount(option, fstype)
+        if effect == CHANGES:
+            kernel[want].append(option)
+        elif in_effect(option, state) is not want:
+            notes[option] = _needs_mount_note(option, want, effect, info)
+    words, after, unresolved = plan_remount(info['live_options'], kernel[True] + _hidden_default_words(
+        info, state, kernel[True], kernel[False]), kernel[False])
+    for option in unresolved:
+        notes[option] = 'a remount cannot %s %s; unmount and mount %s' % (
+            'set' if option in present else 'remove', option, info['path'])
     if not words:
-        return None, unresolved
+        return None, notes
     info['remount_options'] = ','.join(['remount'] + words)
     info['live_options_after'] = after
     change = {
         'kind': 'mount', 'target': info['path'], 'options': info['remount_options'],
         'before': info['live_options'], 'after': after,
     }
-    return change, unresolved
+    return change, notes
 
 
 REMOUNT_MODES = ('in_place', 'cycle')
@@ -257,6 +297,8 @@ def _option_check(info, option, want, states, fstab_unresolved, live_unresolved)
     live_state, fstab_state = states
     if live_state and 'source' in info:
         live = nfs_in_effect(option, info['live_options'])
+    elif not shown_live(option, info['fstype']):
+        live = None  # unverifiable live: compared in fstab only
     else:
         live = in_effect(option, live_state) if live_state else None
     persistent = in_effect(option, fstab_state) if fstab_state else None
@@ -279,6 +321,18 @@ def _option_check(info, option, want, states, fstab_unresolved, live_unresolved)
         info['unresolved'].append('%s: %s' % (option, note))
     return _check(path, option, want, status, live, persistent,
                   _message(path, option, want, live, persistent, info, note, remount_fixes))
+
+
+def _rollback_limit(info, option, want):
+    """What a rollback of the planned remount could not put back, said before the change (None: it can): a
+    key=value option the mount shows no value of now, whose default value the catalogue does not know."""
+    key, value = split_option(option)
+    if not want or value is None or 'source' in info or option not in (info['remount_options'] or '').split(','):
+        return None
+    if any(split_option(word)[0] == key for word in info['live_options']) or hidden_defaults(key, info['fstype']):
+        return None
+    return ('a rollback could not take %s= away again: %s shows no %s= now, and a remount cannot drop it '
+            '(unmount and mount)' % (key, info['path'], key))
 
 
 def _plan_request(request, live_by_path, fstab_index, records_after, sources):

@@ -20,7 +20,8 @@ from ansible_collections.iotune.storage.plugins.module_utils.policy.schema impor
     BLOCK_DEVICE_KEYS, BULK_SLICE_KEYS, CACHE_KEYS, CACHE_PAIRS, CACHE_SYSCTL_KEYS, COPY_TOOLS_KEYS, COPY_TOOLS_STATES,
     MATCH_KEYS, MOUNT_KEYS, POLICY_KEYS, PROFILE_NAMES, REMOUNT_MODES, TUNEFSTAB_KEYS)
 from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import QUEUE_SETTINGS
-from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_algebra import DEFAULTS_EXPANSION, implies, option_slot, options_equal
+from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_algebra import (
+    DEFAULTS_EXPANSION, contradicts, implies, option_slot, options_equal)
 from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_options import option_problem
 from ansible_collections.iotune.storage.plugins.module_utils.settings.vm import ORDERED, VM_SYSCTLS
 from ansible_collections.iotune.storage.plugins.module_utils.settings.unix_cache import UNIX_CACHE, UNIX_CACHE_KEYS
@@ -317,31 +318,43 @@ def validate_mount_entry(entry, where, errors):
         good = []
         for index, option in enumerate(options):
             if check_option_syntax(option, '%s.%s[%d]' % (where, name, index), errors, key_only_ok=name == 'absent'):
-                good.append(option)
-        for index, option in enumerate(good):
-            if any(options_equal(option, other) for other in good[:index]):
+                good.append((index, option))
+        for number, (index, option) in enumerate(good):
+            if any(options_equal(option, other) for dummy, other in good[:number]):
                 errors.append('%s.%s: option %s is listed twice' % (where, name, show_value(option)))
         lists[name] = good
-    present = lists.get('present', [])
-    absent = lists.get('absent', [])
-    for index, option in enumerate(present):
-        for other in present[:index]:
+    _check_remount_mode(entry.get('remount'), where, errors)
+    _check_mount_contradictions(where, lists.get('present', []), lists.get('absent', []), errors)
+
+
+def _check_mount_contradictions(where, present, absent, errors):
+    """Options no mount can have together, found by the mount algebra (settings.mount_algebra.contradicts):
+    a harden of them would flip between runs. ``present``/``absent``: [(index, option)]."""
+    for number, (index, option) in enumerate(present):
+        for other_index, other in present[:number]:
             slot = option_slot(option)
             if slot is not None and slot == option_slot(other) and not options_equal(option, other):
                 errors.append('%s.present: options %s and %s contradict each other (keep one)'
                               % (where, show_value(other), show_value(option)))
-    _check_remount_mode(entry.get('remount'), where, errors)
-    for option in absent:
+            elif slot != option_slot(other) and contradicts([other, option], []):
+                errors.append('%s.present[%d] %s and %s.present[%d] %s contradict each other: no mount can have '
+                              'both (keep one)' % (where, other_index, show_value(other), where, index,
+                                                   show_value(option)))
+    for dummy, option in absent:
         if option == 'relatime':
             errors.append("%s.absent: 'relatime' is the kernel default and cannot just be removed; "
                           "put noatime or strictatime in present instead" % where)
-    for option in present:
-        for other in absent:
+    for index, option in present:
+        for other_index, other in absent:
             if options_equal(option, other):
                 errors.append('%s: option %s is in both present and absent' % (where, show_value(option)))
             elif implies(option, other):
                 errors.append('%s: option %s in present puts %s, which is in absent, in effect'
                               % (where, show_value(option), show_value(other)))
+            elif other != 'relatime' and contradicts([option], [other]):
+                errors.append('%s.present[%d] %s and %s.absent[%d] %s contradict each other: no mount can have %s '
+                              'without %s (keep one)' % (where, index, show_value(option), where, other_index,
+                                                         show_value(other), show_value(option), show_value(other)))
 
 
 def _validate_mounts(value, errors):

@@ -72,6 +72,8 @@ def option_slot(option):
         return None
     if option in BOOL_OPTIONS:
         return BOOL_OPTIONS[option][0]
+    if option == 'norelatime':
+        return 'norelatime'  # clears relatime only: noatime or strictatime beside it stay
     if option in ATIME_OPTIONS:
         return 'atime'
     if option in NFS_RECOVERY:
@@ -184,6 +186,8 @@ def option_state(options, source):
                 strict = True
             elif option == 'nostrictatime':
                 strict = False
+            elif option in ('relatime', 'norelatime'):
+                words['relatime'] = option == 'relatime'
         elif option in NFS_RECOVERY:
             words.update((word, word == option) for word in NFS_RECOVERY)
         else:
@@ -212,6 +216,9 @@ def in_effect(option, state):
         slot, setting = BOOL_OPTIONS[option]
         current = state['flags'].get(slot)
         return None if current is None else current == setting
+    if option == 'norelatime' and state['source'] == 'fstab':
+        # the kernel mounts relatime all the same (it never shows norelatime): the word itself
+        return state['words'].get('relatime') is False
     if option in ATIME_OPTIONS:
         atime = state['atime']
         return {
@@ -241,22 +248,96 @@ def _put(options, option):
         del options[index]
 
 
+def _put_present(options, present, source='fstab'):
+    """Put each option of ``present`` that is not in effect into the list ``options``; the words put."""
+    words = []
+    for option in present:
+        if in_effect(option, option_state(options, source)) is False:
+            _put(options, option)
+            words.append(option)
+    return words
+
+
 def edit_fstab_options(options, present, absent):
     """The fstab option list with ``present`` in effect and ``absent`` not,
-    every other option kept in order.  Returns (new list, unresolved options)."""
+    every other option kept in order.  Returns (new list, unresolved options).
+    ``present`` is put again after ``absent`` is taken out: taking out ``user``
+    or ``noatime`` ends the noexec or nodiratime they implied, which one run
+    must put back (a second run would, else)."""
     new = list(options)
-    for option in present:
-        if not in_effect(option, option_state(new, 'fstab')):
-            _put(new, option)
+    _put_present(new, present)
     for option in absent:
         if in_effect(option, option_state(new, 'fstab')):
             new = [other for other in new if not absent_matches(option, other)]
             if in_effect(option, option_state(new, 'fstab')) and option in OPPOSITES:
                 _put(new, OPPOSITES[option])
+    _put_present(new, present)
     state = option_state(new, 'fstab')
     unresolved = [option for option in present if not in_effect(option, state)]
     unresolved += [option for option in absent if in_effect(option, state)]
     return new, unresolved
+
+
+ATIME_MODES = ('noatime', 'relatime', 'strictatime')
+# the words that reach the kernel as an atime flag (MS_NOATIME, MS_NODIRATIME, MS_RELATIME,
+# MS_STRICTATIME); atime, diratime, norelatime and nostrictatime only clear one in mount(8)
+ATIME_FLAG_WORDS = ('noatime', 'nodiratime', 'relatime', 'strictatime')
+
+
+def atime_after(state, words):
+    """(atime mode, nodiratime flag) of a live ``state`` once ``words`` are in effect."""
+    mode, nodiratime = state['atime'], state['flags']['nodiratime']
+    for word in words:
+        if word in ATIME_MODES:
+            mode = word
+        elif (word, mode) in (('atime', 'noatime'), ('nostrictatime', 'strictatime')):
+            mode = 'relatime'  # the kernel's default mode
+        elif word in ('diratime', 'nodiratime'):
+            nodiratime = word == 'nodiratime'
+    return mode, nodiratime
+
+
+def name_atime_flags(state, words):
+    """``words`` with the atime mode and nodiratime named together whenever a remount changes either.
+
+    The kernel keeps a mount's atime flags (noatime, nodiratime, relatime) on a remount that sets
+    none of MS_NOATIME, MS_NODIRATIME, MS_RELATIME, MS_STRICTATIME, and takes all of them from the
+    remount's flags when it sets one (fs/namespace.c path_mount, "The default atime for remount is
+    preservation"): ``remount,diratime`` alone keeps nodiratime, ``remount,nodiratime`` alone ends
+    noatime and strictatime.  Seen on Linux 6.18 with loop mounts."""
+    mode, nodiratime = atime_after(state, words)
+    spots = [index for index, word in enumerate(words) if option_slot(word) in ('atime', 'nodiratime')]
+    others = [word for index, word in enumerate(words) if index not in spots]
+    if (mode, nodiratime) == (state['atime'], state['flags']['nodiratime']):
+        return others
+    # "atime" clears the noatime of libmount's own flags (harmless when it has none)
+    named = ['atime'] if state['atime'] == 'noatime' and mode == 'relatime' else []
+    named.append(mode)
+    if nodiratime:
+        named.append('nodiratime')
+    elif state['flags']['nodiratime']:
+        named.insert(0, 'diratime')
+    return others[:spots[0]] + named + others[spots[0]:]
+
+
+def contradicts(present, absent):
+    """True when no mount can have every option of ``present`` in effect and none of ``absent``, though it
+    can have each option alone: the fstab edit of a list that has none of them leaves one unresolved (``strictatime`` and ``relatime``
+    put ``atime`` in effect, ``noatime`` puts ``nodiratime``, no ``diratime`` without ``atime``, so
+    not with ``noatime`` either)."""
+    def unresolved(present, absent):
+        return bool(edit_fstab_options([], present, absent)[1])
+    alone = any(unresolved([option], []) for option in present) or any(unresolved([], [option]) for option in absent)
+    return unresolved(present, absent) and not alone
+
+
+def _remounted(live, words):
+    """The live option list after a remount with ``words``, as the kernel prints it: words that only
+    restore a default are not shown."""
+    after = list(live)
+    for word in words:
+        _put(after, word)
+    return [word for word in after if word not in KERNEL_UNSHOWN]
 
 
 def plan_remount(live, present, absent):
@@ -266,32 +347,20 @@ def plan_remount(live, present, absent):
     A key=value option cannot be dropped by a remount unless ``present`` gives
     the key another value; such options are unresolved (unmount and mount).
     The words were checked with mount(8) of util-linux 2.38 on Linux 6.18: async
-    ends sync, rw ends ro, suid/dev/exec end their no* forms, diratime ends
-    nodiratime, relatime ends strictatime, but only atime,relatime ends noatime."""
+    ends sync, rw ends ro, suid/dev/exec end their no* forms; the atime flags
+    change only together (name_atime_flags)."""
     state = option_state(live, 'live')
-    words = []
-    for option in present:
-        if in_effect(option, state) is False:
-            words.append(option)
+    words = [option for option in present if in_effect(option, state) is False]
     for option in absent:
-        if in_effect(option, state):
-            slot = option_slot(option)
-            if any(slot is not None and option_slot(word) == slot for word in words):
-                continue
-            if option in OPPOSITES:
-                words.append(OPPOSITES[option])
-    if state['atime'] == 'noatime':
-        atime_words = [word for word in words if option_slot(word) == 'atime']
-        if atime_words and atime_words[-1] not in ('noatime', 'strictatime'):
-            # libmount keeps the mount's noatime flag on remount unless "atime"
-            # clears it, and then the kernel keeps its old atime mode unless
-            # one is given: only "atime,relatime" leaves noatime (util-linux 2.38)
-            words = [word for word in words if option_slot(word) != 'atime'] + ['atime', 'relatime']
-    after = list(live)
-    for word in words:
-        _put(after, word)
-    # as the kernel prints it: words that only restore a default are not shown
-    after = [word for word in after if word not in KERNEL_UNSHOWN]
+        # judged on the mount as the words so far leave it: strictatime ends nostrictatime, and
+        # leaving noatime brings back the diratime noatime implied off
+        now = option_state(_remounted(live, name_atime_flags(state, words)), 'live')
+        if in_effect(option, now) and option in OPPOSITES:
+            words.append(OPPOSITES[option])
+    # an opposite put for absent can end what present had by implication (noatime's nodiratime)
+    words += _put_present(_remounted(live, name_atime_flags(state, words)), present, 'live')
+    words = name_atime_flags(state, words)
+    after = _remounted(live, words)
     state = option_state(after, 'live')
     unresolved = [option for option in present if in_effect(option, state) is False]
     unresolved += [option for option in absent if in_effect(option, state)]

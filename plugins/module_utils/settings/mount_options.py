@@ -155,3 +155,65 @@ def option_problem(option, key_only_ok=False):
     if any(_value_fits(value, form) for form in forms if form != FLAG):
         return None
     return '%s takes %s' % (name, _describe(forms))
+
+
+# ---------------------------------------------------------------- what a live remount can do (Linux)
+# What ``mount -o remount,<option>`` does with an option of a file system type, and whether
+# /proc/self/mountinfo shows the option, as seen on Linux 6.18 (mount(8) of util-linux 2.38)
+# with ext4 and xfs loop mounts; docs/policy.md has the table.  An option not listed here is
+# changed by a remount and shown when set (the generic VFS flags, ext4's commit=, errors=...).
+CHANGES, REFUSED, IGNORED = 'changes', 'refuses', 'ignores'
+_EXT_TYPES = ('ext2', 'ext3', 'ext4')
+# ext4 (fs/ext4/super.c ext4_check_opt_consistency, __ext4_remount): "Cannot change data mode on
+# remount", "can't disable delalloc during remount", "can't change dax mount option while
+# remounting": the remount fails (rc 32); journal_async_commit fails too.  "changing
+# journal_checksum during remount not supported; ignoring": rc 0, nothing changes.
+_EXT4_REMOUNT = {'data': REFUSED, 'nodelalloc': REFUSED, 'dax': REFUSED, 'journal_async_commit': REFUSED,
+                 'journal_dev': REFUSED, 'journal_path': REFUSED,
+                 'journal_checksum': IGNORED, 'nojournal_checksum': IGNORED}
+# xfs (fs/xfs/xfs_super.c xfs_fs_reconfigure) changes inode32/inode64 (and the VFS flags) only:
+# every other xfs option is accepted (rc 0) and left as it was (logbufs=4, logbsize=64k,
+# allocsize=64k, largeio, swalloc, wsync, noalign, filestreams, discard... all seen unchanged).
+_XFS_REMOUNT_CHANGES = ('inode32', 'inode64')
+# options mountinfo never shows, whatever the mount: the kernel mounts relatime all the same under
+# norelatime; SB_I_VERSION is not a flag the VFS prints; ext4 prints only nojournal_checksum (its
+# checksums follow metadata_csum); xfs's attr2/noattr2 (deprecated) and ikeep/noikeep are not printed.
+_UNSHOWN = {'*': ('norelatime', 'iversion', 'noiversion'), 'ext4': ('journal_checksum', 'i_version', 'journal_ioprio'),
+            'xfs': ('attr2', 'noattr2', 'ikeep', 'noikeep')}
+
+
+# key=value options a file system leaves out of mountinfo at their default value, and that default: a
+# remount with it takes back a value a run set (seen on 6.18: remount,commit=5 drops commit=60 from
+# mountinfo).  ext4 prints errors= only when it differs from the superblock's errors behaviour
+# (tune2fs -e; mke2fs makes it continue), so each of the three is a candidate, the usual one first.
+HIDDEN_DEFAULTS = {'ext4': {'errors': ('continue', 'remount-ro', 'panic'), 'commit': ('5',),
+                            'inode_readahead_blks': ('32',), 'max_batch_time': ('15000',), 'min_batch_time': ('0',),
+                            'stripe': ('0',), 'data_err': ('ignore',), 'resuid': ('0',), 'resgid': ('0',)}}
+
+
+def hidden_defaults(key, fstype):
+    """The values of ``key`` a mount of type ``fstype`` does not show because they are its default,
+    the likeliest first (empty when none is known)."""
+    return HIDDEN_DEFAULTS.get(_family(fstype), {}).get(key, ())
+
+
+def _family(fstype):
+    return 'ext4' if fstype in _EXT_TYPES else fstype
+
+
+def live_remount(option, fstype):
+    """What a remount of a mount of type ``fstype`` does with ``option``: CHANGES, REFUSED (the
+    remount fails) or IGNORED (it succeeds and changes nothing)."""
+    key = option.split('=', 1)[0]
+    family = _family(fstype)
+    if family == 'ext4':
+        return _EXT4_REMOUNT.get(option, _EXT4_REMOUNT.get(key, CHANGES))
+    if family == 'xfs' and (key in _XFS or key == 'dax') and option not in _XFS_REMOUNT_CHANGES:
+        return IGNORED
+    return CHANGES
+
+
+def shown_live(option, fstype):
+    """False when /proc/self/mountinfo never shows ``option`` on a mount of type ``fstype``."""
+    key = option.split('=', 1)[0]
+    return not any(word in _UNSHOWN.get(table, ()) for table in ('*', _family(fstype)) for word in (option, key))

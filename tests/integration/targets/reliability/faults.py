@@ -25,6 +25,9 @@ import sys
 import threading
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'setup_loop_fs'))
+from module_runner import ModuleRunner  # noqa: E402  pylint: disable=wrong-import-position
+
 FAILPOINT = '/run/iotune/failpoint'
 QUEUE_FIELDS = ('read_ahead_kb', 'nr_requests', 'scheduler')
 # the digest waits at most SETTLE_TIMEOUT seconds for this target's devices, until their queue
@@ -32,7 +35,7 @@ QUEUE_FIELDS = ('read_ahead_kb', 'nr_requests', 'scheduler')
 SETTLE_TIMEOUT, SETTLE_QUIET = 30, 0.2
 
 
-class Host(object):
+class Host(ModuleRunner):
     def __init__(self, work, loops, collections):
         self.work, self.collections = work, collections
         self.loops = [loop[len('/dev/'):] for loop in loops]
@@ -61,24 +64,6 @@ class Host(object):
         with open(self.sysctl_conf, 'w') as handle:
             handle.write('# the distribution sysctl.conf\n')
         os.symlink('../sysctl.conf', self.sysctl_link)  # as Debian ships /etc/sysctl.d/99-sysctl.conf
-
-    def module(self, name, args, check=False, expect_kill=False):
-        """Run a module as Ansible runs it on a host: its own Python process, an arguments file."""
-        self.calls += 1
-        path = os.path.join(self.work, 'args-%d.json' % self.calls)
-        with open(path, 'w') as handle:
-            json.dump({'ANSIBLE_MODULE_ARGS': dict(args, _ansible_check_mode=check)}, handle)
-        env = dict(os.environ, PYTHONPATH=self.collections)
-        proc = subprocess.run([sys.executable, '-m', 'ansible_collections.iotune.storage.plugins.modules.' + name, path],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, check=False)
-        if expect_kill:
-            return {'rc': proc.returncode}
-        try:
-            result = json.loads(proc.stdout.decode())
-        except ValueError:
-            raise AssertionError('%s printed no result (rc %s): %s' % (name, proc.returncode, proc.stderr.decode()[-500:]))
-        result['rc'] = proc.returncode
-        return result
 
     def mount_options(self, mounts, run_id, check=False, expect_kill=False, journal_dir=None):
         return self.module('mount_options', {

@@ -25,3 +25,14 @@ loop_fs_init() {
   trap loop_fs_cleanup EXIT
   trap 'exit 130' INT TERM HUP
 }
+
+# `loop_fs_python`: sets python to a Python that has ansible (the modules import ansible.module_utils).
+loop_fs_python() {
+  local candidate
+  python=
+  for candidate in python3 "$(dirname "$(command -v ansible-playbook)")/python"; do
+    "$candidate" -c 'import ansible' 2>/dev/null && { python=$candidate; return 0; }
+  done
+  echo "FAIL: no Python with ansible found" >&2
+  return 1
+}

@@ -572,6 +572,20 @@ def test_reverse_remount_words(current, before, words):
     assert reverse_remount_words(current, before) == words
 
 
+@pytest.mark.parametrize('current, before, fstype, attempt, words', [
+    (['rw', 'relatime', 'errors=panic'], ['rw', 'relatime'], 'ext4', 0, ['errors=continue']),
+    (['rw', 'relatime', 'errors=panic'], ['rw', 'relatime'], 'ext4', 1, ['errors=remount-ro']),
+    (['rw', 'relatime', 'commit=60'], ['rw', 'relatime'], 'ext4', 0, ['commit=5']),
+    (['rw', 'relatime', 'commit=60'], ['rw', 'relatime'], 'ext3', 0, ['commit=5']),
+    (['rw', 'relatime', 'commit=60'], ['rw', 'relatime', 'commit=30'], 'ext4', 0, ['commit=30']),
+    # no known default: nothing to remount with
+    (['rw', 'relatime', 'commit=60'], ['rw', 'relatime'], 'btrfs', 0, []),
+    (['rw', 'relatime', 'mincache=direct'], ['rw', 'relatime'], 'vxfs', 0, []),
+])
+def test_reverse_remount_words_to_a_hidden_default(current, before, fstype, attempt, words):
+    assert reverse_remount_words(current, before, fstype, attempt) == words
+
+
 @pytest.mark.parametrize('live, present, absent, missing', [
     (['rw', 'relatime'], ['noatime'], ['sync'], ['noatime']),
     (['rw', 'noatime', 'sync'], ['noatime'], ['sync'], ['sync']),
@@ -603,12 +617,14 @@ class FakeMount(object):
     line of <path> in self/mountinfo roughly as Linux does.  Per-mount flags (ro, atime mode,
     nodiratime) are in the per-mount field, sync and key=value options in the super options.  As
     with libmount and Linux, a remount keeps noatime unless its words hold ``atime`` or
-    ``strictatime``.
+    ``strictatime``, and keeps the atime flags (atime mode, nodiratime) unless it names one.
 
     ``sabotage``: word lists used instead of the real words, one per call, first calls first."""
 
-    def __init__(self, proc_root, rc=0, err='', sabotage=()):
+    def __init__(self, proc_root, rc=0, err='', sabotage=(), hidden=None):
         self.path = os.path.join(proc_root, 'self', 'mountinfo')
+        # key=value options the file system does not show at this value (ext4: errors= of the superblock)
+        self.hidden = hidden or {}
         self.rc, self.err = rc, err
         self.sabotage = list(sabotage)
         self.calls = []
@@ -629,7 +645,7 @@ class FakeMount(object):
             if fields[4] == argv[4]:
                 sep = fields.index('-')
                 fields[5], fields[sep + 3] = self.remount(fields[5].split(','), fields[sep + 3].strip().split(','),
-                                                          words)
+                                                          words, self.hidden)
                 fields[sep + 3] += '\n'
                 lines[index] = ' '.join(fields)
         with open(self.path, 'w') as handle:
@@ -637,11 +653,16 @@ class FakeMount(object):
         return 0, '', ''
 
     @staticmethod
-    def remount(flags, super_options, words):
+    def remount(flags, super_options, words, hidden=None):
+        hidden = hidden or {}
         ro = 'ro' in flags
         atime = 'noatime' if 'noatime' in flags else 'relatime' if 'relatime' in flags else 'strictatime'
         nodiratime = 'nodiratime' in flags
         clear_noatime = 'atime' in words
+        if any(word in ('noatime', 'nodiratime', 'relatime', 'strictatime') for word in words):
+            # fs/namespace.c path_mount: naming one atime flag sets them all (relatime unless noatime)
+            atime = 'noatime' if atime == 'noatime' and not clear_noatime else 'relatime'
+            nodiratime = False
         for word in words:
             if word in ('ro', 'rw'):
                 ro = word == 'ro'
@@ -657,6 +678,7 @@ class FakeMount(object):
             elif '=' in word:
                 key = word.split('=')[0] + '='
                 super_options = [o for o in super_options if not o.startswith(key)] + [word]
+        super_options = [o for o in super_options if o.split('=')[0] not in hidden or o.split('=')[1] != hidden[o.split('=')[0]]]
         flags = ['ro' if ro else 'rw'] + (['nodiratime'] if nodiratime else []) \
             + ([atime] if atime != 'strictatime' else [])
         return ','.join(flags), ','.join(super_options)
@@ -694,6 +716,38 @@ def test_apply_and_restore_mount(mount_proc, journal):
         assert handle.read() == MOUNTINFO
     assert restore_mount(record, mount, False, '/bin/mount', mount_proc) is False
     assert len(mount.calls) == 2
+
+
+def test_nodiratime_set_and_rolled_back(mount_proc, journal):
+    """Issue 38 item 3: remount,diratime alone keeps nodiratime (the kernel keeps the atime flags of a
+    remount that names none); the rollback names the atime mode with it."""
+    mount = FakeMount(mount_proc)
+    change = _mount_change('/data', ['nodiratime'], ['rw', 'relatime', 'nodiratime'])
+    assert apply_mount(journal, change, mount, 'mount', mount_proc, ['nodiratime'], []) is True
+    assert live_options_of(mount_proc, '/data') == ['rw', 'nodiratime', 'relatime']
+    record, = records_of(journal)
+    assert restore_mount(record, mount, False, 'mount', mount_proc) is True
+    assert mount.calls[1][3] == 'remount,diratime,relatime'
+    assert live_options_of(mount_proc, '/data') == ['rw', 'relatime']
+
+
+@pytest.mark.parametrize('superblock, calls', [
+    ('continue', ['remount,errors=continue']),
+    # tune2fs -e remount-ro: ext4 then shows errors=continue, and hides remount-ro
+    ('remount-ro', ['remount,errors=continue', 'remount,errors=remount-ro']),
+])
+def test_errors_panic_rolled_back_to_the_hidden_default(mount_proc, journal, superblock, calls):
+    """Issue 38 item 4: ext4 shows errors= only when it differs from the superblock's behaviour; the
+    rollback remounts with the default (continue, then the other candidates, read back after each)."""
+    mount = FakeMount(mount_proc, hidden={'errors': superblock})
+    change = _mount_change('/data', ['errors=panic'], ['rw', 'relatime', 'errors=panic'])
+    assert apply_mount(journal, change, mount, 'mount', mount_proc, ['errors=panic'], []) is True
+    assert live_options_of(mount_proc, '/data') == ['rw', 'relatime', 'errors=panic']
+    record, = records_of(journal)
+    assert restore_mount(record, mount, True, 'mount', mount_proc) is True
+    assert restore_mount(record, mount, False, 'mount', mount_proc) is True
+    assert [call[3] for call in mount.calls[1:]] == calls
+    assert live_options_of(mount_proc, '/data') == ['rw', 'relatime']
 
 
 def test_apply_mount_does_not_expect_what_a_remount_cannot_do(mount_proc, journal):

@@ -144,7 +144,8 @@ REMOUNTS = [
     ('atime from noatime', ['rw', 'noatime'], ['atime'], [], ['atime', 'relatime'], ['rw', 'relatime'], []),
     ('strictatime from noatime', ['rw', 'noatime'], ['strictatime'], [], ['strictatime'], ['rw'], []),
     ('strictatime off', ['rw'], [], ['strictatime'], ['relatime'], ['rw', 'relatime'], []),
-    ('nodiratime off', ['rw', 'nodiratime', 'relatime'], [], ['nodiratime'], ['diratime'], ['rw', 'relatime'], []),
+    # the kernel keeps the atime flags of a remount that names none: diratime alone keeps nodiratime
+    ('nodiratime off', ['rw', 'nodiratime', 'relatime'], [], ['nodiratime'], ['diratime', 'relatime'], ['rw', 'relatime'], []),
     ('ro to rw', ['ro', 'relatime'], ['rw'], [], ['rw'], ['rw', 'relatime'], []),
     ('suid and exec back', ['rw', 'nosuid', 'nodev', 'noexec', 'relatime'], ['suid'], ['noexec'], ['suid', 'exec'],
      ['rw', 'nodev', 'relatime'], []),
@@ -152,6 +153,20 @@ REMOUNTS = [
     ('key=value cannot be dropped', ['rw', 'delaylog', 'mincache=direct'], [], ['mincache=direct'], [],
      ['rw', 'delaylog', 'mincache=direct'], ['mincache=direct']),
     ('strictatime from relatime', ['rw', 'relatime'], ['strictatime'], [], ['strictatime'], ['rw'], []),
+    # issue 38 item 3: naming one atime flag sets them all (fs/namespace.c path_mount), so a remount
+    # that changes the atime mode or nodiratime names both; one that changes neither names none
+    ('nodiratime off under noatime words', ['rw', 'noatime', 'nodiratime'], [], ['nodiratime', 'noatime'],
+     ['diratime', 'atime', 'relatime'], ['rw', 'relatime'], []),
+    ('nodiratime keeps strictatime', ['rw'], ['nodiratime'], [], ['strictatime', 'nodiratime'], ['rw', 'nodiratime'], []),
+    ('nodiratime off keeps strictatime', ['rw', 'nodiratime'], [], ['nodiratime'], ['diratime', 'strictatime'], ['rw'], []),
+    ('noatime keeps nodiratime', ['rw', 'nodiratime', 'relatime'], ['noatime'], [], ['noatime', 'nodiratime'],
+     ['rw', 'nodiratime', 'noatime'], []),
+    ('relatime keeps nodiratime', ['rw', 'nodiratime'], ['relatime'], [], ['relatime', 'nodiratime'],
+     ['rw', 'nodiratime', 'relatime'], []),
+    ('no atime word, no atime flag', ['rw', 'nodiratime', 'noatime'], ['lazytime'], [], ['lazytime'],
+     ['rw', 'nodiratime', 'noatime', 'lazytime'], []),
+    ('nodiratime and another option', ['rw', 'relatime'], ['sync', 'nodiratime'], [], ['sync', 'relatime', 'nodiratime'],
+     ['rw', 'relatime', 'sync', 'nodiratime'], []),
 ]
 
 
