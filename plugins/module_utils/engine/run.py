@@ -387,12 +387,14 @@ class _RecordingJournal(Journal):
         return entry
 
 
-def _blocked(checks, planned, journal_dir, check_mode):
-    """Why an enforcing run may change nothing: its error checks (in check mode too), then, when it
-    would change something, the directories it cannot write and the space it lacks."""
+def _blocked(checks, planned, journal_dir, check_mode, waived=frozenset()):
+    """Why an enforcing run may change nothing: its error checks (in check mode too) but the
+    ``waived`` ones, then, when it would change something, the files it cannot write and the space
+    it lacks."""
     # An enforcing run cannot bring a check in error to the policy: it fails, in check mode too,
     # and changes nothing (an error check used to pass as ok when its concern had nothing to change).
-    errors = [check['message'] for check in checks if check['status'] == ERROR]
+    # A waived one is left as it is like any waived finding, and the others are enforced (issue 38, 8).
+    errors = [check['message'] for check in checks if check['status'] == ERROR and check['id'] not in waived]
     if errors or check_mode or not planned:
         return errors
     problems = [problem for concern, plan in planned for problem in unwritable(plan['changes'])]
@@ -493,7 +495,7 @@ def run_concerns_unlocked(concerns, runner, check_mode=False, diff=False, run_id
         # what an enforcing run reports of every check, also when it changes nothing
         result['checks'] = mark_changed(checks, checks)
     problems = ['a change would also change a waived setting: %s (end the waiver, or waive the other check '
-                'too)' % '; '.join(conflicts)] if conflicts else _blocked(checks, planned, journal_dir, check_mode)
+                'too)' % '; '.join(conflicts)] if conflicts else _blocked(checks, planned, journal_dir, check_mode, waived)
     if problems:
         result['changed'] = False
         raise EngineError('nothing changed: %s' % '; '.join(problems), result)
