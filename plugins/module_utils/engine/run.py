@@ -395,10 +395,12 @@ def _blocked(checks, planned, journal_dir, check_mode, waived=frozenset()):
     # and changes nothing (an error check used to pass as ok when its concern had nothing to change).
     # A waived one is left as it is like any waived finding, and the others are enforced (issue 38, 8).
     errors = [check['message'] for check in checks if check['status'] == ERROR and check['id'] not in waived]
-    if errors or check_mode or not planned:
+    if errors or not planned:
         return errors
+    # a file that cannot be written (a read-only file system, an immutable file) is found in check
+    # mode too, before a live value is changed (issue 38, item 6)
     problems = [problem for concern, plan in planned for problem in unwritable(plan['changes'])]
-    if not problems and journal_dir is not None:
+    if not problems and not check_mode and journal_dir is not None:
         problems = space_problems([change for concern, plan in planned for change in plan['changes']], journal_dir)
     return problems
 
