@@ -16,6 +16,7 @@ import sys
 
 from ansible_collections.iotune.storage.plugins.module_utils.act.apply import apply_file
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import STATUSES, summarize
+from ansible_collections.iotune.storage.plugins.module_utils.common.files import mount_point_of, nearest_existing
 
 ST_RDONLY = getattr(os, 'ST_RDONLY', 1)
 
@@ -56,15 +57,6 @@ def _flag_problem(path, what):
     return None
 
 
-def mount_point_of(path):
-    """The mount point of the file system ``path`` (an existing directory) is on."""
-    path = os.path.realpath(path)
-    dev = os.stat(path).st_dev
-    while path != os.path.dirname(path) and os.stat(os.path.dirname(path)).st_dev == dev:
-        path = os.path.dirname(path)
-    return path
-
-
 def directory_problem(directory, statvfs=None):
     """Why no file can be written (a temporary file made and renamed) in ``directory``, as a
     phrase; None when one can. The file system's read-only flag comes from statvfs: os.access
@@ -83,12 +75,6 @@ def directory_problem(directory, statvfs=None):
     return None
 
 
-def _nearest_existing(path):
-    while not os.path.lexists(path) and path != os.path.dirname(path):
-        path = os.path.dirname(path)
-    return path
-
-
 def unwritable(changes, statvfs=None):
     """Why the file changes of a plan cannot be made, as sentences naming the file and the reason;
     [] when they can. A file needs its directory (existing, or created by the plan), a file system
@@ -102,7 +88,7 @@ def unwritable(changes, statvfs=None):
         if change['kind'] == 'dir':
             parent = os.path.dirname(os.path.abspath(change['target']))
             if parent not in created and not os.path.isdir(change['target']):
-                problem = directory_problem(_nearest_existing(parent), statvfs)
+                problem = directory_problem(nearest_existing(parent), statvfs)
                 if problem:
                     problems.append('cannot create %s: %s' % (change['target'], problem))
             continue

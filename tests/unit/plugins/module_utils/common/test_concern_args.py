@@ -14,7 +14,8 @@ import subprocess
 
 import pytest
 
-from ansible_collections.iotune.storage.plugins.module_utils.engine.concern import ST_RDONLY, mount_point_of, unwritable
+from ansible_collections.iotune.storage.plugins.module_utils.common.files import mount_point_of
+from ansible_collections.iotune.storage.plugins.module_utils.engine.concern import ST_RDONLY, unwritable
 from ansible_collections.iotune.storage.plugins.module_utils.common.args import check_args, normalize_absolute_path
 from ansible_collections.iotune.storage.plugins.modules import io_policy, mount_options
 from ansible_collections.iotune.storage.tests.unit.module_harness import run_main
