@@ -6,8 +6,8 @@
 
 - ``/etc/release`` (first line: ``Oracle Solaris 11.1 X86``, ``Solaris 10 5/09 s10s_u7wos_08 SPARC``,
   ``OpenIndiana Hipster 2020.04 (powered by illumos)``, ``OmniOS v11 r151026``);
-- ``uname -X`` (``Key = value`` lines) and HP-UX ``machinfo`` (its ``OS info`` block, 11.23 and 11.31
-  layouts);
+- ``uname -X`` (``Key = value`` lines) and HP-UX ``machinfo`` (its ``OS info`` block and its memory,
+  11.23 and 11.31 layouts);
 - the VxFS version: Solaris ``pkginfo -l`` (``PKGINST``/``VERSION`` blocks), Solaris 11 ``pkg info``
   (``Name``/``Version``), HP-UX ``swlist`` (bundle, revision, title: ``Base-VXFS``, ``B3929EA``
   OnLineJFS);
@@ -70,6 +70,16 @@ def parse_machinfo_release(text):
         if found and found.group(1).lower() == 'release':
             return found.group(2).split()[-1]
     return None
+
+
+_MACHINFO_MEMORY_RE = re.compile(r'^\s*Memory\s*[:=]\s*(\d+)\s*MB\b', re.MULTILINE)
+
+
+def parse_machinfo_memory(text):
+    """HP-UX machinfo: the physical memory in bytes (11.31's ``Memory: 8180 MB (7.99 GB)``, 11.23's
+    ``Memory = 4076 MB (3.980469 GB)``; MB of 1024 * 1024 bytes), or None."""
+    found = _MACHINFO_MEMORY_RE.search(text or '')
+    return int(found.group(1)) * 1024 * 1024 if found else None
 
 
 def _name_version_blocks(text, name_key, version_key):

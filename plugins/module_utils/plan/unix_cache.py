@@ -11,6 +11,8 @@
 - HP-UX 11i v3: ``filecache_min`` and ``filecache_max`` through ``kctune``, which changes the running
   kernel and the configuration the next boot uses at once: one value, live and persistent. The changes
   are ordered so that min never goes above max on the way (a raised max first, a lowered min first).
+  A value kctune refuses (above 70 % (min) or 90 % (max) of the memory machinfo reports, or min above
+  max once both are set) is an error check at plan time, not a failure at apply time.
 """
 
 from __future__ import (absolute_import, division, print_function)
@@ -21,7 +23,7 @@ import re
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import ERROR, NOT_APPLICABLE, make_check, status_of
 from ansible_collections.iotune.storage.plugins.module_utils.common.files import read_text
 from ansible_collections.iotune.storage.plugins.module_utils.common.units import parse_int
-from ansible_collections.iotune.storage.plugins.module_utils.parse.unix_platform import parse_etc_system, parse_kstat_p
+from ansible_collections.iotune.storage.plugins.module_utils.parse.unix_platform import parse_etc_system, parse_kstat_p, parse_machinfo_memory
 from ansible_collections.iotune.storage.plugins.module_utils.parse.unixfacts import ARC_KSTAT, command_output, read_kctune
 from ansible_collections.iotune.storage.plugins.module_utils.settings.platforms import PLATFORMS
 from ansible_collections.iotune.storage.plugins.module_utils.settings.unix_cache import UNIX_CACHE, platform_keys
@@ -86,9 +88,35 @@ def kctune_order(changes, tunables):
     return sorted(changes, key=lambda c: (c['target'] == 'filecache_max') != bool(raising_max))
 
 
+def kctune_refusals(wanted, tunables, memory):
+    """{tunable: why kctune refuses the value ``wanted`` for it}: above its share of physical memory
+    (``memory`` bytes, from machinfo; None: not checked), or filecache_min above filecache_max once both
+    are set (the value wanted, else the live one). filecache_max(5), HP-UX 11i v3 (issue 38, item 7)."""
+    refused = {}
+    for name in sorted(wanted):
+        share = UNIX_CACHE[name]['memory_pct']
+        if memory and wanted[name] > share * memory // 100:
+            refused[name] = 'iotune_cache.%s: %d bytes is above %d %% of physical memory (%d bytes of the %d MB machinfo ' \
+                            'reports), the most kctune accepts: it refuses the value, so harden_io cannot set it' % (
+                                name, wanted[name], share, share * memory // 100, memory // 1024 ** 2)
+    after = dict((name, wanted[name] if name in wanted else (tunables.get(name) or {}).get('current'))
+                 for name in ('filecache_min', 'filecache_max'))
+    if None not in after.values() and after['filecache_min'] > after['filecache_max']:
+        name = 'filecache_min' if 'filecache_min' in wanted else 'filecache_max'
+        refused.setdefault(name, 'iotune_cache.%s: filecache_min would be above filecache_max (%d > %d bytes; %s): kctune '
+                                 'refuses it, so harden_io cannot set it' % (
+                                     name, after['filecache_min'], after['filecache_max'],
+                                     'both from the policy' if len(wanted) == 2 else 'filecache_%s is the live value'
+                                     % ('max' if name == 'filecache_min' else 'min')))
+    return refused
+
+
 def _plan_hpux(wanted, run_command):
     errors = []
-    tunables = read_kctune(run_command, sorted(wanted), errors)
+    # both, whichever the policy sets: each is checked against the other (kctune refuses min above max)
+    tunables = read_kctune(run_command, platform_keys('hpux'), errors)
+    memory = parse_machinfo_memory(command_output(run_command, ['machinfo'], []))
+    refused = kctune_refusals(wanted, tunables, memory)
     checks, changes = [], []
     for name in sorted(wanted):
         want = wanted[name]
@@ -100,8 +128,10 @@ def _plan_hpux(wanted, run_command):
         else:
             message = '%s is %d (kctune expression %s), expected %d; kctune changes it at once and for the next boot' % (
                 name, live, known['expr'], want)
+        if name in refused:
+            status, message = ERROR, '%s; %s' % (refused[name], message)
         checks.append(make_check(CONCERN, name, name, want, live, live, status if live is not None else ERROR, message))
-        if live is not None and live != want:
+        if live is not None and live != want and name not in refused:
             changes.append({'kind': 'kctune', 'target': name, 'before': known['expr'], 'after': str(want), 'after_bytes': want,
                             'before_bytes': live})
     return checks, kctune_order(changes, tunables) if changes else [], errors

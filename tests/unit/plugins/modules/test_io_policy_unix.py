@@ -91,6 +91,25 @@ def test_seed_000_on_hpux_audit_enforce_again_and_rollback(monkeypatch, hpux):
     assert '/restore vxfs %s,dev=40010001' % SEED_000 in read(hpux.mnttab)
 
 
+def test_a_file_cache_kctune_refuses_fails_the_harden_before_any_change(monkeypatch, hpux):
+    # issue 38, item 7: filecache_max above 90 % of the simulated 8 GiB; the remount of /restore used to be
+    # made, then kctune refused the value at apply time, on every run
+    policy = dict(SEED_000_POLICY, iotune_cache={'filecache_max': 8 * 1024 ** 3 * 95 // 100})
+    fstab = os.path.join(hpux.etc, 'fstab')
+    before = (read(fstab), read(hpux.mnttab), hpux(['kctune', '-P', 'name,current,expr'])[1])
+    kind, audit = run_main(monkeypatch, io_policy, policy_args(hpux, policy))
+    assert kind == 'exit', audit['msg']
+    check = [c for c in audit['checks'] if c['id'] == 'cache_limits:filecache_max:filecache_max'][0]
+    assert check['status'] == 'error' and check['message'].startswith(
+        'iotune_cache.filecache_max: 8160437862 bytes is above 90 % of physical memory'), check['message']
+    for check_mode in (True, False):
+        kind, result = run_main(monkeypatch, io_policy, policy_args(hpux, policy, mode='enforce', run_id='fc-%s' % check_mode,
+                                                                    _ansible_check_mode=check_mode))
+        assert kind == 'fail' and result['msg'].startswith('nothing changed: iotune_cache.filecache_max: '), result['msg']
+    assert (read(fstab), read(hpux.mnttab), hpux(['kctune', '-P', 'name,current,expr'])[1]) == before
+    assert not os.path.exists(os.path.join(hpux.root, 'journal', 'fc-False.jsonl'))
+
+
 def test_solaris_vfstab_is_the_default_table_and_rollback_manages_it(monkeypatch, tmp_path):
     host = simulated(monkeypatch, tmp_path, 'solaris')
     vfstab = os.path.join(host.etc, 'vfstab')

@@ -17,6 +17,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.parse.unix_platform
     parse_etc_system,
     parse_kctune_p,
     parse_kstat_p,
+    parse_machinfo_memory,
     parse_machinfo_release,
     parse_pkg_info,
     parse_pkginfo_l,
@@ -85,6 +86,22 @@ def test_every_uname_x_sample_is_read():
 def test_machinfo_release(name):
     expected = 'B.11.23' if '11.23' in name else 'B.11.31'
     assert parse_machinfo_release(sample(name)) == expected
+
+
+MACHINFO_MB = {'hpux_11.23.ia64': 4076, 'hpux_11.31-1': 8180, 'hpux_11.31-2': 98135, 'hpux_11.31-3': 24013,
+               'hpux_11.31-superdome': 12749, 'hpux_11.31_3xia64': 8180}
+
+
+@pytest.mark.parametrize('name', names('machinfo'))
+def test_machinfo_memory(name):
+    # 11.31's 'Memory: 8180 MB (7.99 GB)' and 11.23's 'Memory = 4076 MB (3.980469 GB)': MB of 1024 * 1024 bytes
+    key = name[len('hpux-machinfo-fusioninv-'):-len('.txt')]
+    assert parse_machinfo_memory(sample(name)) == MACHINFO_MB[key] * 1024 * 1024
+
+
+def test_machinfo_without_memory():
+    assert parse_machinfo_memory('CPU info:\n  2 Intel(R) Itanium 2 processors\n') is None
+    assert parse_machinfo_memory(None) is None
 
 
 def test_machinfo_without_os_info():

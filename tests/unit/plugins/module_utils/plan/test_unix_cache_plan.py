@@ -10,13 +10,14 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import os
+import re
 
 import pytest
 
 from ansible_collections.iotune.storage.plugins.module_utils.act.records import Trusted
 from ansible_collections.iotune.storage.plugins.module_utils.act.rollback import roll_back
 from ansible_collections.iotune.storage.plugins.module_utils.engine.run import EngineError, UnixCache, run_concerns
-from ansible_collections.iotune.storage.plugins.module_utils.plan.unix_cache import plan_unix_cache, system_text_with
+from ansible_collections.iotune.storage.plugins.module_utils.plan.unix_cache import kctune_refusals, plan_unix_cache, system_text_with
 from ansible_collections.iotune.storage.tests.unit.simulators import SimulatedUnixHost
 
 GIB = 1024 ** 3
@@ -85,12 +86,49 @@ def test_the_keys_of_another_platform_are_one_not_applicable_check(hpux):
     assert plan['changes'] == []
 
 
-def test_a_value_kctune_refuses_changes_no_tunable(hpux):
-    # filecache_min at most 70 % of the 8 GiB of memory: kctune refuses 6 GiB, and with it the max of the same command
-    wanted = {'filecache_min': 6 * GIB, 'filecache_max': 7 * GIB}
-    with pytest.raises(EngineError, match='no tunable was changed'):
+@pytest.mark.parametrize('wanted, live, refused, reason', [
+    # filecache_max(5): filecache_min at most 70 %, filecache_max at most 90 % of the 8 GiB of memory
+    ({'filecache_min': 6 * GIB, 'filecache_max': 7 * GIB}, {}, 'filecache_min',
+     'iotune_cache.filecache_min: 6442450944 bytes is above 70 % of physical memory (6012954214 bytes of the 8192 MB '
+     'machinfo reports), the most kctune accepts'),
+    ({'filecache_max': 7600 * 1024 ** 2}, {}, 'filecache_max',
+     'iotune_cache.filecache_max: 7969177600 bytes is above 90 % of physical memory'),
+    # min above the live max (Default: 50 %, 4 GiB), and max below a live min set before
+    ({'filecache_min': 5 * GIB}, {}, 'filecache_min',
+     'iotune_cache.filecache_min: filecache_min would be above filecache_max (5368709120 > 4294967296 bytes; '
+     'filecache_max is the live value)'),
+    ({'filecache_max': 2 * GIB}, {'filecache_min': '3GB'}, 'filecache_max',
+     'iotune_cache.filecache_max: filecache_min would be above filecache_max (3221225472 > 2147483648 bytes; '
+     'filecache_min is the live value)'),
+])
+def test_a_value_kctune_refuses_is_an_error_at_plan_time(hpux, wanted, live, refused, reason):
+    # issue 38, item 7: these used to fail at apply time (kctune's error), on every run
+    for name, expression in live.items():
+        assert hpux(['kctune', '%s=%s' % (name, expression)])[0] == 0
+    before = hpux(['kctune', '-P', 'name,current,expr'])[1]
+    plan = plan_unix_cache(wanted, 'hpux', hpux)
+    check = [c for c in plan['checks'] if c['target'] == refused][0]
+    assert check['status'] == 'error' and check['message'].startswith(reason), check['message']
+    assert refused not in [c['target'] for c in plan['changes']]
+    with pytest.raises(EngineError, match='^nothing changed: ' + re.escape(reason)):
         run_concerns([UnixCache(hpux, wanted, 'hpux')], hpux, run_id='refused', journal_dir=os.path.join(hpux.root, 'journal'))
-    assert [c['before'] for c in plan_unix_cache(wanted, 'hpux', hpux)['changes']] == ['Default', 'Default']
+    assert hpux(['kctune', '-P', 'name,current,expr'])[1] == before
+    assert not os.path.exists(os.path.join(hpux.root, 'journal', 'refused.jsonl'))
+    # and the kctune simulator refuses the value as HP-UX does
+    rc, _out, err = hpux(['kctune'] + ['%s=%d' % item for item in sorted(wanted.items())])
+    assert rc == 1 and err.startswith('ERROR:'), err
+
+
+def test_the_limits_are_the_memory_machinfo_reports(hpux):
+    # within them: the same values on a host with twice the memory are planned, not refused
+    hpux.env['KCTUNE_SIM_MEMORY'] = str(16 * GIB)
+    wanted = {'filecache_min': 6 * GIB, 'filecache_max': 7 * GIB}
+    plan = plan_unix_cache(wanted, 'hpux', hpux)
+    assert [c['status'] for c in plan['checks']] == ['drift', 'drift']
+    assert sorted(c['target'] for c in plan['changes']) == ['filecache_max', 'filecache_min']
+    # a host whose machinfo does not answer: the share of memory is not checked, min above max still is
+    assert kctune_refusals(wanted, {}, None) == {}
+    assert list(kctune_refusals({'filecache_min': 2 * GIB}, {'filecache_max': {'current': GIB}}, None)) == ['filecache_min']
 
 
 def test_a_linux_host_says_the_solaris_and_hpux_keys_are_not_its_own(tmp_path):
