@@ -5,7 +5,8 @@
 """The cache_limits decision on Solaris and HP-UX (settings/unix_cache.py); reads, never writes.
 
 - Solaris: the ZFS ARC cap. Persistent: the last ``set zfs:zfs_arc_max = N`` line of /etc/system
-  (``*`` comments); live: ``kstat -p zfs:0:arcstats:c_max``. The kernel reads /etc/system at boot
+  (``*`` or ``#`` comments; N decimal, 0x hex or leading-0 octal, else an error check naming the line,
+  which Solaris ignores); live: ``kstat -p zfs:0:arcstats:c_max``. The kernel reads /etc/system at boot
   only, so the change is the file's, and a cap set there but not yet live is drift that names the
   reboot it needs.
 - HP-UX 11i v3: ``filecache_min`` and ``filecache_max`` through ``kctune``, which changes the running
@@ -23,7 +24,8 @@ import re
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import ERROR, NOT_APPLICABLE, make_check, status_of
 from ansible_collections.iotune.storage.plugins.module_utils.common.files import read_text
 from ansible_collections.iotune.storage.plugins.module_utils.common.units import parse_int
-from ansible_collections.iotune.storage.plugins.module_utils.parse.unix_platform import parse_etc_system, parse_kstat_p, parse_machinfo_memory
+from ansible_collections.iotune.storage.plugins.module_utils.parse.unix_platform import (
+    SYSTEM_NUMBER_FORMS, etc_system_sets, parse_etc_system, parse_kstat_p, parse_machinfo_memory, parse_system_number)
 from ansible_collections.iotune.storage.plugins.module_utils.parse.unixfacts import ARC_KSTAT, command_output, read_kctune
 from ansible_collections.iotune.storage.plugins.module_utils.settings.platforms import PLATFORMS
 from ansible_collections.iotune.storage.plugins.module_utils.settings.unix_cache import UNIX_CACHE, platform_keys
@@ -31,19 +33,6 @@ from ansible_collections.iotune.storage.plugins.module_utils.settings.unix_cache
 CONCERN = 'cache_limits'
 SYSTEM_KEY = 'zfs:zfs_arc_max'
 _ARC_LINE_RE = re.compile(r'^\s*set\s+zfs:zfs_arc_max\s*=')
-
-
-def _number(text):
-    """An /etc/system or kctune value as an int (decimal or 0x hex), else None."""
-    if text is None:
-        return None
-    text = text.strip()
-    if text.lower().startswith('0x'):
-        try:
-            return int(text, 16)
-        except ValueError:
-            return None
-    return parse_int(text)
 
 
 def system_text_with(text, value):
@@ -60,11 +49,26 @@ def system_text_with(text, value):
     return ''.join(lines) + '* iotune.storage: the ZFS ARC cap, read at the next boot\n' + line
 
 
+def unreadable_arc_line(text, system_file):
+    """Why the ``set zfs:zfs_arc_max`` line in effect (the last) is not a number Solaris reads, naming the
+    file and the line; None when it is one, or there is none. Solaris ignores such a line at boot, where
+    Python's int() would read ``0x4000_0000`` as 1 GiB (issue 38, item 10)."""
+    sets = [entry for entry in etc_system_sets(text or '') if entry['key'] == SYSTEM_KEY]
+    if not sets or parse_system_number(sets[-1]['value']) is not None:
+        return None
+    return '%s line %d: %s: %r is not a number as system(4) writes one (%s): Solaris ignores the line at boot; ' \
+           'correct or remove it, harden_io does not rewrite it' % (
+               system_file, sets[-1]['line'], sets[-1]['text'], sets[-1]['value'], SYSTEM_NUMBER_FORMS)
+
+
 def _plan_solaris(want, run_command, system_file):
     errors = []
     text = read_text(system_file, errors, missing_ok=True)
-    persistent = _number(parse_etc_system(text or '').get(SYSTEM_KEY))
-    live = _number(parse_kstat_p(command_output(run_command, ['kstat', '-p', ARC_KSTAT], errors) or '').get(ARC_KSTAT))
+    persistent = parse_system_number(parse_etc_system(text or '').get(SYSTEM_KEY))
+    live = parse_int(parse_kstat_p(command_output(run_command, ['kstat', '-p', ARC_KSTAT], errors) or '').get(ARC_KSTAT))
+    unreadable = unreadable_arc_line(text, system_file)
+    if unreadable:
+        return [make_check(CONCERN, 'zfs_arc_max', 'zfs_arc_max', want, live, None, ERROR, unreadable)], [], errors
     live_ok = None if live is None else live == want
     persistent_ok = persistent == want
     status = status_of(live_ok, persistent_ok)

@@ -23,6 +23,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.parse.unix_platform
     parse_pkginfo_l,
     parse_release,
     parse_swlist,
+    parse_system_number,
     parse_uname_x,
     vxfs_version,
 )
@@ -160,3 +161,18 @@ def test_etc_system_set_lines():
 def test_kstat_p():
     text = 'zfs:0:arcstats:c_max\t4294967296\nzfs:0:arcstats:size\t1073741824\nnot a kstat line\n'
     assert parse_kstat_p(text) == {'zfs:0:arcstats:c_max': '4294967296', 'zfs:0:arcstats:size': '1073741824'}
+
+
+@pytest.mark.parametrize('text, value', [
+    ('1073741824', 1 << 30), ('0x40000000', 1 << 30), ('0X4000000a', 0x4000000a), ('010000000000', 1 << 30), ('0', 0),
+    (' 42 ', 42),
+    # not a form system(4) documents: Solaris ignores the line, so the value is None, not what int() makes of it
+    ('0x4000_0000', None), ('1_000', None), ('+1', None), ('-1', None), ('08', None), ('0x', None), ('1e9', None),
+    ('1073741824UL', None), ('', None), (None, None), ('\u0661\u0662', None),
+])
+def test_system_numbers_in_the_forms_of_system_4(text, value):
+    assert parse_system_number(text) == value
+
+
+def test_etc_system_hash_comments_and_odd_values_are_kept_as_written():
+    assert parse_etc_system('# set zfs:zfs_arc_max = 1\nset zfs:zfs_arc_max = 0x4000_0000\n') == {'zfs:zfs_arc_max': '0x4000_0000'}

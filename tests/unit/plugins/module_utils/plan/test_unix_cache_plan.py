@@ -57,6 +57,34 @@ def test_the_arc_cap_is_set_in_etc_system_and_needs_a_reboot(solaris):
         assert handle.read() == SYSTEM
 
 
+@pytest.mark.parametrize('value', ['0x4000_0000', '1_073_741_824', '1073741824UL', '08', '1 GiB', '0x'])
+def test_an_arc_line_solaris_ignores_is_an_error_naming_the_line(solaris, value):
+    # issue 38, item 10: Python's int() read 0x4000_0000 as 1 GiB (compliant), while Solaris ignores the line
+    with open(solaris.system, 'w') as handle:
+        handle.write(SYSTEM + '* below: the cap the administrator meant\nset zfs:zfs_arc_max = %s\n' % value)
+    assert solaris(['kstat', '--sim-boot', solaris.system])[0] == 0
+    plan = plan_unix_cache({'zfs_arc_max': GIB}, 'solaris', solaris, solaris.system)
+    check, = plan['checks']
+    assert check['status'] == 'error' and plan['changes'] == [], plan
+    assert check['message'].startswith("%s line 5: set zfs:zfs_arc_max = %s: %r is not a number as system(4) writes one "
+                                       "(decimal (1073741824), hexadecimal with 0x (0x40000000) or octal with a leading 0 "
+                                       "(010000000000)): Solaris ignores the line at boot" % (solaris.system, value, value))
+    # the simulated boot ignores it too: the cap in effect is the line before (8 GiB)
+    assert check['live'] == 8 * GIB
+    with pytest.raises(EngineError, match='^nothing changed: %s line 5: ' % re.escape(solaris.system)):
+        run_concerns([UnixCache(solaris, {'zfs_arc_max': GIB}, 'solaris', solaris.system)], solaris, run_id='bad-line',
+                     journal_dir=os.path.join(solaris.root, 'journal'))
+
+
+@pytest.mark.parametrize('value', ['1073741824', '0x40000000', '0X40000000', '010000000000'])
+def test_the_three_forms_of_system_4_are_read(solaris, value):
+    with open(solaris.system, 'w') as handle:
+        handle.write('# a comment system(4) also allows\nset zfs:zfs_arc_max = %s\n' % value)
+    assert solaris(['kstat', '--sim-boot', solaris.system])[0] == 0
+    check, = plan_unix_cache({'zfs_arc_max': GIB}, 'solaris', solaris, solaris.system)['checks']
+    assert (check['status'], check['live'], check['persistent']) == ('compliant', GIB, GIB)
+
+
 def test_without_a_line_one_is_added_with_a_comment():
     assert system_text_with('set maxusers = 2048', 1 << 30) == \
         'set maxusers = 2048\n* iotune.storage: the ZFS ARC cap, read at the next boot\nset zfs:zfs_arc_max = 1073741824\n'
