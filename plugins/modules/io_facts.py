@@ -352,7 +352,7 @@ ansible_facts:
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils.parse.iofacts import SUBSETS, gather_io_facts
-from ansible_collections.iotune.storage.plugins.module_utils.parse.unixfacts import detect_platform, gather_unix_facts
+from ansible_collections.iotune.storage.plugins.module_utils.parse.unixfacts import UnsupportedPlatform, detect_platform, gather_unix_facts
 from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandRunner
 
 
@@ -370,7 +370,10 @@ def main():
         supports_check_mode=True,
     )
     runner = CommandRunner(module)
-    platform = detect_platform(runner)
+    try:
+        platform = detect_platform(runner)
+    except UnsupportedPlatform as exc:
+        module.fail_json(msg=str(exc))
     if platform in ('solaris', 'hpux'):
         module.exit_json(changed=False, ansible_facts={'iotune': gather_unix_facts(
             platform, runner, tunefstab_path=module.params['tunefstab_path'])})
