@@ -239,6 +239,9 @@ class CacheLimits(Concern):
         return {'sysctl': plan['sysctl'], 'bulk_slice': plan['bulk_slice']}
 
 
+MACHINFO = ('/usr/contrib/bin/machinfo',)
+
+
 class UnixCache(Concern):
     """cache_limits on Solaris (the ZFS ARC cap in /etc/system, at the next boot) and HP-UX (the file cache
     through kctune, at once): plan.unix_cache."""
@@ -247,9 +250,11 @@ class UnixCache(Concern):
     def __init__(self, runner, cache, platform, system_file=None):
         self.runner, self.cache, self.platform, self.system_file = runner, cache, platform, system_file
         self.kctune = runner.bin('kctune', 'kctune')
+        # HP-UX keeps machinfo in /usr/contrib/bin, which a module's PATH may lack
+        self.machinfo = runner.bin('machinfo') or next((path for path in MACHINFO if os.path.exists(path)), None)
 
     def plan(self):
-        return plan_unix_cache(self.cache, self.platform, self.runner, self.system_file)
+        return plan_unix_cache(self.cache, self.platform, self.runner, self.system_file, self.machinfo)
 
     def diff(self, plan):
         return file_diffs(plan['changes']) + live_diff(

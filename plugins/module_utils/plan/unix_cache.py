@@ -115,11 +115,11 @@ def kctune_refusals(wanted, tunables, memory):
     return refused
 
 
-def _plan_hpux(wanted, run_command):
+def _plan_hpux(wanted, run_command, machinfo):
     errors = []
     # both, whichever the policy sets: each is checked against the other (kctune refuses min above max)
     tunables = read_kctune(run_command, platform_keys('hpux'), errors)
-    memory = parse_machinfo_memory(command_output(run_command, ['machinfo'], []))
+    memory = parse_machinfo_memory(command_output(run_command, [machinfo], [])) if machinfo else None
     refused = kctune_refusals(wanted, tunables, memory)
     checks, changes = [], []
     for name in sorted(wanted):
@@ -141,9 +141,11 @@ def _plan_hpux(wanted, run_command):
     return checks, kctune_order(changes, tunables) if changes else [], errors
 
 
-def plan_unix_cache(cache, platform, run_command, system_file=None):
+def plan_unix_cache(cache, platform, run_command, system_file=None, machinfo='machinfo'):
     """Checks and changes of the platform's cache tunables in ``cache`` (the normalized iotune_cache), and one
-    not_applicable check naming the keys that are not the platform's. Returns {checks, changes, warnings}."""
+    not_applicable check naming the keys that are not the platform's. Returns {checks, changes, warnings}.
+    ``machinfo``: the HP-UX program that says the memory kctune's limits are shares of (None: not there,
+    the limits are left to kctune)."""
     mine = platform_keys(platform)
     wanted = dict((key, cache[key]) for key in mine if cache.get(key) is not None)
     others = sorted(key for key in cache if key not in mine and cache[key] not in (None, {}))
@@ -152,7 +154,7 @@ def plan_unix_cache(cache, platform, run_command, system_file=None):
         checks, changes, warnings = _plan_solaris(wanted['zfs_arc_max'], run_command,
                                                   system_file or PLATFORMS[platform]['system_file'])
     elif platform == 'hpux' and wanted:
-        checks, changes, warnings = _plan_hpux(wanted, run_command)
+        checks, changes, warnings = _plan_hpux(wanted, run_command, machinfo)
     if others:
         checks.append(make_check(CONCERN, PLATFORMS[platform]['uname'], 'platform', None, None, None, NOT_APPLICABLE,
                                  'not applicable on %s: iotune_cache.%s (%s has %s)' % (
