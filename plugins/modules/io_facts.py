@@ -25,6 +25,8 @@ description:
     the cache tunables (the ZFS ARC cap from C(kstat -p) and C(/etc/system); HP-UX's C(filecache_min) and
     C(filecache_max) from C(kctune -P)), the OS release and the VxFS version (C(pkginfo), C(swlist)), and names
     the concerns that do not apply there; O(gather) does not apply to these hosts.
+  - On a host whose C(uname -s) names another system (C(AIX), C(FreeBSD)) it fails, naming what uname said
+    and the systems the collection manages, and reads nothing else (docs/platforms.md).
   - Anything that cannot be read (partial sysfs in containers, unreadable files) is reported in
     C(ansible_facts.iotune.errors); the module does not fail because of it.
 author:
