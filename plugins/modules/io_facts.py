@@ -25,6 +25,8 @@ description:
     the cache tunables (the ZFS ARC cap from C(kstat -p) and C(/etc/system); HP-UX's C(filecache_min) and
     C(filecache_max) from C(kctune -P)), the OS release and the VxFS version (C(pkginfo), C(swlist)), and names
     the concerns that do not apply there; O(gather) does not apply to these hosts.
+  - On a host whose C(uname -s) names another system (C(AIX), C(FreeBSD)) it fails, naming what uname said
+    and the systems the collection manages, and reads nothing else (docs/platforms.md).
   - Anything that cannot be read (partial sysfs in containers, unreadable files) is reported in
     C(ansible_facts.iotune.errors); the module does not fail because of it.
 author:
@@ -352,7 +354,7 @@ ansible_facts:
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils.parse.iofacts import SUBSETS, gather_io_facts
-from ansible_collections.iotune.storage.plugins.module_utils.parse.unixfacts import detect_platform, gather_unix_facts
+from ansible_collections.iotune.storage.plugins.module_utils.parse.unixfacts import UnsupportedPlatform, detect_platform, gather_unix_facts
 from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandRunner
 
 
@@ -370,7 +372,10 @@ def main():
         supports_check_mode=True,
     )
     runner = CommandRunner(module)
-    platform = detect_platform(runner)
+    try:
+        platform = detect_platform(runner)
+    except UnsupportedPlatform as exc:
+        module.fail_json(msg=str(exc))
     if platform in ('solaris', 'hpux'):
         module.exit_json(changed=False, ansible_facts={'iotune': gather_unix_facts(
             platform, runner, tunefstab_path=module.params['tunefstab_path'])})

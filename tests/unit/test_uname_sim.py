@@ -100,6 +100,18 @@ def test_missing_identity_names_the_file(host, tmp_path):
     assert (rc, out) == (1, '') and str(tmp_path / 'uname.json') in err and 'ERROR' in err
 
 
+@pytest.mark.parametrize('identity, args, out', [
+    ({'sysname': 'AIX', 'nodename': 'aix1', 'release': '3', 'version': '7', 'machine': '00F84C0C4C00'}, ('-a',),
+     'AIX aix1 3 7 00F84C0C4C00\n'),
+    ({'sysname': 'FreeBSD', 'nodename': 'bsd1', 'release': '14.1-RELEASE', 'version': 'GENERIC', 'machine': 'amd64'}, (),
+     'FreeBSD\n'),
+])
+def test_a_system_the_collection_does_not_manage(host, identity, args, out):
+    # for the collection's refusal of them (issue 38, item 10): the POSIX fields
+    assert host(identity)(*args) == (0, out, '')
+    assert host(identity)('-X')[0] == 1
+
+
 @pytest.mark.parametrize('identity, message', [
     (dict(SOLARIS_11_4, sysname='Linux'), "sysname is 'Linux'"),
     ({'sysname': 'SunOS', 'nodename': 'x'}, 'lacks release, version, machine'),

@@ -8,6 +8,7 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import errno
+import os
 
 
 def read_text(path, errors=None, missing_ok=False, decode_errors='replace', newline=None):
@@ -35,3 +36,19 @@ def parse_mode(value, where):
     if not 0 <= mode <= 0o7777:
         raise ValueError('%s: mode must be octal such as 0755 or 0644, got %r' % (where, value))
     return mode
+
+
+def nearest_existing(path):
+    """``path``, or the nearest directory above it that exists (what a mkdir -p of it starts in)."""
+    while not os.path.lexists(path) and path != os.path.dirname(path):
+        path = os.path.dirname(path)
+    return path
+
+
+def mount_point_of(path):
+    """The mount point of the file system ``path`` (an existing directory) is on."""
+    path = os.path.realpath(path)
+    dev = os.stat(path).st_dev
+    while path != os.path.dirname(path) and os.stat(os.path.dirname(path)).st_dev == dev:
+        path = os.path.dirname(path)
+    return path

@@ -8,25 +8,100 @@ applying it through the journal, and the summary line."""
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import fcntl
 import os
+import stat
+import struct
+import sys
 
 from ansible_collections.iotune.storage.plugins.module_utils.act.apply import apply_file
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import STATUSES, summarize
+from ansible_collections.iotune.storage.plugins.module_utils.common.files import mount_point_of, nearest_existing
+
+ST_RDONLY = getattr(os, 'ST_RDONLY', 1)
 
 
-def unwritable(changes):
-    """Why the file changes of a plan cannot be made (a file whose directory neither exists nor
-    is created by the plan), as sentences; [] when they can. Checked before the first change, so
-    that no live value is changed ahead of a file that cannot be written."""
+# the kinds of change that write a file: a whole file, or one line of fstab
+FILE_KINDS = ('file', 'fstab')
+# chattr's flags, read with FS_IOC_GETFLAGS (linux/fs.h): a file or directory that has one cannot be
+# replaced, renamed over or (the directory) have a file created or replaced in it, even by root
+FS_IMMUTABLE_FL, FS_APPEND_FL = 0x10, 0x20
+FS_IOC_GETFLAGS = (2 << 30) | (struct.calcsize('l') << 16) | (ord('f') << 8) | 1
+
+
+def attribute_flags(path):
+    """The chattr flags of ``path`` (Linux; 0 where they cannot be read: another system, a file
+    system without them, a path that is not a regular file or directory)."""
+    if not sys.platform.startswith('linux'):
+        return 0
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, 'O_NOFOLLOW', 0))
+    except OSError:
+        return 0
+    try:
+        if not (stat.S_ISREG(os.fstat(fd).st_mode) or stat.S_ISDIR(os.fstat(fd).st_mode)):
+            return 0
+        return struct.unpack('i', fcntl.ioctl(fd, FS_IOC_GETFLAGS, b'\0' * struct.calcsize('l'))[:4])[0]
+    except (OSError, IOError):
+        return 0
+    finally:
+        os.close(fd)
+
+
+def _flag_problem(path, what):
+    flags = attribute_flags(path)
+    if flags & FS_IMMUTABLE_FL:
+        return '%s %s is immutable (chattr +i)' % (what, path)
+    if flags & FS_APPEND_FL:
+        return '%s %s is append-only (chattr +a)' % (what, path)
+    return None
+
+
+def directory_problem(directory, statvfs=None):
+    """Why no file can be written (a temporary file made and renamed) in ``directory``, as a
+    phrase; None when one can. The file system's read-only flag comes from statvfs: os.access
+    says yes to root on a read-only mount."""
+    if os.path.lexists(directory) and not os.path.isdir(directory):
+        return '%s is not a directory' % directory
+    if not os.path.isdir(directory):
+        return 'directory %s does not exist' % directory
+    if (statvfs or os.statvfs)(directory).f_flag & ST_RDONLY:
+        return 'the file system of %s is mounted read-only (at %s)' % (directory, mount_point_of(directory))
+    problem = _flag_problem(directory, 'directory')
+    if problem:
+        return problem
+    if not os.access(directory, os.W_OK | os.X_OK):
+        return 'directory %s is not writable by uid %d' % (directory, os.geteuid())
+    return None
+
+
+def unwritable(changes, statvfs=None):
+    """Why the file changes of a plan cannot be made, as sentences naming the file and the reason;
+    [] when they can. A file needs its directory (existing, or created by the plan), a file system
+    mounted read-write, no immutable or append-only flag on the directory or the file, and write
+    permission in the directory; a directory the plan creates needs the same of its nearest
+    existing parent. Checked before the first change, in check mode too, so that no live value is
+    changed ahead of a file that cannot be written (issue 38, item 6)."""
     created = set(change['target'] for change in changes if change['kind'] == 'dir')
     problems = []
     for change in changes:
-        if change['kind'] != 'file' or change.get('after') is None:
+        if change['kind'] == 'dir':
+            parent = os.path.dirname(os.path.abspath(change['target']))
+            if parent not in created and not os.path.isdir(change['target']):
+                problem = directory_problem(nearest_existing(parent), statvfs)
+                if problem:
+                    problems.append('cannot create %s: %s' % (change['target'], problem))
+            continue
+        if change['kind'] not in FILE_KINDS or change.get('after') is None:
             continue
         path = change.get('path') or change['target']
-        directory = os.path.dirname(path)
-        if directory not in created and not os.path.isdir(directory):
-            problems.append('cannot write %s: directory %s does not exist' % (path, directory))
+        directory = os.path.dirname(os.path.realpath(path))
+        if created & set((directory, os.path.dirname(os.path.abspath(path)))):
+            continue
+        problem = directory_problem(directory, statvfs) or (
+            _flag_problem(os.path.realpath(path), 'file') if os.path.exists(path) else None)
+        if problem and 'cannot write %s: %s' % (path, problem) not in problems:
+            problems.append('cannot write %s: %s' % (path, problem))
     return problems
 
 

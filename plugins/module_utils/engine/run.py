@@ -239,6 +239,9 @@ class CacheLimits(Concern):
         return {'sysctl': plan['sysctl'], 'bulk_slice': plan['bulk_slice']}
 
 
+MACHINFO = ('/usr/contrib/bin/machinfo',)
+
+
 class UnixCache(Concern):
     """cache_limits on Solaris (the ZFS ARC cap in /etc/system, at the next boot) and HP-UX (the file cache
     through kctune, at once): plan.unix_cache."""
@@ -247,9 +250,11 @@ class UnixCache(Concern):
     def __init__(self, runner, cache, platform, system_file=None):
         self.runner, self.cache, self.platform, self.system_file = runner, cache, platform, system_file
         self.kctune = runner.bin('kctune', 'kctune')
+        # HP-UX keeps machinfo in /usr/contrib/bin, which a module's PATH may lack
+        self.machinfo = runner.bin('machinfo') or next((path for path in MACHINFO if os.path.exists(path)), None)
 
     def plan(self):
-        return plan_unix_cache(self.cache, self.platform, self.runner, self.system_file)
+        return plan_unix_cache(self.cache, self.platform, self.runner, self.system_file, self.machinfo)
 
     def diff(self, plan):
         return file_diffs(plan['changes']) + live_diff(
@@ -387,16 +392,20 @@ class _RecordingJournal(Journal):
         return entry
 
 
-def _blocked(checks, planned, journal_dir, check_mode):
-    """Why an enforcing run may change nothing: its error checks (in check mode too), then, when it
-    would change something, the directories it cannot write and the space it lacks."""
+def _blocked(checks, planned, journal_dir, check_mode, waived=frozenset()):
+    """Why an enforcing run may change nothing: its error checks (in check mode too) but the
+    ``waived`` ones, then, when it would change something, the files it cannot write and the space
+    it lacks."""
     # An enforcing run cannot bring a check in error to the policy: it fails, in check mode too,
     # and changes nothing (an error check used to pass as ok when its concern had nothing to change).
-    errors = [check['message'] for check in checks if check['status'] == ERROR]
-    if errors or check_mode or not planned:
+    # A waived one is left as it is like any waived finding, and the others are enforced (issue 38, 8).
+    errors = [check['message'] for check in checks if check['status'] == ERROR and check['id'] not in waived]
+    if errors or not planned:
         return errors
+    # a file that cannot be written (a read-only file system, an immutable file) is found in check
+    # mode too, before a live value is changed (issue 38, item 6)
     problems = [problem for concern, plan in planned for problem in unwritable(plan['changes'])]
-    if not problems and journal_dir is not None:
+    if not problems and not check_mode and journal_dir is not None:
         problems = space_problems([change for concern, plan in planned for change in plan['changes']], journal_dir)
     return problems
 
@@ -493,7 +502,7 @@ def run_concerns_unlocked(concerns, runner, check_mode=False, diff=False, run_id
         # what an enforcing run reports of every check, also when it changes nothing
         result['checks'] = mark_changed(checks, checks)
     problems = ['a change would also change a waived setting: %s (end the waiver, or waive the other check '
-                'too)' % '; '.join(conflicts)] if conflicts else _blocked(checks, planned, journal_dir, check_mode)
+                'too)' % '; '.join(conflicts)] if conflicts else _blocked(checks, planned, journal_dir, check_mode, waived)
     if problems:
         result['changed'] = False
         raise EngineError('nothing changed: %s' % '; '.join(problems), result)

@@ -6,14 +6,15 @@
 
 - ``/etc/release`` (first line: ``Oracle Solaris 11.1 X86``, ``Solaris 10 5/09 s10s_u7wos_08 SPARC``,
   ``OpenIndiana Hipster 2020.04 (powered by illumos)``, ``OmniOS v11 r151026``);
-- ``uname -X`` (``Key = value`` lines) and HP-UX ``machinfo`` (its ``OS info`` block, 11.23 and 11.31
-  layouts);
+- ``uname -X`` (``Key = value`` lines) and HP-UX ``machinfo`` (its ``OS info`` block and its memory,
+  11.23 and 11.31 layouts);
 - the VxFS version: Solaris ``pkginfo -l`` (``PKGINST``/``VERSION`` blocks), Solaris 11 ``pkg info``
   (``Name``/``Version``), HP-UX ``swlist`` (bundle, revision, title: ``Base-VXFS``, ``B3929EA``
   OnLineJFS);
 - HP-UX ``kctune -P name,current,...`` (the layout HP promises: ``field value`` lines, a blank line
   between tunables; the default table "may change without notice");
-- Solaris ``/etc/system`` (``set module:name = value``, ``*`` comments) and ``kstat -p`` lines
+- Solaris ``/etc/system`` (``set module:name = value``, ``*`` or ``#`` comments; integers only in the
+  forms system(4) documents) and ``kstat -p`` lines
   (``module:instance:name:statistic<TAB>value``).
 """
 
@@ -24,7 +25,11 @@ import re
 
 _KEY_VALUE_RE = re.compile(r'^\s*([^=:]+?)\s*[=:]\s*(.*?)\s*$')
 _SOLARIS_VERSION_RE = re.compile(r'\bSolaris (\d+(?:\.\d+)*)')
-_SYSTEM_SET_RE = re.compile(r'^\s*set\s+(?:([A-Za-z0-9_]+):)?([A-Za-z0-9_]+)\s*=\s*(\S+)\s*$')
+_SYSTEM_SET_RE = re.compile(r'^\s*set\s+(?:([A-Za-z0-9_]+):)?([A-Za-z0-9_]+)\s*=\s*(.*?)\s*$')
+# system(4): an integer is decimal, hexadecimal with a leading 0x, or octal with a leading 0 (no sign,
+# no digit separators: Python's int() takes 0x4000_0000, which Solaris ignores)
+_SYSTEM_NUMBERS = ((re.compile(r'^0[xX][0-9a-fA-F]+$'), 16), (re.compile(r'^0[0-7]*$'), 8), (re.compile(r'^[1-9][0-9]*$'), 10))
+SYSTEM_NUMBER_FORMS = 'decimal (1073741824), hexadecimal with 0x (0x40000000) or octal with a leading 0 (010000000000)'
 _VXFS_PACKAGES = ('VRTSvxfs',)
 _VXFS_BUNDLES = ('Base-VXFS', 'B3929EA', 'B3929FB', 'OnlineJFS', 'VRTSvxfs')
 
@@ -70,6 +75,16 @@ def parse_machinfo_release(text):
         if found and found.group(1).lower() == 'release':
             return found.group(2).split()[-1]
     return None
+
+
+_MACHINFO_MEMORY_RE = re.compile(r'^\s*Memory\s*[:=]\s*(\d+)\s*MB\b', re.MULTILINE)
+
+
+def parse_machinfo_memory(text):
+    """HP-UX machinfo: the physical memory in bytes (11.31's ``Memory: 8180 MB (7.99 GB)``, 11.23's
+    ``Memory = 4076 MB (3.980469 GB)``; MB of 1024 * 1024 bytes), or None."""
+    found = _MACHINFO_MEMORY_RE.search(text or '')
+    return int(found.group(1)) * 1024 * 1024 if found else None
 
 
 def _name_version_blocks(text, name_key, version_key):
@@ -133,17 +148,32 @@ def parse_kctune_p(text):
     return tunables
 
 
-def parse_etc_system(text):
-    """Solaris /etc/system: {'module:name' or 'name': value} of its ``set`` lines (``*`` comments; the last wins)."""
-    values = {}
-    for raw in text.splitlines():
-        if raw.lstrip().startswith('*'):
+def etc_system_sets(text):
+    """Solaris /etc/system: its ``set [module:]name = value`` lines in order, each {'line' (from 1), 'key'
+    ('module:name' or 'name'), 'value' (as written), 'text'}; comment lines (``*`` or ``#``) left out."""
+    sets = []
+    for number, raw in enumerate(text.splitlines(), 1):
+        if raw.lstrip().startswith(('*', '#')):
             continue
         found = _SYSTEM_SET_RE.match(raw)
         if found:
             key = '%s:%s' % (found.group(1), found.group(2)) if found.group(1) else found.group(2)
-            values[key] = found.group(3)
-    return values
+            sets.append({'line': number, 'key': key, 'value': found.group(3), 'text': raw.strip()})
+    return sets
+
+
+def parse_etc_system(text):
+    """Solaris /etc/system: {'module:name' or 'name': value} of its ``set`` lines (the last wins)."""
+    return dict((entry['key'], entry['value']) for entry in etc_system_sets(text))
+
+
+def parse_system_number(text):
+    """An /etc/system integer in a form system(4) documents (SYSTEM_NUMBER_FORMS), else None."""
+    text = (text or '').strip()
+    for pattern, base in _SYSTEM_NUMBERS:
+        if pattern.match(text):
+            return int(text, base)
+    return None
 
 
 def parse_kstat_p(text):

@@ -19,7 +19,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.common.units import
 from ansible_collections.iotune.storage.plugins.module_utils.parse import tunefstab as _tunefstab
 from ansible_collections.iotune.storage.plugins.module_utils.parse import unix_mounts as _mounts
 from ansible_collections.iotune.storage.plugins.module_utils.parse import unix_platform as _platform
-from ansible_collections.iotune.storage.plugins.module_utils.settings.platforms import PLATFORMS, platform_of
+from ansible_collections.iotune.storage.plugins.module_utils.settings.platforms import PLATFORMS, platform_of, unsupported_message
 
 ARC_KSTAT = 'zfs:0:arcstats:c_max'
 # fstab(4) of HP-UX: "If type is specified as either ignore, dump, swap, or swapfs, the entry is ignored by
@@ -117,13 +117,25 @@ def platform_facts(platform, run_command, root, errors):
     return facts
 
 
+class UnsupportedPlatform(Exception):
+    """``uname -s`` names a system the collection does not manage (AIX, FreeBSD, ...)."""
+
+
 def detect_platform(run_command):
-    """The PLATFORMS key of the host from what ``uname -s`` prints; None when it fails or names another system."""
+    """The PLATFORMS key of the host from what ``uname -s`` prints; None when it fails or prints nothing
+    (a host that does not answer is taken for Linux). UnsupportedPlatform, naming what uname said and
+    the systems managed, when it names another system: auditing it as Linux would be wrong (issue 38,
+    item 10)."""
     try:
         rc, out, _err = run_command(['uname', '-s'])
     except (IOError, OSError):
         return None
-    return platform_of(out) if rc == 0 else None
+    if rc != 0 or not (out or '').strip():
+        return None
+    platform = platform_of(out)
+    if platform is None:
+        raise UnsupportedPlatform(unsupported_message(out))
+    return platform
 
 
 def gather_unix_facts(platform, run_command, root='/', tunefstab_path=None):

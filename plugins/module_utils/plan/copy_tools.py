@@ -21,11 +21,13 @@ import os
 import re
 
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import COMPLIANT, DRIFT, ERROR, make_check
+from ansible_collections.iotune.storage.plugins.module_utils.common.files import mount_point_of, nearest_existing
 from ansible_collections.iotune.storage.plugins.module_utils.common.filestate import file_content, file_state
 
 CONCERN = 'copy_tools'
 STATES = ('present', 'absent')
 SHA256_RE = re.compile(r'^[0-9a-f]{64}$')
+ST_NOEXEC = getattr(os, 'ST_NOEXEC', 8)
 
 
 def _sha(data):
@@ -91,7 +93,23 @@ def _present(item, have, installing, changes):
     return DRIFT, message
 
 
-def plan_copy_tools(files, state='present', read_state=file_state, isdir=os.path.isdir, installing=False):
+def noexec_problem(path, statvfs=os.statvfs):
+    """Why the tool ``path`` could not run where it is installed: its directory (or the nearest
+    one above it, for a directory still to create) is on a file system mounted noexec, where exec
+    fails with EACCES and a shell with rc 126 whatever the file's mode (issue 38, item 9); None
+    when it can run."""
+    directory = nearest_existing(os.path.dirname(path))
+    try:
+        if not statvfs(directory).f_flag & ST_NOEXEC:
+            return None
+    except OSError:
+        return None
+    return '%s cannot run there: its directory %s is on a file system mounted noexec (at %s); install the tools ' \
+           'in a directory of a file system mounted exec (copy_tools_bin_dir), or remove noexec from that mount' % (
+               path, os.path.dirname(path), mount_point_of(directory))
+
+
+def plan_copy_tools(files, state='present', read_state=file_state, isdir=os.path.isdir, installing=False, statvfs=os.statvfs):
     """``files``: [{path, mode (int), content (text) | content_b64 | sha256 and size}]. Returns
     {checks, changes, warnings, content_needed, installed}.
 
@@ -101,7 +119,8 @@ def plan_copy_tools(files, state='present', read_state=file_state, isdir=os.path
     ``after`` as bytes, ``after`` None when only the digest came), or ``remove``.
     ``content_needed`` lists the files to write whose content did not come; with ``installing``
     (a run that would write them) their checks are errors, so that nothing is changed.
-    ``installed`` maps each path to the sha256 of the file there (None when absent)."""
+    ``installed`` maps each path to the sha256 of the file there (None when absent). A tool (a file
+    with an execute bit) on a file system mounted noexec is an error: installed or not, it cannot run."""
     if state not in STATES:
         raise ValueError('state must be one of %s, got %r' % (', '.join(STATES), state))
     checks, changes, dirs, digests = [], [], [], {}
@@ -118,6 +137,9 @@ def plan_copy_tools(files, state='present', read_state=file_state, isdir=os.path
             status, message = _present(item, have, installing, changes)
             if len(changes) > known:
                 dirs.extend(_missing_parents(path, dirs, isdir))
+            noexec = noexec_problem(path, statvfs) if item['mode'] & 0o111 else None
+            if noexec:
+                status, message = ERROR, '%s; %s' % (message, noexec)
         expected = 'absent' if state == 'absent' else item['sha256'][:12]
         checks.append(make_check(CONCERN, path, 'installed', expected, installed, installed, status, message))
     dir_changes = [{'kind': 'dir', 'target': path} for path in dirs]

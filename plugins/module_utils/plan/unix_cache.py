@@ -5,12 +5,15 @@
 """The cache_limits decision on Solaris and HP-UX (settings/unix_cache.py); reads, never writes.
 
 - Solaris: the ZFS ARC cap. Persistent: the last ``set zfs:zfs_arc_max = N`` line of /etc/system
-  (``*`` comments); live: ``kstat -p zfs:0:arcstats:c_max``. The kernel reads /etc/system at boot
+  (``*`` or ``#`` comments; N decimal, 0x hex or leading-0 octal, else an error check naming the line,
+  which Solaris ignores); live: ``kstat -p zfs:0:arcstats:c_max``. The kernel reads /etc/system at boot
   only, so the change is the file's, and a cap set there but not yet live is drift that names the
   reboot it needs.
 - HP-UX 11i v3: ``filecache_min`` and ``filecache_max`` through ``kctune``, which changes the running
   kernel and the configuration the next boot uses at once: one value, live and persistent. The changes
   are ordered so that min never goes above max on the way (a raised max first, a lowered min first).
+  A value kctune refuses (above 70 % (min) or 90 % (max) of the memory machinfo reports, or min above
+  max once both are set) is an error check at plan time, not a failure at apply time.
 """
 
 from __future__ import (absolute_import, division, print_function)
@@ -21,7 +24,8 @@ import re
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import ERROR, NOT_APPLICABLE, make_check, status_of
 from ansible_collections.iotune.storage.plugins.module_utils.common.files import read_text
 from ansible_collections.iotune.storage.plugins.module_utils.common.units import parse_int
-from ansible_collections.iotune.storage.plugins.module_utils.parse.unix_platform import parse_etc_system, parse_kstat_p
+from ansible_collections.iotune.storage.plugins.module_utils.parse.unix_platform import (
+    SYSTEM_NUMBER_FORMS, etc_system_sets, parse_etc_system, parse_kstat_p, parse_machinfo_memory, parse_system_number)
 from ansible_collections.iotune.storage.plugins.module_utils.parse.unixfacts import ARC_KSTAT, command_output, read_kctune
 from ansible_collections.iotune.storage.plugins.module_utils.settings.platforms import PLATFORMS
 from ansible_collections.iotune.storage.plugins.module_utils.settings.unix_cache import UNIX_CACHE, platform_keys
@@ -29,19 +33,6 @@ from ansible_collections.iotune.storage.plugins.module_utils.settings.unix_cache
 CONCERN = 'cache_limits'
 SYSTEM_KEY = 'zfs:zfs_arc_max'
 _ARC_LINE_RE = re.compile(r'^\s*set\s+zfs:zfs_arc_max\s*=')
-
-
-def _number(text):
-    """An /etc/system or kctune value as an int (decimal or 0x hex), else None."""
-    if text is None:
-        return None
-    text = text.strip()
-    if text.lower().startswith('0x'):
-        try:
-            return int(text, 16)
-        except ValueError:
-            return None
-    return parse_int(text)
 
 
 def system_text_with(text, value):
@@ -58,11 +49,26 @@ def system_text_with(text, value):
     return ''.join(lines) + '* iotune.storage: the ZFS ARC cap, read at the next boot\n' + line
 
 
+def unreadable_arc_line(text, system_file):
+    """Why the ``set zfs:zfs_arc_max`` line in effect (the last) is not a number Solaris reads, naming the
+    file and the line; None when it is one, or there is none. Solaris ignores such a line at boot, where
+    Python's int() would read ``0x4000_0000`` as 1 GiB (issue 38, item 10)."""
+    sets = [entry for entry in etc_system_sets(text or '') if entry['key'] == SYSTEM_KEY]
+    if not sets or parse_system_number(sets[-1]['value']) is not None:
+        return None
+    return '%s line %d: %s: %r is not a number as system(4) writes one (%s): Solaris ignores the line at boot; ' \
+           'correct or remove it, harden_io does not rewrite it' % (
+               system_file, sets[-1]['line'], sets[-1]['text'], sets[-1]['value'], SYSTEM_NUMBER_FORMS)
+
+
 def _plan_solaris(want, run_command, system_file):
     errors = []
     text = read_text(system_file, errors, missing_ok=True)
-    persistent = _number(parse_etc_system(text or '').get(SYSTEM_KEY))
-    live = _number(parse_kstat_p(command_output(run_command, ['kstat', '-p', ARC_KSTAT], errors) or '').get(ARC_KSTAT))
+    persistent = parse_system_number(parse_etc_system(text or '').get(SYSTEM_KEY))
+    live = parse_int(parse_kstat_p(command_output(run_command, ['kstat', '-p', ARC_KSTAT], errors) or '').get(ARC_KSTAT))
+    unreadable = unreadable_arc_line(text, system_file)
+    if unreadable:
+        return [make_check(CONCERN, 'zfs_arc_max', 'zfs_arc_max', want, live, None, ERROR, unreadable)], [], errors
     live_ok = None if live is None else live == want
     persistent_ok = persistent == want
     status = status_of(live_ok, persistent_ok)
@@ -86,9 +92,35 @@ def kctune_order(changes, tunables):
     return sorted(changes, key=lambda c: (c['target'] == 'filecache_max') != bool(raising_max))
 
 
-def _plan_hpux(wanted, run_command):
+def kctune_refusals(wanted, tunables, memory):
+    """{tunable: why kctune refuses the value ``wanted`` for it}: above its share of physical memory
+    (``memory`` bytes, from machinfo; None: not checked), or filecache_min above filecache_max once both
+    are set (the value wanted, else the live one). filecache_max(5), HP-UX 11i v3 (issue 38, item 7)."""
+    refused = {}
+    for name in sorted(wanted):
+        share = UNIX_CACHE[name]['memory_pct']
+        if memory and wanted[name] > share * memory // 100:
+            refused[name] = 'iotune_cache.%s: %d bytes is above %d %% of physical memory (%d bytes of the %d MB machinfo ' \
+                            'reports), the most kctune accepts: it refuses the value, so harden_io cannot set it' % (
+                                name, wanted[name], share, share * memory // 100, memory // 1024 ** 2)
+    after = dict((name, wanted[name] if name in wanted else (tunables.get(name) or {}).get('current'))
+                 for name in ('filecache_min', 'filecache_max'))
+    if None not in after.values() and after['filecache_min'] > after['filecache_max']:
+        name = 'filecache_min' if 'filecache_min' in wanted else 'filecache_max'
+        refused.setdefault(name, 'iotune_cache.%s: filecache_min would be above filecache_max (%d > %d bytes; %s): kctune '
+                                 'refuses it, so harden_io cannot set it' % (
+                                     name, after['filecache_min'], after['filecache_max'],
+                                     'both from the policy' if len(wanted) == 2 else 'filecache_%s is the live value'
+                                     % ('max' if name == 'filecache_min' else 'min')))
+    return refused
+
+
+def _plan_hpux(wanted, run_command, machinfo):
     errors = []
-    tunables = read_kctune(run_command, sorted(wanted), errors)
+    # both, whichever the policy sets: each is checked against the other (kctune refuses min above max)
+    tunables = read_kctune(run_command, platform_keys('hpux'), errors)
+    memory = parse_machinfo_memory(command_output(run_command, [machinfo], [])) if machinfo else None
+    refused = kctune_refusals(wanted, tunables, memory)
     checks, changes = [], []
     for name in sorted(wanted):
         want = wanted[name]
@@ -100,16 +132,20 @@ def _plan_hpux(wanted, run_command):
         else:
             message = '%s is %d (kctune expression %s), expected %d; kctune changes it at once and for the next boot' % (
                 name, live, known['expr'], want)
+        if name in refused:
+            status, message = ERROR, '%s; %s' % (refused[name], message)
         checks.append(make_check(CONCERN, name, name, want, live, live, status if live is not None else ERROR, message))
-        if live is not None and live != want:
+        if live is not None and live != want and name not in refused:
             changes.append({'kind': 'kctune', 'target': name, 'before': known['expr'], 'after': str(want), 'after_bytes': want,
                             'before_bytes': live})
     return checks, kctune_order(changes, tunables) if changes else [], errors
 
 
-def plan_unix_cache(cache, platform, run_command, system_file=None):
+def plan_unix_cache(cache, platform, run_command, system_file=None, machinfo='machinfo'):
     """Checks and changes of the platform's cache tunables in ``cache`` (the normalized iotune_cache), and one
-    not_applicable check naming the keys that are not the platform's. Returns {checks, changes, warnings}."""
+    not_applicable check naming the keys that are not the platform's. Returns {checks, changes, warnings}.
+    ``machinfo``: the HP-UX program that says the memory kctune's limits are shares of (None: not there,
+    the limits are left to kctune)."""
     mine = platform_keys(platform)
     wanted = dict((key, cache[key]) for key in mine if cache.get(key) is not None)
     others = sorted(key for key in cache if key not in mine and cache[key] not in (None, {}))
@@ -118,7 +154,7 @@ def plan_unix_cache(cache, platform, run_command, system_file=None):
         checks, changes, warnings = _plan_solaris(wanted['zfs_arc_max'], run_command,
                                                   system_file or PLATFORMS[platform]['system_file'])
     elif platform == 'hpux' and wanted:
-        checks, changes, warnings = _plan_hpux(wanted, run_command)
+        checks, changes, warnings = _plan_hpux(wanted, run_command, machinfo)
     if others:
         checks.append(make_check(CONCERN, PLATFORMS[platform]['uname'], 'platform', None, None, None, NOT_APPLICABLE,
                                  'not applicable on %s: iotune_cache.%s (%s has %s)' % (

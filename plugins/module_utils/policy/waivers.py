@@ -46,6 +46,12 @@ def parse_date(value):
         return None
 
 
+def visible(text):
+    """Whether ``text`` has a character that shows: blanks, control and format characters only
+    (spaces, tabs, NUL, zero-width spaces) name nobody and say nothing (issue 38, item 14)."""
+    return any(char.isprintable() and not char.isspace() for char in text)
+
+
 def text_list(value, where, errors, what):
     """A non-empty list of non-empty strings (a single string taken as a list of one), or None
     with an error saying it must be ``what``."""
@@ -93,6 +99,8 @@ def validate_waivers(value, field='iotune_waivers'):
         for key in ('name', 'reason', 'owner'):
             if item.get(key) not in (None, '') and not isinstance(item[key], str):
                 errors.append('%s.%s: must be text, got %s' % (where, key, show_value(item[key])))
+            elif item.get(key) and not visible(item[key]):
+                errors.append('%s.%s: must have a visible character, got %s' % (where, key, show_value(item[key])))
         expires = parse_date(item.get('expires'))
         if item.get('expires') not in (None, '') and expires is None:
             errors.append('%s.expires: %s is not %s' % (where, show_value(item['expires']), DATE_ACCEPTED))

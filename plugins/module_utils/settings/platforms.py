@@ -54,6 +54,13 @@ PLATFORMS = {
 }
 
 
+def unsupported_message(system_name):
+    """The refusal of a host whose ``uname -s`` names a system the collection does not manage."""
+    return 'uname -s says %r: iotune.storage manages Linux, SunOS (Solaris and illumos) and HP-UX hosts only (uname -s ' \
+           '%s); nothing was read or changed on this host' % (
+               (system_name or '').strip(), ', '.join(sorted(entry['uname'] for entry in PLATFORMS.values())))
+
+
 def platform_of(system_name):
     """The PLATFORMS key of a ``uname -s`` answer, or None for a system the collection does not know."""
     name = (system_name or '').strip()

@@ -7,7 +7,9 @@
 The counterparts of Linux's page-cache limits (settings/vm.py) where the field cases happened. Each
 entry: the ``platform`` (settings.platforms key) that has it, when a change ``applies`` (Solaris reads
 /etc/system at boot; HP-UX's kctune changes the running kernel and its saved configuration at once),
-``minimum``/``maximum`` bytes, and the sentences for the documentation. Values are bytes; the policy
+``minimum``/``maximum`` bytes, HP-UX's ``memory_pct`` (filecache_max(5): the largest value kctune
+accepts, as a share of physical memory, which the host's plan checks), and the sentences for the
+documentation. Values are bytes; the policy
 takes sizes such as ``4g``.
 """
 
@@ -29,13 +31,15 @@ UNIX_CACHE = {
     },
     'filecache_min': {
         'platform': 'hpux', 'minimum': HPUX_FILECACHE_MIN, 'maximum': ULONG_MAX, 'applies': 'at once',
+        'memory_pct': 70,
         'description': 'HP-UX 11i v3: the least file cache (C(kctune filecache_min)).',
-        'accepted': 'a size of at least 1 MB, not above `filecache_max`; HP-UX hosts only',
+        'accepted': 'a size of at least 1 MB and at most 70 % of physical memory, not above `filecache_max`; HP-UX hosts only',
     },
     'filecache_max': {
         'platform': 'hpux', 'minimum': HPUX_FILECACHE_MIN, 'maximum': ULONG_MAX, 'applies': 'at once',
+        'memory_pct': 90,
         'description': 'HP-UX 11i v3: the file cache cap (C(kctune filecache_max)).',
-        'accepted': 'a size of at least 1 MB; HP-UX hosts only',
+        'accepted': 'a size of at least 1 MB and at most 90 % of physical memory; HP-UX hosts only',
     },
 }
 

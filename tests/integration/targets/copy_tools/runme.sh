@@ -157,3 +157,6 @@ echo "ok   harden_io.yml: installed (buffer_size=16M, streams=2, python3 -IS, PY
 playbook rollback_io || { tail -30 "$pol/rollback_io.log"; echo "FAIL: rollback_io.yml"; exit 1; }
 [ "$(ptree)" = "$before" ] || { diff <(echo "$before") <(ptree); echo "FAIL: rollback left files"; exit 1; }
 echo "ok   rollback_io.yml: what harden_io.yml installed is gone"
+
+# shellcheck source=noexec.sh
+source noexec.sh

@@ -514,9 +514,64 @@ def case_clock_step(host):
     return case
 
 
+def _read_only_mount(host, name):
+    """A 16 MiB ext4 loop file system holding etc/sysctl.d, mounted read-only at work/mnt/<name>:
+    (mount point, loop device)."""
+    image, mount = os.path.join(host.work, 'img', name + '.img'), os.path.join(host.work, 'mnt', name)
+    os.makedirs(mount)
+    with open(image, 'wb') as handle:
+        handle.truncate(16 * 1024 * 1024)
+    loop = subprocess.check_output(['losetup', '-f', '--show', image]).decode().strip()
+    subprocess.check_call(['mkfs.ext4', '-q', '-F', loop])
+    subprocess.check_call(['mount', '-t', 'ext4', loop, mount])
+    os.makedirs(os.path.join(mount, 'etc', 'sysctl.d'))
+    subprocess.check_call(['mount', '-o', 'remount,ro', mount])
+    return mount, loop
+
+
+def _cache_pressure(value=None):
+    """vm.vfs_cache_pressure, set to ``value`` when given."""
+    with open('/proc/sys/vm/vfs_cache_pressure', 'r+') as handle:
+        if value is not None:
+            handle.write(str(value))
+            return value
+        return int(handle.read())
+
+
+def case_read_only_file(host):
+    """Issue 38, item 6: the sysctl file sits on a read-only mount; the same run remounts a mount
+    point and sets a sysctl live, which used to be made before the file failed (EROFS). Whatever
+    happens, the mount goes and the sysctl gets its value back (the digest shows what the run left)."""
+    case = Case('E6 managed file on a read-only file system', 'sysctl_file on a `mount -o ro` ext4, with a remount '
+                'and a live sysctl in the same io_policy run')
+    mount, loop = _read_only_mount(host, 'ro')
+    sysctl_file = os.path.join(mount, 'etc', 'sysctl.d', '60-iotune.conf')
+    pressure = _cache_pressure()
+    args = {'policy': {'iotune_mounts': [{'path': host.mounts[0], 'present': ['noatime'], 'absent': []}],
+                       'iotune_cache': {'vfs_cache_pressure': 101 if pressure != 101 else 102}},
+            'mode': 'enforce', 'concerns': ['mount_options', 'cache_limits'], 'fstab': host.fstab,
+            'sysctl_file': sysctl_file, 'journal_dir': host.journal_dir, 'run_id': 'e6-ro'}
+    try:
+        start = host.digest()
+        for check in (True, False):
+            result = host.module('io_policy', args, check=check)
+            message = result.get('msg', '')
+            case.check(result.get('failed') and message.startswith('nothing changed: ') and sysctl_file in message
+                       and 'read-only (at %s)' % mount in message, '%s refused naming the file and the reason: %s'
+                       % ('check mode' if check else 'enforce', message))
+            case.same(start, host.digest(), 'refused run (check mode %s)' % check)
+            case.check(_cache_pressure() == pressure, 'vm.vfs_cache_pressure unchanged (%d, now %d)' % (pressure, _cache_pressure()))
+        case.check(not os.path.exists(os.path.join(host.journal_dir, 'e6-ro.jsonl')), 'no journal written')
+    finally:
+        _cache_pressure(pressure)
+        subprocess.call(['umount', mount])
+        subprocess.call(['losetup', '-d', loop])
+    return case
+
+
 CASES = (case_full_journal_fs, case_acl, case_concurrent_runs, case_kill_before_rename, case_kill_after_record,
          case_symlinked_sysctl, case_cut_journal, case_scheduler_resets, case_unsafe_journal_dir, case_forged_program,
-         case_corrupt_before, case_clock_step)
+         case_corrupt_before, case_clock_step, case_read_only_file)
 
 
 def main():

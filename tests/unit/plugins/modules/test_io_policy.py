@@ -201,6 +201,25 @@ def test_a_change_that_would_also_change_a_waived_setting_stops_the_run(monkeypa
     assert journal_files(tmp_path / 'journal') == []
 
 
+def test_a_waived_error_check_does_not_block_the_others(monkeypatch, host, tmp_path):
+    # issue 38, item 8: /dup is twice in fstab, an error check; its waiver used to leave the whole
+    # harden blocked ("nothing changed"), although docs/waivers.md promises the others are enforced
+    host['policy']['iotune_mounts'].append({'path': '/dup', 'present': ['noatime'], 'absent': []})
+    before = _read(tmp_path / 'fstab')
+    for check_mode in (True, False):
+        kind, result = run(monkeypatch, host, mode='enforce', run_id='run-1', _ansible_check_mode=check_mode,
+                           waivers=[waiver(['mount_options:/dup:*'])])
+        assert kind == 'exit' and result['changed'] is True, result
+    assert b'/strict\text4\tnoatime\t' in _read(tmp_path / 'fstab') and _read(tmp_path / 'fstab') != before
+    assert (tmp_path / 'bin' / 'iotune-copy').exists()
+    dup = [check for check in result['checks'] if check['target'] == '/dup']
+    assert [(check['status'], check['waiver']['name']) for check in dup] == [('error', 'w1')], dup
+    assert '1 waived (1 left as they are)' in result['msg'], result['msg']
+    # an error check no waiver matches still blocks every change
+    kind, result = run(monkeypatch, host, mode='enforce', run_id='run-2', waivers=[waiver(['mount_options:/db:*'])])
+    assert kind == 'fail' and result['msg'].startswith('nothing changed: ') and '/dup' in result['msg'], result
+
+
 @pytest.mark.parametrize('waived', [
     waiver(['mount_options:/db:*']),                     # compliant: nothing for harden to do there
     waiver(['copy_tools:*:*'], days_left=-1),            # expired: waives nothing

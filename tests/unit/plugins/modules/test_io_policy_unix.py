@@ -9,13 +9,14 @@ SIMULATOR; the concerns io_policy does not manage there are one not_applicable c
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import json
 import os
 
 import pytest
 
 from ansible.module_utils import basic
 
-from ansible_collections.iotune.storage.plugins.modules import io_policy, io_rollback
+from ansible_collections.iotune.storage.plugins.modules import io_facts, io_policy, io_rollback, io_snapshot
 from ansible_collections.iotune.storage.tests.unit.conftest import read_fixture
 from ansible_collections.iotune.storage.tests.unit.module_harness import run_main
 from ansible_collections.iotune.storage.tests.unit.simulators import SimulatedUnixHost
@@ -89,6 +90,46 @@ def test_seed_000_on_hpux_audit_enforce_again_and_rollback(monkeypatch, hpux):
     assert kind == 'exit' and result['changed'], result['msg']
     assert read(fstab) == before[0]
     assert '/restore vxfs %s,dev=40010001' % SEED_000 in read(hpux.mnttab)
+
+
+def test_a_file_cache_kctune_refuses_fails_the_harden_before_any_change(monkeypatch, hpux):
+    # issue 38, item 7: filecache_max above 90 % of the simulated 8 GiB; the remount of /restore used to be
+    # made, then kctune refused the value at apply time, on every run
+    policy = dict(SEED_000_POLICY, iotune_cache={'filecache_max': 8 * 1024 ** 3 * 95 // 100})
+    fstab = os.path.join(hpux.etc, 'fstab')
+    before = (read(fstab), read(hpux.mnttab), hpux(['kctune', '-P', 'name,current,expr'])[1])
+    kind, audit = run_main(monkeypatch, io_policy, policy_args(hpux, policy))
+    assert kind == 'exit', audit['msg']
+    check = [c for c in audit['checks'] if c['id'] == 'cache_limits:filecache_max:filecache_max'][0]
+    assert check['status'] == 'error' and check['message'].startswith(
+        'iotune_cache.filecache_max: 8160437862 bytes is above 90 % of physical memory'), check['message']
+    for check_mode in (True, False):
+        kind, result = run_main(monkeypatch, io_policy, policy_args(hpux, policy, mode='enforce', run_id='fc-%s' % check_mode,
+                                                                    _ansible_check_mode=check_mode))
+        assert kind == 'fail' and result['msg'].startswith('nothing changed: iotune_cache.filecache_max: '), result['msg']
+    assert (read(fstab), read(hpux.mnttab), hpux(['kctune', '-P', 'name,current,expr'])[1]) == before
+    assert not os.path.exists(os.path.join(hpux.root, 'journal', 'fc-False.jsonl'))
+
+
+@pytest.mark.parametrize('sysname', ['AIX', 'FreeBSD'])
+@pytest.mark.parametrize('module, args', [
+    (io_policy, lambda host: policy_args(host, SEED_000_POLICY)),
+    (io_policy, lambda host: policy_args(host, SEED_000_POLICY, mode='enforce', run_id='other')),
+    (io_facts, lambda host: {}),
+    (io_snapshot, lambda host: {'name': 'before', 'snapshot_dir': os.path.join(host.root, 'snapshots')}),
+    (io_rollback, lambda host: {'journal_dir': os.path.join(host.root, 'journal')}),
+])
+def test_a_host_of_another_system_is_refused_naming_it(monkeypatch, hpux, sysname, module, args):
+    # issue 38, item 10: uname -s AIX or FreeBSD was audited (and enforced) as Linux
+    with open(os.path.join(hpux.root, 'unix-sim', 'uname.json'), 'w') as handle:
+        json.dump({'sysname': sysname, 'nodename': 'other', 'release': '1', 'version': '2', 'machine': 'x'}, handle)
+    fstab = os.path.join(hpux.etc, 'fstab')
+    before = read(fstab)
+    kind, result = run_main(monkeypatch, module, args(hpux))
+    assert kind == 'fail' and result['msg'].startswith("uname -s says '%s': iotune.storage manages Linux, SunOS (Solaris "
+                                                       "and illumos) and HP-UX hosts only" % sysname), result
+    assert hpux.ran == [['uname', '-s']] and read(fstab) == before
+    assert not os.path.exists(os.path.join(hpux.root, 'journal')) and not os.path.exists(os.path.join(hpux.root, 'snapshots'))
 
 
 def test_solaris_vfstab_is_the_default_table_and_rollback_manages_it(monkeypatch, tmp_path):

@@ -8,9 +8,14 @@ run id, D9 paths not normalised), checked before anything is read or written."""
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import os
+import shutil
+import subprocess
+
 import pytest
 
-from ansible_collections.iotune.storage.plugins.module_utils.engine.concern import unwritable
+from ansible_collections.iotune.storage.plugins.module_utils.common.files import mount_point_of
+from ansible_collections.iotune.storage.plugins.module_utils.engine.concern import ST_RDONLY, unwritable
 from ansible_collections.iotune.storage.plugins.module_utils.common.args import check_args, normalize_absolute_path
 from ansible_collections.iotune.storage.plugins.modules import io_policy, mount_options
 from ansible_collections.iotune.storage.tests.unit.module_harness import run_main
@@ -53,6 +58,61 @@ def test_a_file_change_needs_its_directory_or_a_change_that_creates_it(tmp_path)
     # removing a file needs no directory; a unit names its path apart from its target
     assert unwritable([{'kind': 'file', 'target': missing, 'after': None}]) == []
     assert unwritable([{'kind': 'file', 'target': 'x.slice', 'path': missing, 'after': 'y'}]) != []
+
+
+class _Statvfs(object):
+    """os.statvfs's answer for a file system mounted with ``flags`` (ST_RDONLY, ST_NOEXEC)."""
+
+    def __init__(self, flags):
+        self.f_flag = flags
+
+    def __call__(self, path):
+        return self
+
+
+def test_a_file_on_a_read_only_file_system_is_named_with_the_reason(tmp_path):
+    # issue 38, item 6: the directory exists, but its file system is read-only (root's os.access says yes)
+    path = str(tmp_path / '60-iotune.conf')
+    changes = [{'kind': 'sysctl', 'target': 'vm.dirty_ratio'}, {'kind': 'file', 'target': path, 'after': 'x'},
+               {'kind': 'fstab', 'target': '/data', 'path': path, 'after_line': 'y', 'after': ['noatime']}]
+    assert unwritable(changes, statvfs=_Statvfs(ST_RDONLY)) == [
+        'cannot write %s: the file system of %s is mounted read-only (at %s)' % (path, tmp_path, mount_point_of(str(tmp_path)))]
+    assert unwritable(changes, statvfs=_Statvfs(0)) == []
+    # a directory the plan creates is made in its nearest existing parent, which must be writable
+    tools = [{'kind': 'dir', 'target': str(tmp_path / 'opt' / 'bin')},
+             {'kind': 'file', 'target': str(tmp_path / 'opt' / 'bin' / 'tool'), 'after': 'x'}]
+    assert unwritable(tools, statvfs=_Statvfs(ST_RDONLY)) == [
+        'cannot create %s: the file system of %s is mounted read-only (at %s)' % (
+            tmp_path / 'opt' / 'bin', tmp_path, mount_point_of(str(tmp_path)))]
+
+
+def test_a_file_whose_directory_is_a_file_or_not_writable_is_named(tmp_path, monkeypatch):
+    (tmp_path / 'etc').write_text('not a directory')
+    path = str(tmp_path / 'etc' / 'fstab')
+    assert unwritable([{'kind': 'fstab', 'target': '/data', 'path': path, 'after': ['noatime']}]) == [
+        'cannot write %s: %s is not a directory' % (path, tmp_path / 'etc')]
+    monkeypatch.setattr(os, 'access', lambda path, mode: False)
+    path = str(tmp_path / 'rules')
+    assert unwritable([{'kind': 'file', 'target': path, 'after': 'x'}]) == [
+        'cannot write %s: directory %s is not writable by uid %d' % (path, tmp_path, os.geteuid())]
+
+
+@pytest.mark.skipif(not shutil.which('chattr') or os.geteuid() != 0, reason='chattr as root')
+@pytest.mark.parametrize('flag, what', [('+i', 'immutable (chattr +i)'), ('+a', 'append-only (chattr +a)')])
+def test_an_immutable_file_or_directory_is_named(tmp_path, flag, what):
+    directory = tmp_path / 'etc'
+    directory.mkdir()
+    (directory / 'sysctl.conf').write_text('x\n')
+    change = {'kind': 'file', 'target': str(directory / 'sysctl.conf'), 'after': 'y'}
+    try:
+        if subprocess.call(['chattr', flag, str(directory / 'sysctl.conf')], stderr=subprocess.DEVNULL):
+            pytest.skip('no chattr flags on this file system')
+        assert unwritable([change]) == ['cannot write %s: file %s is %s' % (change['target'], change['target'], what)]
+        subprocess.check_call(['chattr', flag.replace('+', '-'), change['target']])
+        subprocess.check_call(['chattr', flag, str(directory)])
+        assert unwritable([change]) == ['cannot write %s: directory %s is %s' % (change['target'], directory, what)]
+    finally:
+        subprocess.call(['chattr', '-i', '-a', str(directory), change['target']])
 
 
 def _policy_args(tmp_path, **extra):

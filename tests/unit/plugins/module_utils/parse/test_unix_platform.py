@@ -17,11 +17,13 @@ from ansible_collections.iotune.storage.plugins.module_utils.parse.unix_platform
     parse_etc_system,
     parse_kctune_p,
     parse_kstat_p,
+    parse_machinfo_memory,
     parse_machinfo_release,
     parse_pkg_info,
     parse_pkginfo_l,
     parse_release,
     parse_swlist,
+    parse_system_number,
     parse_uname_x,
     vxfs_version,
 )
@@ -87,6 +89,22 @@ def test_machinfo_release(name):
     assert parse_machinfo_release(sample(name)) == expected
 
 
+MACHINFO_MB = {'hpux_11.23.ia64': 4076, 'hpux_11.31-1': 8180, 'hpux_11.31-2': 98135, 'hpux_11.31-3': 24013,
+               'hpux_11.31-superdome': 12749, 'hpux_11.31_3xia64': 8180}
+
+
+@pytest.mark.parametrize('name', names('machinfo'))
+def test_machinfo_memory(name):
+    # 11.31's 'Memory: 8180 MB (7.99 GB)' and 11.23's 'Memory = 4076 MB (3.980469 GB)': MB of 1024 * 1024 bytes
+    key = name[len('hpux-machinfo-fusioninv-'):-len('.txt')]
+    assert parse_machinfo_memory(sample(name)) == MACHINFO_MB[key] * 1024 * 1024
+
+
+def test_machinfo_without_memory():
+    assert parse_machinfo_memory('CPU info:\n  2 Intel(R) Itanium 2 processors\n') is None
+    assert parse_machinfo_memory(None) is None
+
+
 def test_machinfo_without_os_info():
     assert parse_machinfo_release('CPU info:\n  2 Intel(R) Itanium 2 processors\n') is None
 
@@ -143,3 +161,18 @@ def test_etc_system_set_lines():
 def test_kstat_p():
     text = 'zfs:0:arcstats:c_max\t4294967296\nzfs:0:arcstats:size\t1073741824\nnot a kstat line\n'
     assert parse_kstat_p(text) == {'zfs:0:arcstats:c_max': '4294967296', 'zfs:0:arcstats:size': '1073741824'}
+
+
+@pytest.mark.parametrize('text, value', [
+    ('1073741824', 1 << 30), ('0x40000000', 1 << 30), ('0X4000000a', 0x4000000a), ('010000000000', 1 << 30), ('0', 0),
+    (' 42 ', 42),
+    # not a form system(4) documents: Solaris ignores the line, so the value is None, not what int() makes of it
+    ('0x4000_0000', None), ('1_000', None), ('+1', None), ('-1', None), ('08', None), ('0x', None), ('1e9', None),
+    ('1073741824UL', None), ('', None), (None, None), ('\u0661\u0662', None),
+])
+def test_system_numbers_in_the_forms_of_system_4(text, value):
+    assert parse_system_number(text) == value
+
+
+def test_etc_system_hash_comments_and_odd_values_are_kept_as_written():
+    assert parse_etc_system('# set zfs:zfs_arc_max = 1\nset zfs:zfs_arc_max = 0x4000_0000\n') == {'zfs:zfs_arc_max': '0x4000_0000'}

@@ -9,14 +9,17 @@ tests/unix-sim and the other commands by the samples of their output."""
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import json
 import os
 import shutil
 
 import pytest
 
-from ansible_collections.iotune.storage.plugins.module_utils.parse.unixfacts import gather_unix_facts
+from ansible_collections.iotune.storage.plugins.module_utils.parse.unix_platform import parse_uname_x
+from ansible_collections.iotune.storage.plugins.module_utils.parse.unixfacts import (
+    UnsupportedPlatform, detect_platform, gather_unix_facts)
 from ansible_collections.iotune.storage.plugins.module_utils.settings.platforms import platform_of
-from ansible_collections.iotune.storage.tests.unit.conftest import fixture_path
+from ansible_collections.iotune.storage.tests.unit.conftest import fixture_path, read_fixture
 from ansible_collections.iotune.storage.tests.unit.simulators import simulator
 
 GIB = 1024 ** 3
@@ -108,3 +111,41 @@ def test_missing_files_and_commands_are_errors_not_exceptions(tmp_path):
     assert [error.split(':')[0] for error in facts['errors']] == [
         'cannot read %s/etc/mnttab' % tmp_path, 'uname -r exited 127', 'swlist -l bundle exited 127',
         'kctune -P name,current,expr exited 127']
+
+
+def _uname_host(tmp_path, identity):
+    """run_command(argv) of a host whose uname is the simulator with ``identity``."""
+    (tmp_path / 'uname.json').write_text(json.dumps(identity))
+    uname = simulator('uname', {'UNIX_SIM_DIR': str(tmp_path)})
+
+    def run_command(argv):
+        assert argv[0] == 'uname', argv
+        return uname(*argv[1:])
+    return run_command
+
+
+@pytest.mark.parametrize('sample', ['solaris11-uname-X-ohai.txt', 'omnios-uname-X-ohai.txt',
+                                    'openindiana-hipster-uname-X-ohai.txt', 'smartos-uname-X-ohai.txt'])
+def test_the_real_solaris_hosts_are_solaris(tmp_path, sample):
+    values = parse_uname_x(read_fixture('unix-samples', sample))
+    identity = {'sysname': values['system'], 'nodename': 'h', 'release': values['release'], 'version': values['kernel_id'],
+                'machine': values['machine']}
+    assert detect_platform(_uname_host(tmp_path, identity)) == 'solaris'
+
+
+@pytest.mark.parametrize('identity', [
+    {'sysname': 'AIX', 'nodename': 'aix1', 'release': '3', 'version': '7', 'machine': '00F84C0C4C00'},
+    {'sysname': 'FreeBSD', 'nodename': 'bsd1', 'release': '14.1-RELEASE', 'version': 'GENERIC', 'machine': 'amd64'},
+])
+def test_another_system_is_named_and_refused(tmp_path, identity):
+    # issue 38, item 10: it used to be audited as Linux
+    with pytest.raises(UnsupportedPlatform) as raised:
+        detect_platform(_uname_host(tmp_path, identity))
+    assert str(raised.value) == (
+        "uname -s says '%s': iotune.storage manages Linux, SunOS (Solaris and illumos) and HP-UX hosts only (uname -s "
+        "HP-UX, Linux, SunOS); nothing was read or changed on this host" % identity['sysname'])
+
+
+@pytest.mark.parametrize('answer', [(1, '', 'uname: not found'), (0, '', ''), (0, '\n', '')])
+def test_a_host_that_does_not_answer_is_taken_for_linux(answer):
+    assert detect_platform(lambda argv: answer) is None

@@ -15,6 +15,7 @@ import re
 
 import pytest
 
+from ansible_collections.iotune.storage.plugins.module_utils.common.files import mount_point_of
 from ansible_collections.iotune.storage.plugins.module_utils.engine.run import CopyTools
 from ansible_collections.iotune.storage.plugins.module_utils.plan.copy_tools import plan_copy_tools, wanted_file
 
@@ -114,3 +115,35 @@ def test_a_binary_tool_shows_by_digest_and_size_in_results_and_diffs(tmp_path):
                         'after': 'buffer_size=8M\n'}
     assert concern.extra(plan) == {'content_needed': [str(path)], 'installed': {
         str(path): hashlib.sha256(b'old\xff\xfe\n').hexdigest(), str(conf): None}}
+
+
+class _Statvfs(object):
+    """os.statvfs's answer for every path: a file system mounted with ``flags``; the paths asked."""
+
+    def __init__(self, flags):
+        self.f_flag, self.asked = flags, []
+
+    def __call__(self, path):
+        self.asked.append(path)
+        return self
+
+
+@pytest.mark.parametrize('installed', [True, False])
+def test_a_tool_on_a_noexec_file_system_is_an_error_naming_the_directory_and_the_mount(tmp_path, installed):
+    # issue 38, item 9: the audit said compliant (or harden installed it), and the tool failed with rc 126
+    if installed:
+        (tmp_path / 'bin').mkdir()
+        (tmp_path / 'bin' / 'iotune-copy').write_bytes(ZIPAPP)
+    config = {'path': str(tmp_path / 'etc' / 'copy.conf'), 'mode': 0o644, 'content': 'streams=2\n'}
+    statvfs = _Statvfs(8)  # ST_NOEXEC
+    plan = plan_copy_tools([with_content(tmp_path / 'bin' / 'iotune-copy'), config], statvfs=statvfs)
+    tool, conf = plan['checks']
+    assert (tool['status'], conf['status']) == ('error', 'drift'), plan['checks']
+    assert tool['message'].endswith(
+        '%s cannot run there: its directory %s is on a file system mounted noexec (at %s); install the tools in a '
+        'directory of a file system mounted exec (copy_tools_bin_dir), or remove noexec from that mount'
+        % (tmp_path / 'bin' / 'iotune-copy', tmp_path / 'bin', mount_point_of(str(tmp_path)))), tool['message']
+    # the directory itself, or the nearest one above it that exists
+    assert statvfs.asked == [str(tmp_path / 'bin') if installed else str(tmp_path)]
+    assert [c['status'] for c in plan_copy_tools([with_content(tmp_path / 'bin' / 'iotune-copy')],
+                                                 statvfs=_Statvfs(0))['checks']] == ['compliant' if installed else 'drift']

@@ -10,13 +10,14 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import os
+import re
 
 import pytest
 
 from ansible_collections.iotune.storage.plugins.module_utils.act.records import Trusted
 from ansible_collections.iotune.storage.plugins.module_utils.act.rollback import roll_back
 from ansible_collections.iotune.storage.plugins.module_utils.engine.run import EngineError, UnixCache, run_concerns
-from ansible_collections.iotune.storage.plugins.module_utils.plan.unix_cache import plan_unix_cache, system_text_with
+from ansible_collections.iotune.storage.plugins.module_utils.plan.unix_cache import kctune_refusals, plan_unix_cache, system_text_with
 from ansible_collections.iotune.storage.tests.unit.simulators import SimulatedUnixHost
 
 GIB = 1024 ** 3
@@ -56,6 +57,34 @@ def test_the_arc_cap_is_set_in_etc_system_and_needs_a_reboot(solaris):
         assert handle.read() == SYSTEM
 
 
+@pytest.mark.parametrize('value', ['0x4000_0000', '1_073_741_824', '1073741824UL', '08', '1 GiB', '0x'])
+def test_an_arc_line_solaris_ignores_is_an_error_naming_the_line(solaris, value):
+    # issue 38, item 10: Python's int() read 0x4000_0000 as 1 GiB (compliant), while Solaris ignores the line
+    with open(solaris.system, 'w') as handle:
+        handle.write(SYSTEM + '* below: the cap the administrator meant\nset zfs:zfs_arc_max = %s\n' % value)
+    assert solaris(['kstat', '--sim-boot', solaris.system])[0] == 0
+    plan = plan_unix_cache({'zfs_arc_max': GIB}, 'solaris', solaris, solaris.system)
+    check, = plan['checks']
+    assert check['status'] == 'error' and plan['changes'] == [], plan
+    assert check['message'].startswith("%s line 5: set zfs:zfs_arc_max = %s: %r is not a number as system(4) writes one "
+                                       "(decimal (1073741824), hexadecimal with 0x (0x40000000) or octal with a leading 0 "
+                                       "(010000000000)): Solaris ignores the line at boot" % (solaris.system, value, value))
+    # the simulated boot ignores it too: the cap in effect is the line before (8 GiB)
+    assert check['live'] == 8 * GIB
+    with pytest.raises(EngineError, match='^nothing changed: %s line 5: ' % re.escape(solaris.system)):
+        run_concerns([UnixCache(solaris, {'zfs_arc_max': GIB}, 'solaris', solaris.system)], solaris, run_id='bad-line',
+                     journal_dir=os.path.join(solaris.root, 'journal'))
+
+
+@pytest.mark.parametrize('value', ['1073741824', '0x40000000', '0X40000000', '010000000000'])
+def test_the_three_forms_of_system_4_are_read(solaris, value):
+    with open(solaris.system, 'w') as handle:
+        handle.write('# a comment system(4) also allows\nset zfs:zfs_arc_max = %s\n' % value)
+    assert solaris(['kstat', '--sim-boot', solaris.system])[0] == 0
+    check, = plan_unix_cache({'zfs_arc_max': GIB}, 'solaris', solaris, solaris.system)['checks']
+    assert (check['status'], check['live'], check['persistent']) == ('compliant', GIB, GIB)
+
+
 def test_without_a_line_one_is_added_with_a_comment():
     assert system_text_with('set maxusers = 2048', 1 << 30) == \
         'set maxusers = 2048\n* iotune.storage: the ZFS ARC cap, read at the next boot\nset zfs:zfs_arc_max = 1073741824\n'
@@ -85,12 +114,49 @@ def test_the_keys_of_another_platform_are_one_not_applicable_check(hpux):
     assert plan['changes'] == []
 
 
-def test_a_value_kctune_refuses_changes_no_tunable(hpux):
-    # filecache_min at most 70 % of the 8 GiB of memory: kctune refuses 6 GiB, and with it the max of the same command
-    wanted = {'filecache_min': 6 * GIB, 'filecache_max': 7 * GIB}
-    with pytest.raises(EngineError, match='no tunable was changed'):
+@pytest.mark.parametrize('wanted, live, refused, reason', [
+    # filecache_max(5): filecache_min at most 70 %, filecache_max at most 90 % of the 8 GiB of memory
+    ({'filecache_min': 6 * GIB, 'filecache_max': 7 * GIB}, {}, 'filecache_min',
+     'iotune_cache.filecache_min: 6442450944 bytes is above 70 % of physical memory (6012954214 bytes of the 8192 MB '
+     'machinfo reports), the most kctune accepts'),
+    ({'filecache_max': 7600 * 1024 ** 2}, {}, 'filecache_max',
+     'iotune_cache.filecache_max: 7969177600 bytes is above 90 % of physical memory'),
+    # min above the live max (Default: 50 %, 4 GiB), and max below a live min set before
+    ({'filecache_min': 5 * GIB}, {}, 'filecache_min',
+     'iotune_cache.filecache_min: filecache_min would be above filecache_max (5368709120 > 4294967296 bytes; '
+     'filecache_max is the live value)'),
+    ({'filecache_max': 2 * GIB}, {'filecache_min': '3GB'}, 'filecache_max',
+     'iotune_cache.filecache_max: filecache_min would be above filecache_max (3221225472 > 2147483648 bytes; '
+     'filecache_min is the live value)'),
+])
+def test_a_value_kctune_refuses_is_an_error_at_plan_time(hpux, wanted, live, refused, reason):
+    # issue 38, item 7: these used to fail at apply time (kctune's error), on every run
+    for name, expression in live.items():
+        assert hpux(['kctune', '%s=%s' % (name, expression)])[0] == 0
+    before = hpux(['kctune', '-P', 'name,current,expr'])[1]
+    plan = plan_unix_cache(wanted, 'hpux', hpux)
+    check = [c for c in plan['checks'] if c['target'] == refused][0]
+    assert check['status'] == 'error' and check['message'].startswith(reason), check['message']
+    assert refused not in [c['target'] for c in plan['changes']]
+    with pytest.raises(EngineError, match='^nothing changed: ' + re.escape(reason)):
         run_concerns([UnixCache(hpux, wanted, 'hpux')], hpux, run_id='refused', journal_dir=os.path.join(hpux.root, 'journal'))
-    assert [c['before'] for c in plan_unix_cache(wanted, 'hpux', hpux)['changes']] == ['Default', 'Default']
+    assert hpux(['kctune', '-P', 'name,current,expr'])[1] == before
+    assert not os.path.exists(os.path.join(hpux.root, 'journal', 'refused.jsonl'))
+    # and the kctune simulator refuses the value as HP-UX does
+    rc, _out, err = hpux(['kctune'] + ['%s=%d' % item for item in sorted(wanted.items())])
+    assert rc == 1 and err.startswith('ERROR:'), err
+
+
+def test_the_limits_are_the_memory_machinfo_reports(hpux):
+    # within them: the same values on a host with twice the memory are planned, not refused
+    hpux.env['KCTUNE_SIM_MEMORY'] = str(16 * GIB)
+    wanted = {'filecache_min': 6 * GIB, 'filecache_max': 7 * GIB}
+    plan = plan_unix_cache(wanted, 'hpux', hpux)
+    assert [c['status'] for c in plan['checks']] == ['drift', 'drift']
+    assert sorted(c['target'] for c in plan['changes']) == ['filecache_max', 'filecache_min']
+    # a host whose machinfo does not answer: the share of memory is not checked, min above max still is
+    assert kctune_refusals(wanted, {}, None) == {}
+    assert list(kctune_refusals({'filecache_min': 2 * GIB}, {'filecache_max': {'current': GIB}}, None)) == ['filecache_min']
 
 
 def test_a_linux_host_says_the_solaris_and_hpux_keys_are_not_its_own(tmp_path):

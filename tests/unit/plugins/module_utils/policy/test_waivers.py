@@ -47,12 +47,19 @@ def test_a_good_waiver_is_normalized():
     ({'hosts': []}, 'iotune_waivers[0].hosts: must be a non-empty list of host or group names or patterns'),
     ({'hosts': [3]}, 'iotune_waivers[0].hosts: must be a non-empty list of host or group names or patterns'),
     ({'owner': ['a']}, 'iotune_waivers[0].owner: must be text'),
+    # issue 38, item 14: text of blanks only (or of characters nothing shows) names nobody and nothing
+    ({'reason': '   '}, "iotune_waivers[0].reason: must have a visible character, got '   '"),
+    ({'owner': '\t\u00a0'}, "iotune_waivers[0].owner: must have a visible character"),
+    ({'name': ' '}, "iotune_waivers[0].name: must have a visible character, got ' '"),
+    ({'reason': '\u200b\x00'}, 'iotune_waivers[0].reason: must have a visible character'),
+    ({'owner': ' dba '}, None),
     ({'until': '2026-12-31'}, 'iotune_waivers[0].until: unknown key (accepted: name, checks, hosts, reason, owner, expires)'),
 ])
 def test_a_bad_waiver_is_named_with_its_field(change, message):
     waivers, errors = validate_waivers([dict(GOOD, **change)])
     if message is None:
-        assert errors == [] and waivers[0]['hosts'] == ['db1']
+        assert errors == [] and len(waivers) == 1
+        assert [waivers[0][key] for key in change] == [['db1'] if key == 'hosts' else change[key] for key in change]
     else:
         assert len(errors) == 1 and errors[0].startswith(message), errors
         assert waivers == []
