@@ -21,7 +21,8 @@ class Options:
     """What to do, and the state of one run (messages, progress, failure)."""
 
     def __init__(self, buffer_size=8 * 1024 * 1024, recursive=False, preserve=False, direct=False,
-                 nocache=False, progress=False, verify=False, streams=DEFAULT_STREAMS, stderr=None):
+                 nocache=False, progress=False, verify=False, streams=DEFAULT_STREAMS, stderr=None, force=False,
+                 remove_destination=False):
         self.buffer_size = buffer_size
         self.streams = streams
         self.recursive = recursive
@@ -30,6 +31,8 @@ class Options:
         self.nocache = nocache
         self.progress = progress
         self.verify = verify
+        self.force = force
+        self.remove_destination = remove_destination
         self._stderr = stderr
         self.meter = None
         self.failed = False
