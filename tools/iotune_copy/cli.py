@@ -63,6 +63,10 @@ _LONG_OPTIONS = {'--recursive': 'recursive', '--buffer-size': 'buffer_size', '--
 _VALUE_OPTIONS = ('--buffer-size', '--config', '--streams')
 
 
+# the Options fields that are flags
+_FLAGS = ('recursive', 'preserve', 'direct', 'nocache', 'progress', 'verify', 'force', 'remove_destination')
+
+
 class UsageError(Exception):
     """A bad command line; the message is printed after the usage."""
 
@@ -182,8 +186,7 @@ def parse_command_line(argv, stderr=None):
     buffer_size = _buffer_size(settings, config)
     if buffer_size > MAX_BUFFER_SIZE:
         raise UsageError('buffer size %d is larger than the maximum, 1G' % buffer_size)
-    flags = dict((name, bool(settings.get(name))) for name in ('recursive', 'preserve', 'direct', 'nocache', 'progress', 'verify',
-                                                                'force', 'remove_destination'))
+    flags = dict((name, bool(settings.get(name))) for name in _FLAGS)
     if 'streams' in settings and not settings.get('direct'):
         raise UsageError('argument --streams: only with --direct (buffered copies are kept busy by the kernel\'s read-ahead and write-back)')
     streams = _streams(settings, config, buffer_size)
