@@ -18,7 +18,7 @@ import subprocess
 import pytest
 
 from ansible_collections.iotune.storage.tests.unit.tools.test_iotune_copy import (
-    BUF, STAMP, _side_by_side, _snapshot, _spy, data, read, run_main, tool, write)
+    BUF, STAMP, _side_by_side, _snapshot, _spy, data, read, run_main, write)
 
 OWNER = 4321
 ACL_USER = 1000
@@ -343,27 +343,8 @@ def test_existing_directory_keeps_its_mode_like_cp(tmp_path):
 
 
 # ---------------------------------------------------------------------------
-# Item 19: copy_file_range asked for the whole of each extent, as cp asks (and
-# test_iotune_copy.test_plain_copy_goes_through_copy_file_range)
-
-
-def test_copy_file_range_short_counts_go_on_where_they_stopped(tmp_path, monkeypatch):
-    """The kernel copies at most about 2 GiB a call: a short count is followed by a call for the rest."""
-    size = 3 * BUF + 4321
-    content = data(size, 192)
-    src = write(tmp_path / 'src', content)
-    real = tool.copy_range
-    asked = []
-
-    def short_copy(src_fd, dst_fd, count, offset):
-        asked.append((offset, count))
-        return real(src_fd, dst_fd, min(count, BUF), offset)
-
-    monkeypatch.setattr(tool, 'copy_range', short_copy)
-    rc, err = run_main(['--buffer-size', '64k', src, tmp_path / 'dst'])
-    assert (rc, err) == (0, '')
-    assert read(tmp_path / 'dst') == content
-    assert asked == [(offset, size - offset) for offset in range(0, size, BUF)]
+# Item 19: copy_file_range asked for the whole of each extent, as cp asks (and in test_iotune_copy.py:
+# test_plain_copy_goes_through_copy_file_range, test_declined_copy_file_range_goes_on_with_read_and_write)
 
 
 def test_progress_asks_copy_file_range_a_buffer_at_a_time(tmp_path, monkeypatch):
