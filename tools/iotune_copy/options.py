@@ -7,7 +7,7 @@
 import sys
 
 from .errors import PROG
-from .system import current_umask, mount_point
+from .system import mount_point
 
 DEFAULT_BUFFER_SIZE = '8M'
 MAX_BUFFER_SIZE = 1024 ** 3
@@ -37,17 +37,10 @@ class Options:
         self.meter = None
         self.failed = False
         self.warned_devices = set()
-        self._umask = None
 
     @property
     def stderr(self):
         return self._stderr if self._stderr is not None else sys.stderr
-
-    @property
-    def umask(self):
-        if self._umask is None:
-            self._umask = current_umask()
-        return self._umask
 
     def warn(self, message):
         if self.meter is not None:

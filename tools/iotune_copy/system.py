@@ -221,19 +221,6 @@ def mount_point(path):
     return path
 
 
-def current_umask():
-    try:
-        with open('/proc/self/status', 'r', encoding='ascii', errors='replace') as handle:
-            for line in handle:
-                if line.startswith('Umask:'):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
 def fadvise_dontneed(fd, offset, length):
     try:
         os.posix_fadvise(fd, offset, length, os.POSIX_FADV_DONTNEED)

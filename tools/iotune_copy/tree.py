@@ -97,11 +97,11 @@ class _Walk:
 
 
 class _Directory:
-    """A directory being copied: source, destination, the source's stat, whether the destination was created,
-    and the names still to copy."""
+    """A directory being copied: source, destination, the source's stat, the mode to give the destination when
+    done (None: leave it), and the names still to copy."""
 
-    def __init__(self, src, dst, st, created, names):
-        self.src, self.dst, self.st, self.created, self.names = src, dst, st, created, iter(names)
+    def __init__(self, src, dst, st, final_mode, names):
+        self.src, self.dst, self.st, self.final_mode, self.names = src, dst, st, final_mode, iter(names)
 
 
 def copy_tree(src, dst, st, options):
@@ -179,10 +179,10 @@ def _enter(src, dst, st, options, walk):
         if same:
             raise CopyError('%s and %s are the same file' % (quote(src), quote(dst)))
         raise CopyError('cannot overwrite non-directory %s with directory %s' % (quote(dst), quote(src)))
+    final_mode = None
     if dst_st is None:
         try:
-            os.mkdir(dst, 0o700)
-            made = os.lstat(dst)
+            made, final_mode = _make_directory(dst, st, options)
         except OSError as exc:
             raise CopyError('cannot create directory %s: %s' % (quote(dst), describe(exc)))
         walk.created.add((made.st_dev, made.st_ino))
@@ -193,18 +193,31 @@ def _enter(src, dst, st, options, walk):
     except OSError as exc:
         options.report('cannot access %s: %s' % (quote(src), describe(exc)))
         names = []
-    return _Directory(src, dst, st, dst_st is None, names)
+    return _Directory(src, dst, st, final_mode, names)
+
+
+def _make_directory(dst, st, options):
+    """mkdir dst as cp does: with -p private (_finish gives it the source's mode); else with the source's mode,
+    which the kernel masks with the umask or the parent's default ACL, the owner given rwx while the copy fills
+    it. (stat of the new directory, the mode _finish must put back or None)."""
+    os.mkdir(dst, 0o700 if options.preserve else stat.S_IMODE(st.st_mode) & 0o777)
+    made = os.lstat(dst)
+    mode = stat.S_IMODE(made.st_mode)
+    if options.preserve or mode & stat.S_IRWXU == stat.S_IRWXU:
+        return made, None
+    os.chmod(dst, mode | stat.S_IRWXU)
+    return made, mode
 
 
 def _finish(directory, options):
-    """Once its entries are copied: a directory's mode (a new one: the source's less the umask; with -p the
-    source's, with its ACLs), owner and times with -p. Errors are reported."""
+    """Once its entries are copied: with -p a directory's mode, ACLs, owner and times; else the mode of a new one
+    whose owner lacked rwx (_make_directory). Errors are reported."""
     try:
         if options.preserve:
             preserve_attributes(directory.dst, directory.dst, directory.st,
                                 source_acls(directory.src, directory.src, directory.st, options))
-        elif directory.created:
-            os.chmod(directory.dst, stat.S_IMODE(directory.st.st_mode) & 0o777 & ~options.umask)
+        elif directory.final_mode is not None:
+            os.chmod(directory.dst, directory.final_mode)
     except CopyError as exc:
         options.report(str(exc))
     except OSError as exc:

@@ -231,6 +231,32 @@ def test_preserve_copies_directory_acls_like_cp(tmp_path, flags, target):
         assert 'default:user:%d:rwx' % ACL_USER in results['tool'][2]
 
 
+def _under_default_acl(root):
+    """tree (0755, with a read-only subdirectory 0555), and into: a directory with a default ACL, which gives a new
+    file or directory its mode instead of the umask."""
+    (root / 'tree' / 'sub').mkdir(parents=True)
+    write(root / 'tree' / 'file', b'x')
+    os.chmod(str(root / 'tree' / 'file'), 0o755)
+    os.chmod(str(root / 'tree' / 'sub'), 0o555)
+    (root / 'into').mkdir()
+    setfacl(root / 'into', '-d', '-m', 'u:%d:rwx,g::rx,o::-' % ACL_USER)
+
+
+def test_new_files_and_directories_under_a_default_acl_like_cp(tmp_path):
+    """Without -p a new directory (also one whose source is read-only) and a new file get the parent's default
+    ACL, as cp's mkdir and open give it (a chmod to the source's mode less the umask would override it)."""
+    _acl_tools()
+    sides = _side_by_side(tmp_path, _under_default_acl, ['-r', 'tree', 'into/'], ['-r', 'tree', 'into/'])
+    results = {}
+    for side, (root, dummy, rc, messages) in sides.items():
+        top = root / 'into' / 'tree'
+        results[side] = (rc, messages, getfacl(top), getfacl(top / 'sub'), getfacl(top / 'file'))
+    assert results['tool'] == results['cp']
+    assert results['tool'][:2] == (0, []) and 'other::---' in results['tool'][2]
+    for tree in tmp_path / 'cp', tmp_path / 'tool':
+        os.chmod(str(tree / 'into' / 'tree' / 'sub'), 0o755)  # so that pytest can remove it
+
+
 # ---------------------------------------------------------------------------
 # Item 18: -r iterates (no recursion limit) and refuses a directory copied into itself, by device and inode
 
