@@ -16,21 +16,26 @@ Usage like cp::
 
 Every read and write is one buffer (``--buffer-size``, default ``buffer_size=`` in
 /etc/iotune/copy.conf, else 8M). A plain copy (no ``--direct``, no ``--nocache``) between two
-regular files hands each buffer-sized chunk to the kernel with copy_file_range(2), as GNU cp
-does: no copy through user space, and a reflink or a server-side copy where the file system
-offers one; where the kernel declines (another file system type, a device, a pipe), the tool
-reads and writes. From a file or a block device, a second thread reads the next buffer while
-the last one is written (two buffers; with direct I/O at both ends and ``--streams`` above 1, see
-below), so the source and the destination are busy at once.
+regular files hands each data extent whole to the kernel with copy_file_range(2), as GNU cp
+does (a buffer at a time with ``--progress``): no copy through user space, and a reflink or a
+server-side copy where the file system offers one; where the kernel declines (another file
+system type, a device, a pipe), the tool reads and writes. From a file or a block device, a
+second thread reads the next buffer while the last one is written (two buffers; with direct I/O
+at both ends and ``--streams`` above 1, see below), so the source and the destination are busy
+at once.
 Only the data extents of sparse files are copied
-(SEEK_DATA/SEEK_HOLE); holes stay holes. A regular destination is written under a
-temporary name in its directory (``.<name>.iotune-copy-<random>``), synced and renamed
-over the destination, so an interrupted or failed copy never leaves a partial file
-under the destination name. As with cp, a destination that is a symbolic link is written
-through, in place: the file it points to is truncated and written (its inode, owner and mode
-kept; not atomic), the link stays a link, and a dangling link is refused. With ``-r``, a
-destination directory inside the tree that is a symbolic link is refused ("cannot overwrite
-non-directory"), as by cp -r: nothing is written outside the destination tree through it.
+(SEEK_DATA/SEEK_HOLE); holes stay holes. As with cp, an existing destination is written in
+place: opened for writing and truncated, it keeps its inode, hard links, owner, mode and ACL
+(a failed copy leaves it partly written, as cp's would); ``-f`` removes one that cannot be
+opened and creates it anew, ``--remove-destination`` removes it first. A new destination is
+written under a temporary name in its directory (``.<name>.iotune-copy-<random>``), synced and
+renamed, so it never exists half-written. A destination that is a symbolic link is written
+through, in place (the link stays a link), and a dangling link is refused. ``-p`` keeps the
+mode, owner, times and POSIX ACLs (access, and a directory's default ACL). ``-r`` walks the tree
+with a stack (any depth) and refuses a destination inside the source, compared by device and
+inode (also through a bind mount). With ``-r``, a destination directory inside the tree that is
+a symbolic link is refused ("cannot overwrite non-directory"), as by cp -r: nothing is written
+outside the destination tree through it.
 
 ``--direct`` opens both files with O_DIRECT. The alignment is the file's direct I/O
 offset alignment from statx(STATX_DIOALIGN), else the logical block size of the device

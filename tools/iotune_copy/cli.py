@@ -26,13 +26,16 @@ USAGE = """usage: {0} [options] SOURCE DEST
 HELP = USAGE + """
 
 Copy files with large I/Os (one buffer per read and write), optionally with direct I/O or
-without filling the page cache. A regular destination is replaced atomically; a symbolic link
-to one is written through in place, as cp does. '-' is standard input (as SOURCE) or standard
-output (as DEST).
+without filling the page cache. As cp does, an existing destination (or the file a symbolic
+link to one points to) is written in place, keeping its owner, mode, ACL and hard links; a new
+one is written under a temporary name and renamed when complete. '-' is standard input (as
+SOURCE) or standard output (as DEST).
 
 options:
   -r, -R, --recursive   copy directories recursively (symbolic links as links)
-  -p                    preserve mode, ownership (when permitted) and timestamps
+  -p                    preserve mode, POSIX ACLs, ownership (when permitted) and timestamps
+  -f, --force           if an existing destination cannot be opened, remove it and try again
+  --remove-destination  remove each existing destination before copying (not written in place)
   --buffer-size SIZE    size of each read and write: bytes or with k, M, G
                         (default: buffer_size= in the config file, else {0})
   --config PATH         config file (default: {1})
@@ -49,15 +52,19 @@ options:
 
 
 # option -> Options field; the long options that take a value
-_SHORT_OPTIONS = {'r': 'recursive', 'R': 'recursive', 'p': 'preserve', 'h': 'help'}
+_SHORT_OPTIONS = {'r': 'recursive', 'R': 'recursive', 'p': 'preserve', 'f': 'force', 'h': 'help'}
 
 
 _LONG_OPTIONS = {'--recursive': 'recursive', '--buffer-size': 'buffer_size', '--config': 'config', '--direct': 'direct',
                  '--nocache': 'nocache', '--progress': 'progress', '--streams': 'streams', '--verify': 'verify',
-                 '--help': 'help'}
+                 '--force': 'force', '--remove-destination': 'remove_destination', '--help': 'help'}
 
 
 _VALUE_OPTIONS = ('--buffer-size', '--config', '--streams')
+
+
+# the Options fields that are flags
+_FLAGS = ('recursive', 'preserve', 'direct', 'nocache', 'progress', 'verify', 'force', 'remove_destination')
 
 
 class UsageError(Exception):
@@ -179,7 +186,7 @@ def parse_command_line(argv, stderr=None):
     buffer_size = _buffer_size(settings, config)
     if buffer_size > MAX_BUFFER_SIZE:
         raise UsageError('buffer size %d is larger than the maximum, 1G' % buffer_size)
-    flags = dict((name, bool(settings.get(name))) for name in ('recursive', 'preserve', 'direct', 'nocache', 'progress', 'verify'))
+    flags = dict((name, bool(settings.get(name))) for name in _FLAGS)
     if 'streams' in settings and not settings.get('direct'):
         raise UsageError('argument --streams: only with --direct (buffered copies are kept busy by the kernel\'s read-ahead and write-back)')
     streams = _streams(settings, config, buffer_size)

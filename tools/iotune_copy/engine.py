@@ -12,7 +12,7 @@ import queue
 import threading
 
 from .sizes import buffer_length, common_alignment, plan_chunks, plan_extents
-from .system import copy_range, data_extents, io_buffer, preallocate
+from .system import KERNEL_COPY_MAX, copy_range, data_extents, io_buffer, preallocate
 
 READ_AHEAD_BUFFERS = 2
 
@@ -86,7 +86,10 @@ def _copy_extents(src, dst, size, buffers, alignment, options):
         _preallocate(dst, plan, size)
     position = _Position(options)
     if kernel_copy_allowed(src, dst, options):
-        plan = _kernel_copy_extents(src, dst, size, plan, position, options.buffer_size)
+        # the whole of each extent at once, as cp asks (fewer, larger requests to the device); a buffer at a time
+        # with --progress, which then has something to show between calls
+        chunk = options.buffer_size if options.progress else KERNEL_COPY_MAX
+        plan = _kernel_copy_extents(src, dst, size, plan, position, chunk)
         if not plan:
             position.to(size)
             return size
@@ -114,7 +117,8 @@ def _direct(src, dst):
 
 
 def _kernel_copy_extents(src, dst, size, plan, position, chunk):
-    """Copy the plan with copy_file_range, chunk bytes a call, while the kernel does it; return what is left of the plan."""
+    """Copy the plan with copy_file_range, at most chunk bytes a call (the kernel may copy less: the next call goes
+    on from there), while the kernel does it; return what is left of the plan."""
     for index, (start, end) in enumerate(plan):
         position.to(start)
         offset = start

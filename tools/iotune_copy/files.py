@@ -2,8 +2,9 @@
 # Copyright: iotune.storage contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Copying one non-directory entry: a regular destination replaced atomically (a temporary file, synced
-and renamed), a device, FIFO or the file behind a symbolic link written in place, as cp does."""
+"""Copying one non-directory entry, as cp does: an existing destination (a regular file, the file behind a
+symbolic link, a device, a FIFO) written in place, its inode, owner, mode, ACL and hard links kept; a new one
+written under a temporary name, synced and renamed, so that it never exists half-written."""
 
 import errno
 import os
@@ -12,7 +13,7 @@ import stat
 from .endpoint import Endpoint
 from .engine import copy_data
 from .errors import CopyError, describe, quote
-from .system import create_temp, fadvise_dontneed, fsync_directory
+from .system import ACL_ACCESS, ACL_DEFAULT, create_temp, fadvise_dontneed, fsync_directory, read_acls, set_acl
 
 
 def preserve_owner(chown, name, st):
@@ -37,16 +38,48 @@ def preserved_mode(st, owner_kept):
     return mode
 
 
-def _preserve_fd(fd, name, st):
-    owner_kept = preserve_owner(lambda uid, gid: os.fchown(fd, uid, gid), name, st)
+def source_acls(target, name, st, options):
+    """The POSIX ACLs of a source that -p copies ({attribute: value}, from system.read_acls): the access ACL, and a
+    directory's default ACL; None without -p, or for a symbolic link (no ACL of its own)."""
+    if not options.preserve or st is None or stat.S_ISLNK(st.st_mode):
+        return None
     try:
-        os.fchmod(fd, preserved_mode(st, owner_kept))
+        return read_acls(target, _acl_names(st))
     except OSError as exc:
         raise CopyError('preserving permissions for %s: %s' % (quote(name), describe(exc)))
+
+
+def _acl_names(st):
+    return (ACL_ACCESS, ACL_DEFAULT) if stat.S_ISDIR(st.st_mode) else (ACL_ACCESS,)
+
+
+def preserve_attributes(target, name, st, acls):
+    """-p, as cp -p: the source's owner (where permitted), its mode and POSIX ACLs, its times, on target (an open
+    descriptor, or a path not followed if a symbolic link)."""
+    follow = {} if isinstance(target, int) else {'follow_symlinks': False}
+    owner_kept = preserve_owner(lambda uid, gid: os.chown(target, uid, gid, **follow), name, st)
+    if not stat.S_ISLNK(st.st_mode):
+        _preserve_mode(target, name, st, owner_kept, acls or {})
     try:
-        os.utime(fd, ns=(st.st_atime_ns, st.st_mtime_ns))
+        os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns), **follow)
     except OSError as exc:
         raise CopyError('preserving times for %s: %s' % (quote(name), describe(exc)))
+
+
+def _preserve_mode(target, name, st, owner_kept, acls):
+    """The source's mode and ACLs. The order matters: an ACL the source does not have is removed first (that leaves
+    the mode as it is), then the mode is set, then the source's ACL (which sets the mask, shown as the group bits
+    of the mode): a mode set last would make the group bits of the source's mode the destination's mask."""
+    try:
+        for attribute in _acl_names(st):
+            if attribute not in acls:
+                set_acl(target, attribute, None)
+        os.chmod(target, preserved_mode(st, owner_kept))
+        for attribute in _acl_names(st):
+            if attribute in acls:
+                set_acl(target, attribute, acls[attribute])
+    except OSError as exc:
+        raise CopyError('preserving permissions for %s: %s' % (quote(name), describe(exc)))
 
 
 def _open_source(src, options):
@@ -109,9 +142,8 @@ def _destination_stat(dst):
 def copy_file(src, dst, options):
     """Copy one non-directory source (a path or '-') to exactly dst (a path or '-'); CopyError on failure.
 
-    A regular destination is replaced atomically; an existing block device, character device or
-    FIFO destination is written in place, and so is the regular file a destination symlink points
-    to (same inode, owner and mode; the link stays a link), as cp does.
+    An existing destination is written in place, as cp writes it (_copy_in_place); a new one is created
+    whole or not at all (_copy_new).
     """
     source, src_st, size = _open_source(src, options)
     try:
@@ -132,10 +164,9 @@ def copy_file(src, dst, options):
             src_st = None
         if dst_st is not None and stat.S_ISDIR(dst_st.st_mode):
             raise CopyError('cannot overwrite directory %s with non-directory' % quote(dst))
-        if dst_st is not None and (link or not stat.S_ISREG(dst_st.st_mode)):
-            _copy_in_place(source, src_st, size, dst, options)
-        else:
-            _copy_replacing(source, src_st, size, dst, options)
+        acls = source_acls(source.fd, src, src_st, options)
+        if dst_st is None or not _copy_in_place(source, (src_st, acls), size, dst, options):
+            _copy_new(source, (src_st, acls), size, dst, options)
     finally:
         if source.fd != 0:
             os.close(source.fd)
@@ -146,19 +177,41 @@ def copy_file(src, dst, options):
         verify_copy(src, dst, options)
 
 
-def _copy_in_place(source, src_st, size, dst, options):
-    """Write into an existing file through its name, no temporary file: a device or FIFO (not truncated), or the
-    regular file that a destination symlink points to (truncated, then written, as cp does: the link stays a
-    link, the file keeps its inode, owner and mode, with -p the source's; a failure leaves it partly written,
-    as cp's would).
-
-    dst is opened as it is named, the kernel following the link (also /proc's, such as /dev/stdout);
-    what to do depends on what was opened.
-    """
+def _open_existing(dst, options):
+    """A descriptor of the existing dst opened for writing, as named (the kernel following a link, also /proc's,
+    such as /dev/stdout); None after removing dst where cp would remove it: always with --remove-destination,
+    with -f (--force) when it cannot be opened."""
+    if options.remove_destination:
+        _remove(dst)
+        return None
     try:
-        fd = os.open(dst, os.O_WRONLY | os.O_CLOEXEC | os.O_NOCTTY)
+        return os.open(dst, os.O_WRONLY | os.O_CLOEXEC | os.O_NOCTTY)
     except OSError as exc:
-        raise CopyError('cannot open %s for writing: %s' % (quote(dst), describe(exc)))
+        if not options.force:
+            raise CopyError('cannot create regular file %s: %s' % (quote(dst), describe(exc)))  # cp's words
+    _remove(dst)
+    return None
+
+
+def _remove(dst):
+    try:
+        os.unlink(dst)
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        raise CopyError('cannot remove %s: %s' % (quote(dst), describe(exc)))
+
+
+def _copy_in_place(source, attributes, size, dst, options):
+    """Write into an existing file, as cp does: a regular file (also behind a symbolic link: the link stays a link)
+    is truncated, then written; it keeps its inode, hard links, owner, mode and ACL (with -p the source's); a
+    failure leaves it partly written, as cp's would. A device or FIFO is written, not truncated. False when
+    dst was removed instead (_open_existing): the caller creates it anew.
+    """
+    fd = _open_existing(dst, options)
+    if fd is None:
+        return False
+    src_st, acls = attributes
     try:
         try:
             dst_st = os.fstat(fd)
@@ -174,16 +227,21 @@ def _copy_in_place(source, src_st, size, dst, options):
         if regular:
             _set_size(fd, final_size, dst)
             if options.preserve and src_st is not None:
-                _preserve_fd(fd, dst, src_st)
+                preserve_attributes(fd, dst, src_st, acls)
         if sink.positional:
-            try:
-                os.fsync(fd)
-            except OSError as exc:
-                raise CopyError('error writing %s: %s' % (quote(dst), describe(exc)))
-            if options.nocache:
-                fadvise_dontneed(fd, 0, 0)
+            _sync(fd, dst, options)
     finally:
         os.close(fd)
+    return True
+
+
+def _sync(fd, name, options):
+    try:
+        os.fsync(fd)
+    except OSError as exc:
+        raise CopyError('error writing %s: %s' % (quote(name), describe(exc)))
+    if options.nocache:
+        fadvise_dontneed(fd, 0, 0)
 
 
 def _set_size(fd, size, name):
@@ -196,8 +254,10 @@ def _set_size(fd, size, name):
         raise CopyError('error writing %s: %s' % (quote(name), describe(exc)))
 
 
-def _copy_replacing(source, src_st, size, dst, options):
-    """Write a temporary file beside dst (a new or regular file, not a symlink), sync it and rename it over dst."""
+def _copy_new(source, attributes, size, dst, options):
+    """Create dst: write a temporary file beside it, sync it and rename it to dst. Its mode is the source's less the
+    umask (or the directory's default ACL), as cp creates a file; with -p the source's, set when written."""
+    src_st, acls = attributes
     if src_st is None:
         mode = 0o666
     else:
@@ -214,13 +274,8 @@ def _copy_replacing(source, src_st, size, dst, options):
         final_size = copy_data(source, sink, size, options)
         _set_size(fd, final_size, dst)
         if options.preserve and src_st is not None:
-            _preserve_fd(fd, dst, src_st)
-        try:
-            os.fsync(fd)
-        except OSError as exc:
-            raise CopyError('error writing %s: %s' % (quote(dst), describe(exc)))
-        if options.nocache:
-            fadvise_dontneed(fd, 0, 0)
+            preserve_attributes(fd, dst, src_st, acls)
+        _sync(fd, dst, options)
         os.close(fd)
         fd = -1
         try:

@@ -7,7 +7,7 @@
 import sys
 
 from .errors import PROG
-from .system import current_umask, mount_point
+from .system import mount_point
 
 DEFAULT_BUFFER_SIZE = '8M'
 MAX_BUFFER_SIZE = 1024 ** 3
@@ -21,7 +21,8 @@ class Options:
     """What to do, and the state of one run (messages, progress, failure)."""
 
     def __init__(self, buffer_size=8 * 1024 * 1024, recursive=False, preserve=False, direct=False,
-                 nocache=False, progress=False, verify=False, streams=DEFAULT_STREAMS, stderr=None):
+                 nocache=False, progress=False, verify=False, streams=DEFAULT_STREAMS, stderr=None, force=False,
+                 remove_destination=False):
         self.buffer_size = buffer_size
         self.streams = streams
         self.recursive = recursive
@@ -30,21 +31,16 @@ class Options:
         self.nocache = nocache
         self.progress = progress
         self.verify = verify
+        self.force = force
+        self.remove_destination = remove_destination
         self._stderr = stderr
         self.meter = None
         self.failed = False
         self.warned_devices = set()
-        self._umask = None
 
     @property
     def stderr(self):
         return self._stderr if self._stderr is not None else sys.stderr
-
-    @property
-    def umask(self):
-        if self._umask is None:
-            self._umask = current_umask()
-        return self._umask
 
     def warn(self, message):
         if self.meter is not None:

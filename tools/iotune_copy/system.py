@@ -16,6 +16,14 @@ import struct
 DEFAULT_ALIGNMENT = 4096
 TEMP_MARK = '.iotune-copy-'
 HUGE_PAGE = 2 << 20
+# POSIX ACLs as the kernel keeps them: extended attributes (the access ACL of any inode, the default ACL of a directory)
+ACL_ACCESS = 'system.posix_acl_access'
+ACL_DEFAULT = 'system.posix_acl_default'
+# no ACL, or no extended attributes on the file system
+_NO_XATTR = (errno.ENODATA, errno.EOPNOTSUPP, errno.ENOTSUP)
+# the most copy_file_range is asked for at once: what GNU cp asks (SSIZE_MAX rounded down to a GiB; the kernel
+# copies at most about 2 GiB a call and returns how much)
+KERNEL_COPY_MAX = (2 ** 63 - 1) >> 30 << 30
 
 
 # statx(2): mask bit, flag and offsets in struct statx (include/uapi/linux/stat.h)
@@ -213,19 +221,6 @@ def mount_point(path):
     return path
 
 
-def current_umask():
-    try:
-        with open('/proc/self/status', 'r', encoding='ascii', errors='replace') as handle:
-            for line in handle:
-                if line.startswith('Umask:'):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
 def fadvise_dontneed(fd, offset, length):
     try:
         os.posix_fadvise(fd, offset, length, os.POSIX_FADV_DONTNEED)
@@ -258,6 +253,32 @@ def write_at(fd, view, offset):
 def copy_range(src_fd, dst_fd, count, offset):
     """copy_file_range(2): count bytes at offset in src to the same offset in dst, in the kernel."""
     return os.copy_file_range(src_fd, dst_fd, count, offset, offset)
+
+
+def read_acls(target, names):
+    """{name: value} of the ACL attributes in names that target (an open descriptor, or a path not followed
+    if a symbolic link) has; OSError for errors other than "none" and "not supported"."""
+    found = {}
+    for name in names:
+        try:
+            found[name] = os.getxattr(target, name, follow_symlinks=False) if isinstance(target, str) \
+                else os.getxattr(target, name)
+        except OSError as exc:
+            if exc.errno not in _NO_XATTR:
+                raise
+    return found
+
+
+def set_acl(target, name, value):
+    """Give target (a descriptor or a path) the ACL attribute name (value), or remove it (value None; having none is fine)."""
+    if value is not None:
+        os.setxattr(target, name, value)
+        return
+    try:
+        os.removexattr(target, name)
+    except OSError as exc:
+        if exc.errno not in _NO_XATTR:
+            raise
 
 
 def create_temp(target, mode):

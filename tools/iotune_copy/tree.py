@@ -2,15 +2,15 @@
 # Copyright: iotune.storage contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Copying whatever a source is: directories recursively (-r), symbolic links as links, special files
-recreated, files through files.copy_file."""
+"""Copying whatever a source is: directories recursively (-r, walked with a stack, not by recursion: any
+depth), symbolic links as links, special files recreated, files through files.copy_file."""
 
 import errno
 import os
 import stat
 
 from .errors import CopyError, describe, quote
-from .files import copy_file, preserve_owner, preserved_mode, same_file
+from .files import copy_file, preserve_attributes, same_file, source_acls
 from .system import temp_name
 
 
@@ -41,16 +41,7 @@ def _replace_with(make, src, dst, st, options, kind):
     done = False
     try:
         if options.preserve:
-            owner_kept = preserve_owner(lambda uid, gid: os.chown(temp, uid, gid, follow_symlinks=False), dst, st)
-            if not stat.S_ISLNK(st.st_mode):
-                try:
-                    os.chmod(temp, preserved_mode(st, owner_kept))
-                except OSError as exc:
-                    raise CopyError('preserving permissions for %s: %s' % (quote(dst), describe(exc)))
-            try:
-                os.utime(temp, ns=(st.st_atime_ns, st.st_mtime_ns), follow_symlinks=False)
-            except OSError as exc:
-                raise CopyError('preserving times for %s: %s' % (quote(dst), describe(exc)))
+            preserve_attributes(temp, dst, st, source_acls(src, src, st, options))
         try:
             os.rename(temp, dst)
         except OSError as exc:
@@ -84,13 +75,96 @@ def copy_special(src, dst, st, options):
     _replace_with(make, src, dst, st, options, 'special file')
 
 
+class _Walk:
+    """One -r copy of a directory: its top names (cp's "into itself" message names them), the directories being
+    copied (a stack, innermost last) and the (device, inode) of every directory it created, which it must never
+    copy: meeting one means that the destination is inside the source (a bind mount makes that possible where
+    no name shows it), and the copy would go on forever."""
+
+    def __init__(self, src, dst):
+        self.src, self.dst = src, dst
+        self.stack, self.created = [], set()
+
+    def check(self, src, st):
+        """CopyError when the source directory src must not be copied: one this copy created, or a directory
+        of the walk's own path (a loop of bind mounts)."""
+        identity = (st.st_dev, st.st_ino)
+        if identity in self.created:
+            raise CopyError('cannot copy a directory, %s, into itself, %s' % (quote(self.src), quote(self.dst)))
+        for directory in self.stack:
+            if (directory.st.st_dev, directory.st.st_ino) == identity:
+                raise CopyError('cannot copy %s: it is %s, a directory that contains it' % (quote(src), quote(directory.src)))
+
+
+class _Directory:
+    """A directory being copied: source, destination, the source's stat, the mode to give the destination when
+    done (None: leave it), and the names still to copy."""
+
+    def __init__(self, src, dst, st, final_mode, names):
+        self.src, self.dst, self.st, self.final_mode, self.names = src, dst, st, final_mode, iter(names)
+
+
 def copy_tree(src, dst, st, options):
     """Copy a directory recursively; errors inside are reported and the rest is still copied.
 
     A destination that is a symbolic link is never written through, whatever it points to (as cp -r
     refuses it): nothing is written outside the destination tree. A directory given as the
-    destination operand may be a link: _targets has resolved it.
+    destination operand may be a link: _targets has resolved it. A destination inside the source is
+    refused before anything is written, compared by device and inode (also through a bind mount).
     """
+    if not os.path.islink(dst):  # a link is refused as a destination (_enter)
+        _refuse_into_itself(src, dst, st)
+    walk = _Walk(src, dst)
+    walk.stack.append(_enter(src, dst, st, options, walk))
+    while walk.stack:
+        directory = walk.stack[-1]
+        name = next(directory.names, None)
+        if name is None:
+            walk.stack.pop()
+            _finish(directory, options)
+            continue
+        child = _copy_child(os.path.join(directory.src, name), os.path.join(directory.dst, name), options, walk)
+        if child is not None:
+            walk.stack.append(child)
+
+
+def _refuse_into_itself(src, dst, st):
+    """CopyError when dst is src or inside it: dst or one of the directories above it has src's device and inode."""
+    path = os.path.realpath(dst)
+    while True:
+        try:
+            found = os.stat(path)
+        except OSError:
+            found = None
+        if found is not None and (found.st_dev, found.st_ino) == (st.st_dev, st.st_ino):
+            raise CopyError('cannot copy a directory, %s, into itself, %s' % (quote(src), quote(dst)))
+        parent = os.path.dirname(path)
+        if parent == path:
+            return
+        path = parent
+
+
+def _copy_child(src, dst, options, walk):
+    """Copy one entry of a directory being copied; the _Directory to walk next when it is a directory. Errors are
+    reported, except one that stops the whole walk (_Walk.check)."""
+    try:
+        st = os.lstat(src)
+    except OSError as exc:
+        options.report('cannot stat %s: %s' % (quote(src), describe(exc)))
+        return None
+    if stat.S_ISDIR(st.st_mode):
+        walk.check(src, st)
+    try:
+        if stat.S_ISDIR(st.st_mode):
+            return _enter(src, dst, st, options, walk)
+        copy_non_directory(src, dst, st, options)
+    except CopyError as exc:
+        options.report(str(exc))
+    return None
+
+
+def _enter(src, dst, st, options, walk):
+    """Make or check the destination directory dst of source directory src; the _Directory of its copy."""
     try:
         dst_st = os.lstat(dst)
     except FileNotFoundError:
@@ -105,16 +179,13 @@ def copy_tree(src, dst, st, options):
         if same:
             raise CopyError('%s and %s are the same file' % (quote(src), quote(dst)))
         raise CopyError('cannot overwrite non-directory %s with directory %s' % (quote(dst), quote(src)))
-    real_src = os.path.realpath(src)
-    real_dst = os.path.realpath(dst)
-    if real_dst == real_src or real_dst.startswith(real_src.rstrip(os.sep) + os.sep):
-        raise CopyError('cannot copy a directory, %s, into itself, %s' % (quote(src), quote(dst)))
-    created = dst_st is None
-    if created:
+    final_mode = None
+    if dst_st is None:
         try:
-            os.mkdir(dst, 0o700)
+            made, final_mode = _make_directory(dst, st, options)
         except OSError as exc:
             raise CopyError('cannot create directory %s: %s' % (quote(dst), describe(exc)))
+        walk.created.add((made.st_dev, made.st_ino))
     elif not stat.S_ISDIR(dst_st.st_mode):
         raise CopyError('cannot overwrite non-directory %s with directory %s' % (quote(dst), quote(src)))
     try:
@@ -122,20 +193,35 @@ def copy_tree(src, dst, st, options):
     except OSError as exc:
         options.report('cannot access %s: %s' % (quote(src), describe(exc)))
         names = []
-    for name in names:
-        try:
-            copy_entry(os.path.join(src, name), os.path.join(dst, name), options)
-        except CopyError as exc:
-            options.report(str(exc))
+    return _Directory(src, dst, st, final_mode, names)
+
+
+def _make_directory(dst, st, options):
+    """mkdir dst as cp does: with -p private (_finish gives it the source's mode); else with the source's mode,
+    which the kernel masks with the umask or the parent's default ACL, the owner given rwx while the copy fills
+    it. (stat of the new directory, the mode _finish must put back or None)."""
+    os.mkdir(dst, 0o700 if options.preserve else stat.S_IMODE(st.st_mode) & 0o777)
+    made = os.lstat(dst)
+    mode = stat.S_IMODE(made.st_mode)
+    if options.preserve or mode & stat.S_IRWXU == stat.S_IRWXU:
+        return made, None
+    os.chmod(dst, mode | stat.S_IRWXU)
+    return made, mode
+
+
+def _finish(directory, options):
+    """Once its entries are copied: with -p a directory's mode, ACLs, owner and times; else the mode of a new one
+    whose owner lacked rwx (_make_directory). Errors are reported."""
     try:
         if options.preserve:
-            owner_kept = preserve_owner(lambda uid, gid: os.chown(dst, uid, gid), dst, st)
-            os.chmod(dst, preserved_mode(st, owner_kept))
-            os.utime(dst, ns=(st.st_atime_ns, st.st_mtime_ns))
-        elif created:
-            os.chmod(dst, stat.S_IMODE(st.st_mode) & 0o777 & ~options.umask)
+            preserve_attributes(directory.dst, directory.dst, directory.st,
+                                source_acls(directory.src, directory.src, directory.st, options))
+        elif directory.final_mode is not None:
+            os.chmod(directory.dst, directory.final_mode)
+    except CopyError as exc:
+        options.report(str(exc))
     except OSError as exc:
-        raise CopyError('preserving permissions for %s: %s' % (quote(dst), describe(exc)))
+        options.report('preserving permissions for %s: %s' % (quote(directory.dst), describe(exc)))
 
 
 def copy_entry(src, dst, options):
@@ -153,7 +239,13 @@ def copy_entry(src, dst, options):
         if dst == '-':
             raise CopyError('cannot copy directory %s to standard output' % quote(src))
         copy_tree(src, dst, st, options)
-    elif options.recursive and stat.S_ISLNK(st.st_mode) and dst != '-':
+    else:
+        copy_non_directory(src, dst, st, options)
+
+
+def copy_non_directory(src, dst, st, options):
+    """Copy a source that is not a directory: with -r a symbolic link as a link and a special file recreated."""
+    if options.recursive and stat.S_ISLNK(st.st_mode) and dst != '-':
         copy_symlink(src, dst, st, options)
     elif options.recursive and not stat.S_ISREG(st.st_mode) and dst != '-':
         copy_special(src, dst, st, options)

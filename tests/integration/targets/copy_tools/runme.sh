@@ -91,6 +91,40 @@ set -e
 if find "$work/xfs" "$work/ext4" -mindepth 1 -maxdepth 1 -name '*iotune-copy-*' | grep -q .; then echo "FAIL: a temporary file was left"; exit 1; fi
 echo "ok   iotune-copy: missing source fails like cp, no temporary file left"
 
+# cp's promises on real ext4 and xfs, side by side with GNU cp (issue 38, items 16-18): an existing private
+# file written in place (inode, owner, mode, ACL, hard link kept), -p with an ACL whose mask limits a named
+# user, a directory copied into itself through a bind mount refused
+head -c 70000 /dev/urandom >"$work/ext4/promise.src"
+chmod 644 "$work/ext4/promise.src"
+touch "$work/ext4/acl.src" && chmod 640 "$work/ext4/acl.src" && setfacl -m u:1000:rw,g::rw,m::r "$work/ext4/acl.src"
+promises() {  # TOOL DIR: run TOOL's copies in DIR (on xfs), print what they left
+  local tool=$1 dir=$2 inode
+  mkdir -p "$dir"
+  printf 'the old private content' >"$dir/private" && chmod 600 "$dir/private" && chown 4321:4321 "$dir/private"
+  setfacl -m u:1000:rw "$dir/private" && ln "$dir/private" "$dir/second-link"
+  inode=$(stat -c %i "$dir/private")
+  "$tool" "$work/ext4/promise.src" "$dir/private"
+  "$tool" -p "$work/ext4/acl.src" "$dir/acl"
+  echo "inode kept: $([ "$(stat -c %i "$dir/private")" = "$inode" ] && echo yes || echo no)"
+  stat -c '%a %u:%g links=%h' "$dir/private"
+  cmp -s "$dir/second-link" "$work/ext4/promise.src" && echo "second link has the new content"
+  getfacl -cn "$dir/private" "$dir/acl"
+}
+cp_side=$(promises cp "$work/xfs/promises-cp" 2>&1)
+tool_side=$(promises "$copy" "$work/xfs/promises-tool" 2>&1)
+[ "$tool_side" = "$cp_side" ] || { diff <(echo "$cp_side") <(echo "$tool_side"); echo "FAIL: iotune-copy differs from cp"; exit 1; }
+grep -q '^660 4321:4321 links=2$' <<<"$tool_side" || { echo "$tool_side"; echo "FAIL: the private file changed (660: the group bits show the ACL mask)"; exit 1; }
+mkdir -p "$work/ext4/self/x" "$work/ext4/bind"
+mount --bind "$work/ext4/self" "$work/ext4/bind"; mounts=("$work/ext4/bind" "${mounts[@]}")
+set +e
+(cd "$work/ext4" && timeout 60 "$copy" -r self bind/copy) 2>"$work/self.err"; rc=$?
+(cd "$work/ext4" && timeout 60 cp -r self bind/copy-cp) 2>"$work/self-cp.err"; cp_rc=$?
+set -e
+umount "$work/ext4/bind"
+{ [ "$rc" -eq 1 ] && [ "$cp_rc" -eq 1 ] && grep -q "cannot copy a directory, 'self', into itself, 'bind/copy'" "$work/self.err" &&
+  [ ! -e "$work/ext4/self/copy" ]; } || { cat "$work/self.err" "$work/self-cp.err"; echo "FAIL: directory into itself (rc=$rc, cp $cp_rc)"; exit 1; }
+echo "ok   iotune-copy: like GNU cp on ext4 and xfs: an existing private file written in place, -p with ACLs; a bind mount into itself refused before writing"
+
 # rollback uninstalls exactly what the role installed (and the directory it created); it is told
 # where the tools are, as an inventory tells every playbook: it restores no file it was not told of
 ansible-playbook -i "$work/inventory" iotune.storage.rollback_io -e iotune_run_id=copy-tools-$$ \
