@@ -14,7 +14,7 @@ them), then times the collection's planner as the engine runs it, without touchi
   and the plan run again on the result (the engine plans again after applying).
 
 The previous planner (before issue 23 S3: one pass over every fstab line for each mount point)
-is kept in tests/unit/plugins/module_utils/previous_mount_plan.py and timed on the same files in the same run, and
+is kept in tests/unit/plugins/module_utils/plan/previous_mount_plan.py and timed on the same files in the same run, and
 its plans must equal the new ones. Exit status: 0 the plans are equal and the audit takes less
 than --goal seconds; 1 the goal is missed; 2 the plans differ or the bench could not run;
 130 interrupted.
@@ -39,7 +39,7 @@ EXIT_STATUS = ('exit status: 0 the plans equal the previous planner\'s and the a
                '2 the plans differ or the bench could not run; 130 interrupted')
 PACKAGE = 'ansible_collections.iotune.storage.plugins.module_utils'
 # the planner before issue 23 S3, kept once for the unit test and this bench
-PREVIOUS = 'ansible_collections.iotune.storage.tests.unit.plugins.module_utils.previous_mount_plan'
+PREVIOUS = 'ansible_collections.iotune.storage.tests.unit.plugins.module_utils.plan.previous_mount_plan'
 
 
 class BenchError(Exception):
@@ -47,15 +47,15 @@ class BenchError(Exception):
 
 
 def load_collection(coll_root):
-    """(_mount_plan, _mountinfo) of the collection: from sys.path (PYTHONPATH) when it is there, else from coll_root."""
+    """(plan.mounts, parse.mountinfo) of the collection: from sys.path (PYTHONPATH) when it is there, else from coll_root."""
     try:
-        importlib.import_module(PACKAGE + '._mount_plan')
+        importlib.import_module(PACKAGE + '.plan.mounts')
     except ImportError:
         if not coll_root or not os.path.isdir(os.path.join(coll_root, 'ansible_collections', 'iotune', 'storage')):
             raise BenchError('iotune.storage is not importable: set PYTHONPATH or ANSIBLE_COLLECTIONS_PATH to a collections '
                              'root, or pass --coll-root (make bench does this)')
         sys.path.insert(0, coll_root)
-    return tuple(importlib.import_module(PACKAGE + '.' + name) for name in ('_mount_plan', '_mountinfo'))
+    return tuple(importlib.import_module(PACKAGE + '.' + name) for name in ('plan.mounts', 'parse.mountinfo'))
 
 
 # --------------------------------------------------------------------------- the generated host
