@@ -24,6 +24,7 @@ import time
 from xml.sax.saxutils import escape as _xml_escape
 
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import STATUSES, summarize
+from ansible_collections.iotune.storage.plugins.module_utils.engine.report import visible_data, xml_text
 from ansible_collections.iotune.storage.plugins.module_utils.policy.severity import LEVELS
 from ansible_collections.iotune.storage.plugins.plugin_utils._fio_compare import change_lines
 from ansible_collections.iotune.storage.plugins.module_utils.common.trust import path_safe_name, private_directory
@@ -36,8 +37,10 @@ FILES = ('summary.json', 'junit.xml', 'report.html', 'history.json')
 
 
 def esc(value):
-    """Text for HTML or XML content and double-quoted attributes."""
-    return _xml_escape(u'%s' % (value,), {'"': '&quot;', "'": '&#39;'})
+    """Text for HTML or XML content and double-quoted attributes; a character XML 1.0 forbids (a
+    control character in a mount point or a host name, a NUL in a waiver's reason) shown as its
+    escape (``\\x1b``), never dropped: junit.xml stays well-formed (issue 38, item 11)."""
+    return _xml_escape(xml_text(u'%s' % (value,)), {'"': '&quot;', "'": '&#39;'})
 
 
 def to_json(value):
@@ -201,7 +204,8 @@ def page_data(reports):
     def ref(value):
         if value is None:
             return -1
-        text = value if isinstance(value, str) else to_json(value)
+        # shown as junit.xml shows it: a control character as its escape, not invisible in the page
+        text = xml_text(value if isinstance(value, str) else to_json(value))
         if text not in index:
             index[text] = len(strings)
             strings.append(text)
@@ -209,7 +213,7 @@ def page_data(reports):
 
     hosts, rows = [], []
     for number, report in enumerate(reports):
-        hosts.append(report['host'])
+        hosts.append(xml_text(report['host']))
         for check in report.get('checks', []):
             rows.append([number, ref(check['id']), ref(check['concern']), ref(check.get('target')),
                          ref(check.get('setting')), STATUSES.index(check['status']), ref(check.get('expected')),
@@ -733,7 +737,7 @@ def _write_atomic(path, text, mode=0o644):
     directory = os.path.dirname(path)
     fd, temp = tempfile.mkstemp(prefix='.%s.' % os.path.basename(path), dir=directory)
     try:
-        with os.fdopen(fd, 'w') as handle:
+        with os.fdopen(fd, 'w', encoding='utf-8') as handle:
             handle.write(text)
         os.chmod(temp, mode)
         os.replace(temp, path)
@@ -757,6 +761,9 @@ def write_reports(directory, reports, now=None, keep=30, history=True):
     it); a host name becomes a file name that stays in hosts/ (``web/../x`` is ``web%2F..%2Fx``;
     issue 23, T4), and a link planted at a report's name is replaced, never written through."""
     written = []
+    # a host's result that holds a byte of its files that is not UTF-8 (MODULE_STRICT_UTF8_RESPONSE off, an
+    # older module) is written with the byte shown as \xe9, where it would stop the writing (issue 38, item 12)
+    reports = visible_data(reports)
     private_directory(directory, 'iotune_report_dir', 0o755)
     private_directory(os.path.join(directory, 'hosts'), 'iotune_report_dir', 0o755)
     for report in reports:

@@ -33,6 +33,45 @@ def report_paths(directory, names):
     return paths
 
 
+# what no report may hold as such: lone surrogates (a byte that was not UTF-8, read with surrogateescape,
+# is U+DC80-U+DCFF) cannot be encoded as UTF-8, so a module result holding one is refused by the controller
+_NOT_UTF8 = re.compile(u'[\ud800-\udfff]')
+# and what XML 1.0 forbids besides (junit.xml, report.html): C0 controls but tab, newline and carriage return; U+FFFE/F
+_NOT_XML = re.compile(u'[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]')
+
+
+def _shown(match):
+    code = ord(match.group(0))
+    if 0xdc80 <= code <= 0xdcff:
+        return '\\x%02x' % (code - 0xdc00)     # the byte itself, as Python shows it
+    return '\\x%02x' % code if code < 0x100 else '\\u%04x' % code
+
+
+def visible_text(text, forbidden=_NOT_UTF8):
+    """``text`` with each character ``forbidden`` matches shown as its escape: a byte that was
+    not UTF-8 as ``\\xe9`` (the byte), a control character as ``\\x1b``, another as ``\\ufffe``.
+    Nothing is dropped; a backslash already in the text is left as it is."""
+    return forbidden.sub(_shown, text) if forbidden.search(text) else text
+
+
+def xml_text(text):
+    """``text`` as XML 1.0 may hold it (see visible_text)."""
+    return visible_text(text, _NOT_XML)
+
+
+def visible_data(value):
+    """``value`` (a module result, a report) with every string in it, keys too, valid UTF-8
+    (visible_text): the controller refuses a result holding a byte of a host's file that is not
+    UTF-8 (issue 38, item 12), and the file itself keeps its bytes."""
+    if isinstance(value, str):
+        return visible_text(value)
+    if isinstance(value, dict):
+        return dict((visible_data(key), visible_data(item)) for key, item in value.items())
+    if isinstance(value, (list, tuple)):
+        return [visible_data(item) for item in value]
+    return value
+
+
 # a report's ``time`` (and a history line's): UTC, to the second
 TIME_RE = re.compile(r'^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$')
 READ_LIMIT = 64 << 20
@@ -57,7 +96,7 @@ def read_json_file(path, limit=READ_LIMIT):
 
 def render_report(report):
     """The bytes of a report file: JSON as the controller's copy is written (to_nice_json), and a newline."""
-    return (json.dumps(report, indent=4, sort_keys=True, separators=(',', ': ')) + '\n').encode('utf-8')
+    return (json.dumps(visible_data(report), indent=4, sort_keys=True, separators=(',', ': ')) + '\n').encode('utf-8')
 
 
 def _holds(path, data):
