@@ -10,11 +10,13 @@ __metaclass__ = type
 
 import json
 import os
+import multiprocessing
 
 import pytest
 
 from ansible_collections.iotune.storage.plugins.module_utils.engine.history import changes_since
 from ansible_collections.iotune.storage.plugins.plugin_utils._fleet_history import read_runs, run_line
+from ansible_collections.iotune.storage.plugins.plugin_utils import _fleet_report as fleet_report
 from ansible_collections.iotune.storage.plugins.plugin_utils._fleet_report import write_reports
 
 
@@ -115,3 +117,38 @@ def test_the_section_lists_at_most_200_rows_of_each_kind(tmp_path):
     write_reports(str(tmp_path), [host_report('web1', 'w1', checks)], now='2026-11-27T06:00:00Z')
     table = (tmp_path / 'report.html').read_text().split('id="since-new"')[1].split('</table>')[0]
     assert table.count('<tr>') == 1 + 200 + 1 and '... and 50 more: see summary.json' in table
+
+
+def _one_run(directory, number, barrier):
+    checks = [{'id': 'mount_options:/d%d:present:noatime' % n, 'concern': 'mount_options', 'target': '/d%d' % n,
+               'setting': 'present:noatime', 'status': 'drift' if n % 3 else 'compliant', 'message': 'm'}
+              for n in range(40)]
+    reports = [{'host': 'h%d' % host, 'run_id': 'run-%d' % number, 'time': '2026-11-28T06:00:00Z', 'mode': 'audit',
+                'checks': checks} for host in range(50)]
+    barrier.wait()
+    fleet_report.write_reports(directory, reports, now='2026-11-28T06:00:%02dZ' % number, keep=0)
+
+
+def test_eight_fleet_reports_at_once_into_one_directory_keep_every_history_line(tmp_path):
+    """Issue 38, item 15: real processes, started together; each one's line is in history.json."""
+    context = multiprocessing.get_context('fork')
+    directory = str(tmp_path / 'reports')
+    barrier = context.Barrier(8)
+    processes = [context.Process(target=_one_run, args=(directory, number, barrier)) for number in range(8)]
+    for process in processes:
+        process.start()
+    for process in processes:
+        process.join(120)
+    assert [process.exitcode for process in processes] == [0] * 8
+    runs = json.loads((tmp_path / 'reports' / 'history.json').read_text())['runs']
+    assert sorted(run['run_id'] for run in runs) == ['run-%d' % number for number in range(8)]
+    assert os.stat(os.path.join(directory, fleet_report.LOCK_FILE)).st_mode & 0o777 == 0o600
+
+
+def test_the_lock_is_never_taken_through_a_link(tmp_path):
+    directory = tmp_path / 'reports'
+    directory.mkdir(mode=0o755)
+    (directory / fleet_report.LOCK_FILE).symlink_to(tmp_path / 'elsewhere')
+    with pytest.raises(ValueError, match='iotune_report_dir: cannot open the lock .*a link'):
+        fleet_report.write_reports(str(directory), [], now='2026-11-28T06:00:00Z')
+    assert not (tmp_path / 'elsewhere').exists()
