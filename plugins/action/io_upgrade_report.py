@@ -69,7 +69,10 @@ class ActionModule(ActionBase):
             raise AnsibleActionFail('io_sysctls (%s): must be a list of sysctl keys or patterns such as vm.dirty_*, got %r'
                                     % (IO_SYSCTLS_FIELD, io_sysctls))
         for host, before, after in host_pairs(args.get('hosts')):
-            differences = diff_snapshots(before, after, io_sysctls)
+            try:
+                differences = diff_snapshots(before, after, io_sysctls)
+            except ValueError as exc:
+                raise AnsibleActionFail('hosts.%s.%s' % (host, exc))
             explained[host] = {'differences': differences, 'failing': failing(differences, fail_on),
                                'counts': summarize_differences(differences), 'policy': policy_status(before, after),
                                'before': before.get('name'), 'after': after.get('name')}

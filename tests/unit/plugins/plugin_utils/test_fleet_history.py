@@ -131,7 +131,7 @@ def _one_run(directory, number, barrier):
 
 def test_eight_fleet_reports_at_once_into_one_directory_keep_every_history_line(tmp_path):
     """Issue 38, item 15: real processes, started together; each one's line is in history.json."""
-    context = multiprocessing.get_context('fork')
+    context = multiprocessing.get_context('spawn')     # not fork: pytest's process may hold threads
     directory = str(tmp_path / 'reports')
     barrier = context.Barrier(8)
     processes = [context.Process(target=_one_run, args=(directory, number, barrier)) for number in range(8)]
@@ -152,3 +152,42 @@ def test_the_lock_is_never_taken_through_a_link(tmp_path):
     with pytest.raises(ValueError, match='iotune_report_dir: cannot open the lock .*a link'):
         fleet_report.write_reports(str(directory), [], now='2026-11-28T06:00:00Z')
     assert not (tmp_path / 'elsewhere').exists()
+
+
+# issue 38, item 13: each field of a real history line turned into each other JSON type, huge integers,
+# floats and strings where numbers belong: the line is dropped, the run kept, the fleet report written
+HOSTILE = [None, True, False, -1, 10 ** 400, 2 ** 53 + 1, 1e308, 2.0, 'x', '7', [], [1], {}, {'a': 1}]
+
+
+def test_every_mutation_of_a_history_line_is_dropped_or_kept_and_the_report_is_written(tmp_path):
+    run(tmp_path, 'w1', WEEK1, now='2026-11-20T06:00:00Z')
+    run(tmp_path, 'w2', WEEK2, now='2026-11-21T06:00:00Z')
+    good = json.loads((tmp_path / 'history.json').read_text())['runs']
+    kept = dropped = 0
+    for field in sorted(good[0]):
+        for value in HOSTILE:
+            if type(value) is type(good[0][field]) and value == good[0][field]:
+                continue
+            (tmp_path / 'history.json').write_text(json.dumps({'runs': [dict(good[0], **{field: value}), good[1]]}))
+            run(tmp_path, 'w3', WEEK2, now='2026-11-22T06:00:00Z')
+            runs = json.loads((tmp_path / 'history.json').read_text())['runs']
+            assert [r['run_id'] for r in runs][-2:] == ['w2', 'w3'], (field, value)
+            kept, dropped = kept + (len(runs) == 3), dropped + (len(runs) == 2)
+            assert 'id="since"' in (tmp_path / 'report.html').read_text()
+    # the run id and mode take any string (x and 7); a count, only an integer from 0 to 2**53
+    assert kept == 4 and dropped > 80, (kept, dropped)
+
+
+@pytest.mark.parametrize('content', [
+    b'{"runs": ' + b'[' * 100000 + b']' * 100000 + b'}',
+    b'{"runs": [' + b'{"a": ' * 5000 + b'1' + b'}' * 5000 + b']}',
+    b'{"runs": [{"run_id": "x", "time": "2026-11-20T06:00:00Z", "mode": "audit", "hosts": 1, "findings": '
+    + b'1' + b'0' * 400 + b', "waived": 0, "new": 0, "resolved": 0}]}',
+    b'{"runs": [{"run_id": "x", "time": "2026-11-20T06:00:00Z", "mode": "audit", "hosts": 1, "findings": NaN,'
+    b' "waived": 0, "new": 0, "resolved": 0}]}',
+])
+def test_a_deep_or_huge_history_starts_the_history_again(tmp_path, content):
+    (tmp_path / 'history.json').write_bytes(content)
+    assert read_runs(str(tmp_path / 'history.json')) == []
+    run(tmp_path, 'w1', WEEK1)
+    assert [r['run_id'] for r in json.loads((tmp_path / 'history.json').read_text())['runs']] == ['w1']
