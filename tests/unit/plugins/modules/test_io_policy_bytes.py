@@ -17,7 +17,7 @@ from ansible.module_utils import basic
 from ansible.module_utils.common.json import Direction, get_module_decoder, get_module_encoder
 
 from ansible_collections.iotune.storage.plugins.modules import io_policy
-from ansible_collections.iotune.storage.tests.unit.module_harness import on_linux, run_main
+from ansible_collections.iotune.storage.tests.unit.module_harness import no_commands, run_main
 
 # a Latin-1 label: 0xE9 is "é" in Latin-1 and no UTF-8 at all
 FSTAB = b'# caf\xe9 servers\nLABEL=caf\xe9 /strict ext4 strictatime,comment=\xe9t\xe9 0 2\n'
@@ -45,13 +45,7 @@ def latin1_fixture(monkeypatch, tmp_path):
     (tmp_path / 'fstab').write_bytes(FSTAB)
     (tmp_path / 'proc' / 'self').mkdir(parents=True)
     (tmp_path / 'proc' / 'self' / 'mountinfo').write_text(MOUNTINFO)
-
-    def no_command(self, argv, **kwargs):
-        if argv[1:] == ['--version']:
-            return 1, '', 'not here'
-        raise AssertionError('ran %s' % argv)
-    monkeypatch.setattr(basic.AnsibleModule, 'run_command', on_linux(no_command))
-    monkeypatch.setattr(basic.AnsibleModule, 'get_bin_path', lambda self, name, *a, **k: None)
+    no_commands(monkeypatch)
     return {
         'policy': {'iotune_mounts': [{'path': '/strict', 'present': ['noatime'], 'absent': []}]},
         'concerns': ['mount_options'], 'fstab': str(tmp_path / 'fstab'), 'remount': False,
