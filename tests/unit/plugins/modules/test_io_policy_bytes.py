@@ -13,7 +13,6 @@ import json
 
 import pytest
 
-from ansible.module_utils import basic
 from ansible.module_utils.common.json import Direction, get_module_decoder, get_module_encoder
 
 from ansible_collections.iotune.storage.plugins.modules import io_policy
@@ -57,9 +56,11 @@ def latin1_fixture(monkeypatch, tmp_path):
 
 @pytest.mark.parametrize('mode', ['audit', 'enforce'])
 def test_a_latin1_fstab_line_gives_a_result_the_controller_accepts(monkeypatch, latin1, tmp_path, mode):
-    monkeypatch.setattr(basic.AnsibleModule, '_diff', True, raising=False)
-    kind, result = run_main(monkeypatch, io_policy, dict(latin1, mode=mode))
+    kind, result = run_main(monkeypatch, io_policy, dict(latin1, mode=mode, _ansible_diff=True))
     assert kind == 'exit', result
+    # the diff shows the fstab line, the byte as \xe9
+    assert any('LABEL=caf\\xe9 /strict ext4 strictatime,comment=\\xe9t\\xe9 0 2' in text
+               for text in strings(result['diff'])), result['diff']
     got = through_ansible(result)
     texts = strings(got)
     assert not [text for text in texts if any(0xd800 <= ord(char) <= 0xdfff for char in text)]
