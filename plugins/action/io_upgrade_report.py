@@ -9,7 +9,9 @@ controller in one task. The diff itself is plugin_utils/_snapshot_diff."""
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import datetime
 import os
+import random
 import time
 
 from ansible.errors import AnsibleActionFail
@@ -36,6 +38,13 @@ def host_pairs(hosts):
     return pairs
 
 
+def default_run_id():
+    """'upgrade-' and the UTC time to the microsecond and a random suffix, as the playbooks' default
+    run id: two runs started in the same second never share one (issue 38, item 15)."""
+    return 'upgrade-%s-%08x' % (datetime.datetime.now(datetime.timezone.utc).strftime('%Y%m%dT%H%M%S.%fZ'),
+                                random.SystemRandom().getrandbits(32))
+
+
 class ActionModule(ActionBase):
     TRANSFERS_FILES = False
     _VALID_ARGS = frozenset(('dir', 'hosts', 'fail_on', 'run_id', 'write', 'io_sysctls'))
@@ -53,14 +62,17 @@ class ActionModule(ActionBase):
         except ValueError as exc:
             raise AnsibleActionFail(str(exc))
         now = time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())
-        run_id = args.get('run_id') or 'upgrade-' + time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())
+        run_id = args.get('run_id') or default_run_id()
         explained, reports = {}, []
         io_sysctls = args.get('io_sysctls', list(DEFAULT_IO_SYSCTLS))
         if not isinstance(io_sysctls, list) or not all(isinstance(item, str) and item for item in io_sysctls):
             raise AnsibleActionFail('io_sysctls (%s): must be a list of sysctl keys or patterns such as vm.dirty_*, got %r'
                                     % (IO_SYSCTLS_FIELD, io_sysctls))
         for host, before, after in host_pairs(args.get('hosts')):
-            differences = diff_snapshots(before, after, io_sysctls)
+            try:
+                differences = diff_snapshots(before, after, io_sysctls)
+            except ValueError as exc:
+                raise AnsibleActionFail('hosts.%s.%s' % (host, exc))
             explained[host] = {'differences': differences, 'failing': failing(differences, fail_on),
                                'counts': summarize_differences(differences), 'policy': policy_status(before, after),
                                'before': before.get('name'), 'after': after.get('name')}

@@ -364,7 +364,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.policy.validate imp
 from ansible_collections.iotune.storage.plugins.module_utils.policy.severity import apply_severity
 from ansible_collections.iotune.storage.plugins.module_utils.policy.waivers import apply_waivers, waived_count
 from ansible_collections.iotune.storage.plugins.module_utils.engine.history import changes_since, read_previous
-from ansible_collections.iotune.storage.plugins.module_utils.engine.report import prune_reports, report_paths, write_report
+from ansible_collections.iotune.storage.plugins.module_utils.engine.report import prune_reports, report_paths, visible_data, write_report
 from ansible_collections.iotune.storage.plugins.module_utils.engine.textfile import write_textfile
 from ansible_collections.iotune.storage.plugins.module_utils.common.trust import check_existing
 from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandRunner
@@ -650,8 +650,20 @@ def write_host_report(module, spec, result):
             module.fail_json(**dict(result, msg='cannot write report.textfile_dir %s: %s' % (where, exc.strerror or exc)))
 
 
+class PolicyModule(AnsibleModule):
+    """AnsibleModule whose result is valid UTF-8 whatever bytes the host's files hold: a byte that
+    is not UTF-8 (a Latin-1 fstab line, which enforcing keeps as it is) is shown as ``\\xe9`` in the
+    checks, messages and diffs, where the controller would refuse the whole result (issue 38, item 12)."""
+
+    def exit_json(self, **kwargs):
+        super(PolicyModule, self).exit_json(**visible_data(kwargs))
+
+    def fail_json(self, msg, **kwargs):
+        super(PolicyModule, self).fail_json(**visible_data(dict(kwargs, msg=msg)))
+
+
 def main():
-    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
+    module = PolicyModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
     params = module.params
     if params['policy'] is None:
         module.fail_json(msg='policy: the effective policy is needed (the io_policy action plugin passes it)')

@@ -7,8 +7,9 @@ previous report, and history.json in the controller's report directory, one line
 findings, waived findings, new and resolved), the last N runs, which report.html draws.
 
 history.json is read back, so it is input (DESIGN.md): read without following a link, from a
-regular file of the controller's user, at most 16 MiB; a run whose fields are not of their form is
-dropped, and a file that is not JSON starts the history again."""
+regular file of the controller's user, at most 16 MiB, nested at most 32 levels
+(engine/report.read_json_file); a run whose fields are not of their form (a count that is not an
+integer from 0 to 2**53) is dropped, and a file that is not JSON starts the history again."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
@@ -16,11 +17,13 @@ __metaclass__ = type
 import json
 
 from ansible_collections.iotune.storage.plugins.module_utils.engine.history import is_finding
-from ansible_collections.iotune.storage.plugins.module_utils.engine.report import TIME_RE, read_json_file
+from ansible_collections.iotune.storage.plugins.module_utils.engine.report import ReadBackError, TIME_RE, read_json_file
 
 HISTORY_FILE = 'history.json'
 _MAX_BYTES = 16 << 20
 COUNTS = ('hosts', 'findings', 'waived', 'new', 'resolved')
+# a count above this is not one (10**400 stopped the chart: OverflowError); floats are exact below it
+MAX_COUNT = 1 << 53
 
 
 def fleet_changes(reports):
@@ -49,12 +52,15 @@ def run_line(reports, run_id, now, mode):
 def _valid_run(run):
     return (isinstance(run, dict) and isinstance(run.get('run_id'), str) and isinstance(run.get('mode'), str)
             and isinstance(run.get('time'), str) and bool(TIME_RE.match(run['time']))
-            and all(isinstance(run.get(key), int) and not isinstance(run.get(key), bool) and run[key] >= 0 for key in COUNTS))
+            and all(isinstance(run.get(key), int) and not isinstance(run.get(key), bool) and 0 <= run[key] <= MAX_COUNT for key in COUNTS))
 
 
 def read_runs(path):
     """The runs of history.json at ``path`` that are of their form (see the module's docstring)."""
-    found = read_json_file(path, _MAX_BYTES)
+    try:
+        found = read_json_file(path, _MAX_BYTES)
+    except ReadBackError:
+        found = None
     runs = found.get('runs') if isinstance(found, dict) else None
     return [dict((key, run[key]) for key in ('run_id', 'time', 'mode') + COUNTS)
             for run in runs if _valid_run(run)] if isinstance(runs, list) else []

@@ -16,6 +16,8 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import base64
+import errno
+import fcntl
 import gzip
 import json
 import os
@@ -24,9 +26,10 @@ import time
 from xml.sax.saxutils import escape as _xml_escape
 
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import STATUSES, summarize
+from ansible_collections.iotune.storage.plugins.module_utils.engine.report import visible_data, xml_text
 from ansible_collections.iotune.storage.plugins.module_utils.policy.severity import LEVELS
 from ansible_collections.iotune.storage.plugins.plugin_utils._fio_compare import change_lines
-from ansible_collections.iotune.storage.plugins.module_utils.common.trust import path_safe_name, private_directory
+from ansible_collections.iotune.storage.plugins.module_utils.common.trust import open_nofollow, path_safe_name, private_directory
 from ansible_collections.iotune.storage.plugins.plugin_utils._bench_chart import fleet_view, host_charts
 from ansible_collections.iotune.storage.plugins.plugin_utils._fleet_history import (
     HISTORY_FILE, fleet_changes, history_json, next_runs, read_runs, run_line)
@@ -36,8 +39,10 @@ FILES = ('summary.json', 'junit.xml', 'report.html', 'history.json')
 
 
 def esc(value):
-    """Text for HTML or XML content and double-quoted attributes."""
-    return _xml_escape(u'%s' % (value,), {'"': '&quot;', "'": '&#39;'})
+    """Text for HTML or XML content and double-quoted attributes; a character XML 1.0 forbids (a
+    control character in a mount point or a host name, a NUL in a waiver's reason) shown as its
+    escape (``\\x1b``), never dropped: junit.xml stays well-formed (issue 38, item 11)."""
+    return _xml_escape(xml_text(u'%s' % (value,)), {'"': '&quot;', "'": '&#39;'})
 
 
 def to_json(value):
@@ -201,7 +206,8 @@ def page_data(reports):
     def ref(value):
         if value is None:
             return -1
-        text = value if isinstance(value, str) else to_json(value)
+        # shown as junit.xml shows it: a control character as its escape, not invisible in the page
+        text = xml_text(value if isinstance(value, str) else to_json(value))
         if text not in index:
             index[text] = len(strings)
             strings.append(text)
@@ -209,7 +215,7 @@ def page_data(reports):
 
     hosts, rows = [], []
     for number, report in enumerate(reports):
-        hosts.append(report['host'])
+        hosts.append(xml_text(report['host']))
         for check in report.get('checks', []):
             rows.append([number, ref(check['id']), ref(check['concern']), ref(check.get('target')),
                          ref(check.get('setting')), STATUSES.index(check['status']), ref(check.get('expected')),
@@ -733,7 +739,7 @@ def _write_atomic(path, text, mode=0o644):
     directory = os.path.dirname(path)
     fd, temp = tempfile.mkstemp(prefix='.%s.' % os.path.basename(path), dir=directory)
     try:
-        with os.fdopen(fd, 'w') as handle:
+        with os.fdopen(fd, 'w', encoding='utf-8') as handle:
             handle.write(text)
         os.chmod(temp, mode)
         os.replace(temp, path)
@@ -748,6 +754,35 @@ def host_json(report):
     return json.dumps(report, indent=4, sort_keys=True, separators=(',', ': '), ensure_ascii=False) + '\n'
 
 
+# taken by every run writing into a report directory, around its read-modify-write of history.json and its
+# writes of the fleet files: two playbooks at once into one directory lost history lines (issue 38, item 15)
+LOCK_FILE = '.iotune-report.lock'
+LOCK_TIMEOUT = 300
+
+
+def lock_report_dir(directory, timeout=LOCK_TIMEOUT):
+    """Take the report directory's lock (flock on its LOCK_FILE, opened without following a link
+    and only when a regular file of ours) and return its descriptor; closing it releases the lock.
+    ValueError naming the file when it cannot be opened or another run holds it ``timeout`` s."""
+    path = os.path.join(directory, LOCK_FILE)
+    try:
+        fd = open_nofollow(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as exc:
+        raise ValueError('iotune_report_dir: cannot open the lock %s: %s (a link, or a file of another user, is refused)'
+                         % (path, exc.strerror or exc))
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd
+        except (IOError, OSError) as exc:
+            if exc.errno not in (errno.EAGAIN, errno.EACCES) or time.monotonic() >= deadline:
+                os.close(fd)
+                raise ValueError('iotune_report_dir: another report run has held %s for %d s (%s)'
+                                 % (path, timeout, exc.strerror or exc))
+            time.sleep(0.05)
+
+
 def write_reports(directory, reports, now=None, keep=30, history=True):
     """Write hosts/<host>.json for each report and the fleet files (summary.json, junit.xml,
     report.html and, with ``history``, history.json with this run added and the last ``keep`` runs)
@@ -755,10 +790,22 @@ def write_reports(directory, reports, now=None, keep=30, history=True):
     paths written. The directory (and its hosts/) must belong to the
     controller's user and not be writable by group or other (UnsafeDirectory, a ValueError, names
     it); a host name becomes a file name that stays in hosts/ (``web/../x`` is ``web%2F..%2Fx``;
-    issue 23, T4), and a link planted at a report's name is replaced, never written through."""
-    written = []
+    issue 23, T4), and a link planted at a report's name is replaced, never written through.
+    Two runs into one directory take turns (lock_report_dir), so neither loses the other's history line."""
+    # a host's result that holds a byte of its files that is not UTF-8 (MODULE_STRICT_UTF8_RESPONSE off, an
+    # older module) is written with the byte shown as \xe9, where it would stop the writing (issue 38, item 12)
+    reports = visible_data(reports)
     private_directory(directory, 'iotune_report_dir', 0o755)
     private_directory(os.path.join(directory, 'hosts'), 'iotune_report_dir', 0o755)
+    lock = lock_report_dir(directory)
+    try:
+        return _write_locked(directory, reports, now, keep, history)
+    finally:
+        os.close(lock)
+
+
+def _write_locked(directory, reports, now, keep, history):
+    written = []
     for report in reports:
         path = os.path.join(directory, 'hosts', '%s.json' % path_safe_name(report['host']))
         _write_atomic(path, host_json(report))

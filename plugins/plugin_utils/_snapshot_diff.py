@@ -46,6 +46,8 @@ import re
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import COMPLIANT, DRIFT, make_check, summarize
 from ansible_collections.iotune.storage.plugins.module_utils.parse.sysctl import parse_sysctl_conf
 from ansible_collections.iotune.storage.plugins.module_utils.settings.vm import VM_KEYS, dotted
+from ansible_collections.iotune.storage.plugins.module_utils.engine.report import check_shape
+from ansible_collections.iotune.storage.plugins.module_utils.engine.snapshot import SNAPSHOT_SPEC
 
 CLASSES = ('different_host', 'host_unverified', 'snapshot_format', 'kernel_pending', 'kernel_changed', 'changed_default',
            'lost_setting', 'changed_setting', 'sysctl_changed', 'schedulers_changed', 'resolved', 'device_renamed',
@@ -1335,9 +1337,19 @@ def sort_differences(differences):
     return sorted(differences, key=lambda item: (CLASSES.index(item['class']), item['key']))
 
 
+class SnapshotError(ValueError):
+    """A snapshot given to diff_snapshots that is not one: the message names the side (``before``,
+    ``after``) and the field not of its type (engine/snapshot.SNAPSHOT_SPEC)."""
+
+
 def diff_snapshots(before, after, io_sysctls=DEFAULT_IO_SYSCTLS):
-    """The differences between two snapshots, sorted by class (CLASSES order) then key."""
-    ctx = _Context(_dict(before), _dict(after))
+    """The differences between two snapshots, sorted by class (CLASSES order) then key; SnapshotError
+    when either is not a snapshot (a snapshot read back is input: DESIGN.md, issue 38, item 13)."""
+    for side, snapshot in (('before', before), ('after', after)):
+        problem = check_shape(snapshot, SNAPSHOT_SPEC, side)
+        if problem:
+            raise SnapshotError(problem)
+    ctx = _Context(before, after)
     differences = (host_differences(ctx.before, ctx.after) + format_differences(ctx) + kernel_differences(ctx)
                    + changed_setting_differences(ctx) + setting_differences(ctx) + sysctl_differences(ctx, io_sysctls)
                    + scheduler_differences(ctx) + device_differences(ctx) + mount_differences(ctx)

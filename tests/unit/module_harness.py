@@ -45,6 +45,16 @@ def on_linux(run_command):
     return answer
 
 
+def no_commands(monkeypatch):
+    """A Linux host whose modules run no command (``--version`` of a tool: not here) and find no program."""
+    def no_command(self, argv, **kwargs):
+        if argv[1:] == ['--version']:
+            return 1, '', 'not here'
+        raise AssertionError('ran %s' % argv)
+    monkeypatch.setattr(basic.AnsibleModule, 'run_command', on_linux(no_command))
+    monkeypatch.setattr(basic.AnsibleModule, 'get_bin_path', lambda self, name, *a, **k: None)
+
+
 def run_main(monkeypatch, module, args):
     """Run ``module.main()`` with ``args``; return ('exit' | 'fail', result).
 

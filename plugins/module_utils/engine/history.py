@@ -8,14 +8,16 @@ the last N report files of each mode).
 
 The previous report is read back from the host, so it is input (DESIGN.md): read with
 engine/report.read_json_file (no link followed, a regular file of the running user, at most
-64 MiB), and only the fields used here (run_id, time, each check's id and status) are taken, each
-of the form it must have."""
+64 MiB, nested at most 32 levels), and only the fields used here (run_id, time, each check's id
+and status) are taken, each of the form it must have. A previous report that is not one is named
+in the history (``previous_unreadable``) and this report counts as the host's first."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import DRIFT, ERROR, NOT_PERSISTENT
-from ansible_collections.iotune.storage.plugins.module_utils.engine.report import TIME_RE, read_json_file
+from ansible_collections.iotune.storage.plugins.module_utils.engine.report import (
+    ANY, ListOf, ReadBackError, TIME_RE, read_json_file)
 
 # what a finding is: a check in one of these statuses (waived or not: a waiver does not change it)
 FINDING_STATUSES = (DRIFT, NOT_PERSISTENT, ERROR)
@@ -25,18 +27,25 @@ def is_finding(check):
     return check.get('status') in FINDING_STATUSES
 
 
+# what history reads of a previous report; the other fields are not looked at
+PREVIOUS_SPEC = {'checks': ListOf({'id': str, 'status': str}), 'run_id': ANY, 'time': ANY}
+
+
 def read_previous(path):
     """The parts of the report at ``path`` that history uses: {'run_id', 'time', 'statuses':
-    {check id: status}}; None when there is no such report, or it is not one (not a regular file
-    of ours, not JSON, a check without a string id and status)."""
-    report = read_json_file(path)
-    if not isinstance(report, dict) or not isinstance(report.get('checks'), list):
+    {check id: status}}; None when there is no such report; {'unreadable': why} when it is not one
+    (engine/report.ReadBackError: not a regular file of ours, too big or deep, not JSON, a check
+    without a string id and status)."""
+    try:
+        report = read_json_file(path, spec=PREVIOUS_SPEC)
+    except ReadBackError as exc:
+        return {'unreadable': str(exc)}
+    if report is None:
         return None
-    statuses = {}
-    for check in report['checks']:
-        if not isinstance(check, dict) or not isinstance(check.get('id'), str) or not isinstance(check.get('status'), str):
-            return None
-        statuses[check['id']] = check['status']
+    if not isinstance(report, dict) or not isinstance(report.get('checks'), list) or \
+            not all('id' in check and 'status' in check for check in report['checks']):
+        return {'unreadable': '%s: not a report (no checks, or a check without its id and status)' % path}
+    statuses = dict((check['id'], check['status']) for check in report['checks'])
     run_id = report.get('run_id') if isinstance(report.get('run_id'), str) else None
     when = report.get('time') if isinstance(report.get('time'), str) and TIME_RE.match(report['time']) else None
     return {'run_id': run_id, 'time': when, 'statuses': statuses}
@@ -54,7 +63,11 @@ def changes_since(previous, checks):
     """What ``checks`` (this run's) changed since ``previous`` (read_previous's, or None for a
     host's first report): ``new``, the findings that were not findings before (every finding on
     a first report), and ``resolved``, the previous findings that are not findings now, with the
-    status they have now (``absent`` when the check is no longer made)."""
+    status they have now (``absent`` when the check is no longer made); ``previous_unreadable``,
+    why, when the previous report is not one (then this one counts as the first)."""
+    unreadable = previous.get('unreadable') if previous else None
+    if unreadable:
+        previous = None
     before = previous['statuses'] if previous else {}
     now = dict((check['id'], check) for check in checks)
     new = [_entry(check) for check in checks
@@ -64,6 +77,9 @@ def changes_since(previous, checks):
         if before[check_id] in FINDING_STATUSES and not (check_id in now and is_finding(now[check_id])):
             resolved.append({'id': check_id, 'concern': check_id.split(':', 1)[0], 'status_before': before[check_id],
                              'status': now[check_id]['status'] if check_id in now else 'absent'})
-    return {'previous_run_id': previous['run_id'] if previous else None,
-            'previous_time': previous['time'] if previous else None,
-            'new': new, 'resolved': resolved}
+    changes = {'previous_run_id': previous['run_id'] if previous else None,
+               'previous_time': previous['time'] if previous else None,
+               'new': new, 'resolved': resolved}
+    if unreadable:
+        changes['previous_unreadable'] = unreadable
+    return changes

@@ -37,7 +37,8 @@ from ansible_collections.iotune.storage.plugins.module_utils.parse import sysctl
 from ansible_collections.iotune.storage.plugins.module_utils.parse import tunefstab as _tunefstab
 from ansible_collections.iotune.storage.plugins.module_utils.parse import udev as _udev
 from ansible_collections.iotune.storage.plugins.module_utils.common.atomic import atomic_write
-from ansible_collections.iotune.storage.plugins.module_utils.common.trust import check_existing, open_nofollow, private_directory
+from ansible_collections.iotune.storage.plugins.module_utils.common.trust import check_existing, private_directory
+from ansible_collections.iotune.storage.plugins.module_utils.engine.report import ListOf, MapOf, ReadBackError, check_shape, read_json_file
 from ansible_collections.iotune.storage.plugins.module_utils.plan.cache import DEFAULT_UNIT_DIR
 from ansible_collections.iotune.storage.plugins.module_utils.parse.iofacts import SUBSETS, VXTUNEFS_DIRS, find_executable, gather_io_facts
 from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import DEFAULT_SLICE
@@ -119,6 +120,53 @@ def write_snapshot(directory, name, snapshot):
     return path
 
 
+# a snapshot file read back: at most this big (a real one is 50 to 100 KiB; a 300 MiB one was returned whole)
+SNAPSHOT_LIMIT = 32 << 20
+_TEXT, _TEXTS, _INT = (str, None), ListOf(str), (int, None)
+_SCALAR = (str, int, float, bool, None)
+# a setting's value: a number, a word, a list of options
+_VALUE = (str, int, float, bool, None, ListOf(str))
+# the fields of a snapshot (docs/snapshot.md) the diff reads, each of its type: a snapshot of another
+# shape is refused naming the field (check_shape), never half-compared (issue 38, item 13)
+SNAPSHOT_SPEC = {
+    'format': int, 'name': _TEXT, 'taken': _TEXT, 'package_manager': _TEXT,
+    'host': {'hostname': _TEXT, 'kernel_release': _TEXT, 'machine_id': _TEXT},
+    'packages': MapOf(_TEXT),
+    'conffiles': MapOf({'obsolete': bool, 'package': _TEXT, 'removed': bool}),
+    'kernels': {'configs': MapOf(MapOf(_TEXT)), 'installed': _TEXTS, 'next_boot': _TEXT, 'next_boot_source': _TEXT,
+                'running': _TEXT, 'scheduler_modules': MapOf(_TEXTS)},
+    'facts': {
+        'block_devices': MapOf({'dev': _TEXT, 'dm_name': _TEXT, 'serial': _TEXT, 'wwn': _TEXT, 'model': _TEXT,
+                                'vendor': _TEXT, 'scheduler': _TEXT, 'schedulers': _TEXTS, 'size_bytes': _INT,
+                                'holders': _TEXTS, 'parents': _TEXTS, 'partitions': _TEXTS}),
+        'mounts': MapOf({'dev': _TEXT, 'device': _TEXT, 'fstab_spec': _TEXT, 'fstype': _TEXT, 'source': _TEXT,
+                         'root': _TEXT, 'partition': _TEXT, 'bind': bool, 'backing_disks': _TEXTS,
+                         'mount_options': _TEXTS, 'super_options': _TEXTS, 'options_live': _TEXTS,
+                         'options_fstab': (None, _TEXTS)}),
+        'fstab': ListOf({'file': _TEXT, 'spec': _TEXT, 'resolved': _TEXT, 'vfstype': _TEXT, 'options': _TEXTS}),
+        'vxfs': {'tunefstab_path': _TEXT},
+    },
+    'device_ids': MapOf({'by_id': _TEXTS, 'by_path': _TEXTS, 'serial': _TEXT, 'wwn': _TEXT}),
+    'sources': MapOf({'text': _TEXT, 'kind': _TEXT, 'package': _TEXT, 'sha256': _TEXT, 'vendor': bool,
+                      'conffile': (None, {'obsolete': bool, 'package': _TEXT, 'removed': bool})}),
+    'sysctl': MapOf(_TEXT),
+    'vxtunefs': MapOf({'device': _TEXT, 'values': (None, MapOf(_SCALAR)), 'error': _TEXT}),
+    'settings': MapOf({'concern': _TEXT, 'setting': _TEXT, 'target': _TEXT, 'live': _VALUE,
+                       'persistent': ListOf({'source': _TEXT, 'line': _INT, 'value': _VALUE, 'vendor': bool})}),
+    'policy_checks': ListOf({'id': str, 'concern': _TEXT, 'target': _TEXT, 'setting': _TEXT, 'status': str,
+                             'expected': _VALUE}),
+    'errors': ListOf(_SCALAR),
+}
+
+
+def snapshot_problem(snapshot, where='snapshot'):
+    """Why ``snapshot`` is not a snapshot the collection reads (not an object, a format it does not
+    read, a field not of its type: SNAPSHOT_SPEC), naming the field; None when it is one."""
+    if not isinstance(snapshot, dict) or snapshot.get('format') not in READABLE_FORMATS or isinstance(snapshot.get('format'), bool):
+        return '%s is not a snapshot of format %s' % (where, ' or '.join(str(f) for f in READABLE_FORMATS))
+    return check_shape(snapshot, SNAPSHOT_SPEC, where)
+
+
 def read_snapshot(directory, name, field='read'):
     """The snapshot ``<directory>/<name>.json``; ValueError naming ``field`` when the name is bad,
     the file is missing or is not a snapshot."""
@@ -129,17 +177,21 @@ def read_snapshot(directory, name, field='read'):
     # a snapshot others could have written is not compared (issue 23, T1)
     check_existing(directory, 'snapshot_dir')
     try:
-        with os.fdopen(open_nofollow(path, os.O_RDONLY), 'rb') as handle:
-            snapshot = json.loads(handle.read().decode('utf-8'))
-    except (IOError, OSError) as exc:
+        snapshot = read_json_file(path, SNAPSHOT_LIMIT)
+    except ReadBackError as exc:
+        if exc.strerror is None:
+            raise ValueError('%s: not a snapshot: %s' % (field, exc))
+        snapshot, strerror = None, exc.strerror
+    else:
+        strerror = 'No such file or directory'
+    if snapshot is None:
         known = sorted(entry[:-len('.json')] for entry in (os.listdir(directory) if os.path.isdir(directory) else [])
                        if entry.endswith('.json'))
         raise ValueError('%s: no snapshot %r (%s: %s); snapshots in %s: %s'
-                         % (field, name, path, exc.strerror or exc, directory, ', '.join(known) or 'none'))
-    except ValueError as exc:
-        raise ValueError('%s: %s is not a snapshot: %s' % (field, path, exc))
-    if not isinstance(snapshot, dict) or snapshot.get('format') not in READABLE_FORMATS or isinstance(snapshot.get('format'), bool):
-        raise ValueError('%s: %s is not a snapshot of format %s' % (field, path, ' or '.join(str(f) for f in READABLE_FORMATS)))
+                         % (field, name, path, strerror, directory, ', '.join(known) or 'none'))
+    problem = snapshot_problem(snapshot, path)
+    if problem:
+        raise ValueError('%s: %s' % (field, problem))
     return snapshot
 
 

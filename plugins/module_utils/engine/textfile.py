@@ -15,7 +15,7 @@ import time
 from ansible_collections.iotune.storage.plugins.module_utils.common.atomic import atomic_write
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import CONCERNS, STATUSES
 from ansible_collections.iotune.storage.plugins.module_utils.common.trust import private_directory
-from ansible_collections.iotune.storage.plugins.module_utils.engine.report import TIME_RE, read_json_file
+from ansible_collections.iotune.storage.plugins.module_utils.engine.report import ANY, ReadBackError, TIME_RE, read_json_file, xml_text
 
 TEXTFILE_NAME = 'iotune.prom'
 # a report's mode and the report file of that mode's last run beside it (io_audit, harden_io)
@@ -31,7 +31,8 @@ METRICS = (
 
 
 def _label_value(text):
-    return str(text).replace('\\', '\\\\').replace('"', '\\"').replace('\n', '\\n')
+    # a label value is UTF-8: a byte that was not (and a control character, as the reports show it) is its escape
+    return xml_text(str(text)).replace('\\', '\\\\').replace('"', '\\"').replace('\n', '\\n')
 
 
 def _sample(name, labels, value):
@@ -79,7 +80,10 @@ def read_last_time(path):
     """The ``time`` of the report file at ``path`` as Unix seconds, or None when it is missing,
     not a regular file of ours, not JSON or without a time of the report's form: a file read
     back is input (DESIGN.md), and only that one field of it is used."""
-    report = read_json_file(path)
+    try:
+        report = read_json_file(path, spec={'time': ANY})
+    except ReadBackError:
+        return None     # the other mode's report is not one: no time for that mode, as when it never ran
     return report_time(report.get('time')) if isinstance(report, dict) else None
 
 

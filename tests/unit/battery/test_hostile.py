@@ -1108,7 +1108,7 @@ def test_a_host_name_stays_in_hosts(host, name):
     assert len(files) == len(names), files
     assert written[:len(names)] == [os.path.join(hosts, os.path.basename(path)) for path in written[:len(names)]]
     assert all(not entry.startswith('.') and '/' not in entry and '\n' not in entry for entry in files), files
-    assert sorted(os.listdir(directory)) == ['history.json', 'hosts', 'junit.xml', 'report.html', 'summary.json']
+    assert sorted(os.listdir(directory)) == ['.iotune-report.lock', 'history.json', 'hosts', 'junit.xml', 'report.html', 'summary.json']
     for each, path in zip(names, written):
         assert os.path.dirname(path) == hosts and json.loads(_read(path).decode('utf-8'))['host'] == each
 

@@ -63,7 +63,7 @@ def test_the_differences_are_explained_and_written_as_the_audit_reports(tmp_path
     assert 'vendor-defaults 1.0 -> 1.1' in db1['differences'][0]['message']
     assert db1['failing'] == db1['differences'] and db1['counts']['changed_default'] == 1
     assert (db2['differences'], db2['failing']) == ([], [])
-    assert sorted(os.listdir(str(tmp_path))) == ['hosts', 'junit.xml', 'report.html', 'summary.json']
+    assert sorted(os.listdir(str(tmp_path))) == ['.iotune-report.lock', 'hosts', 'junit.xml', 'report.html', 'summary.json']
     report = json.loads((tmp_path / 'hosts' / 'db1.json').read_text())
     assert report['mode'] == 'upgrade' and report['run_id'] == 'upgrade-1'
     cases = ET.parse(str(tmp_path / 'junit.xml')).getroot().iter('testcase')

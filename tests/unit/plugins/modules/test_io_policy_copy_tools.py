@@ -14,22 +14,16 @@ import hashlib
 
 import pytest
 
-from ansible.module_utils import basic
 
 from ansible_collections.iotune.storage.plugins.modules import io_policy
-from ansible_collections.iotune.storage.tests.unit.module_harness import on_linux, run_main
+from ansible_collections.iotune.storage.tests.unit.module_harness import no_commands, run_main
 
 TOOL = b'#!/usr/bin/python3 -IS\nPK\x03\x04' + bytes(range(256)) * 40
 
 
 @pytest.fixture(name='host')
 def host_fixture(monkeypatch, tmp_path, fixture_path):
-    def no_command(self, argv, **kwargs):
-        if argv[1:] == ['--version']:
-            return 1, '', 'not here'
-        raise AssertionError('ran %s' % argv)
-    monkeypatch.setattr(basic.AnsibleModule, 'run_command', on_linux(no_command))
-    monkeypatch.setattr(basic.AnsibleModule, 'get_bin_path', lambda self, name, *a, **k: None)
+    no_commands(monkeypatch)
     (tmp_path / 'bin').mkdir()
     return {
         'policy': {'iotune_copy_tools': {'state': 'present'}},

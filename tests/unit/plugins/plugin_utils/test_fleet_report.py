@@ -348,3 +348,59 @@ def test_a_link_opens_a_host_with_the_fix_under_each_finding(tmp_path):
     assert 'hidden' not in view.split('>')[0] and 'h1: 1 check(s) shown' in view
     assert ('<td class="message">noatime is missing<div class="fix">harden_io would: /etc/fstab line 4 becomes: '
             '/dev/sdb /data xfs noatime 0 2; mount -o remount,noatime /data. Needs: a remount') in view
+
+
+# issue 38, item 11: texts XML 1.0 forbids, in every field a host can fill
+HOSTILE_WAIVER = dict(WAIVER, reason=u'signed off\x00by\x07nobody', owner=u'db\x1ba')
+
+
+def hostile_fleet():
+    mount = u'/mnt/\x1b[31mred\x0b\x0c'
+    checks = [check('mount_options', mount, 'present:noatime', 'drift', u'noatime is not on %s (fstab: caf\udce9)' % mount),
+              check('mount_options', mount, 'absent:sync', 'drift', u'sync\x1f', waiver=HOSTILE_WAIVER),
+              check('block_queue', u'sd\x7f', 'scheduler', 'error', u'\ufffe\uffff no such'),
+              check('cache_limits', 'sysctl', 'vm.dirty_ratio', 'not_applicable', u'\x08')]
+    return [report(u'web\x01', checks), report(u'caf\udce9', [check('mount_options', '/', 'present:noatime', 'compliant', 'm')])]
+
+
+@pytest.mark.skipif(not (shutil.which('xmllint') and os.path.exists(XSD)),
+                    reason='xmllint or junit-10.xsd missing (make setup installs both)')
+def test_control_characters_and_bytes_that_are_not_utf8_leave_junit_well_formed_and_shown(tmp_path):
+    # the control characters alone (no byte that is not UTF-8): XML 1.0 forbids them
+    (tmp_path / 'controls.xml').write_text(fleet_report.junit_xml(hostile_fleet()[:1], RUN_ID).replace(u'\udce9', u'e'))
+    done = subprocess.run(['xmllint', '--noout', '--schema', XSD, str(tmp_path / 'controls.xml')],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    fleet_report.write_reports(str(tmp_path), hostile_fleet(), now=NOW)
+    done = subprocess.run(['xmllint', '--noout', '--schema', XSD, str(tmp_path / 'junit.xml')],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    root = ElementTree.parse(str(tmp_path / 'junit.xml')).getroot()
+    suites = root.findall('testsuite')
+    assert [suite.get('hostname') for suite in suites] == ['web\\x01', 'caf\\xe9']
+    cases = suites[0].findall('testcase')
+    assert cases[0].get('name') == 'mount_options:/mnt/\\x1b[31mred\\x0b\\x0c:present:noatime'
+    assert cases[0].find('failure').get('message') == 'noatime is not on /mnt/\\x1b[31mred\\x0b\\x0c (fstab: caf\\xe9)'
+    assert cases[1].find('skipped').get('message').endswith('by db\\x1ba: signed off\\x00by\\x07nobody')
+    assert cases[2].find('error').get('message') == '\\ufffe\\uffff no such'
+    assert cases[3].find('skipped').get('message') == '\\x08'
+    # summary.json keeps the texts as they are (JSON can), but a byte that was not UTF-8 is shown
+    summary = json.loads((tmp_path / 'summary.json').read_bytes().decode('utf-8'))
+    assert summary['checks'][0]['target'] == u'/mnt/\x1b[31mred\x0b\x0c'
+    assert summary['checks'][0]['message'].endswith('(fstab: caf\\xe9)')
+    assert sorted(summary['by_host']) == [u'caf\\xe9', u'web\x01']
+    # the page data: every text shown as junit.xml shows it
+    data = page_data_of((tmp_path / 'report.html').read_bytes().decode('utf-8'))
+    assert data['hosts'] == ['web\\x01', 'caf\\xe9']
+    assert 'mount_options:/mnt/\\x1b[31mred\\x0b\\x0c:present:noatime' in data['strings']
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason='chromium is not on PATH (make setup installs it)')
+def test_the_page_of_a_hostile_fleet_loads_and_shows_the_escapes(tmp_path):
+    fleet_report.write_reports(str(tmp_path / 'r'), hostile_fleet(), now=NOW)
+    # the host view of web\x01 open: its checks, the waiver's text among them
+    dom = _dump_dom('file://%s#host=web%%5Cx01' % (tmp_path / 'r' / 'report.html'), tmp_path)
+    assert 'data-rendered="5"' in dom
+    assert 'web\\x01' in dom and 'caf\\xe9' in dom
+    assert 'by db\\x1ba: signed off\\x00by\\x07nobody' in dom
+    assert 'mount_options:/mnt/\\x1b[31mred\\x0b\\x0c:present:noatime' in dom

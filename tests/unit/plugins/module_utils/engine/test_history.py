@@ -71,11 +71,17 @@ def test_the_same_state_twice_has_nothing_new_or_resolved(tmp_path):
 @pytest.mark.parametrize('content', [
     b'not json', b'[]', b'{"checks": "x"}', b'{"checks": [{"id": 1, "status": "drift"}]}',
     b'{"checks": [{"id": "a:b:c"}]}', b'{"checks": ["a:b:c"]}', b'\xff\xfe',
+    # issue 38, item 13: nested too deep for Python's decoder, or a count beyond any
+    b'{"checks": [' + b'[' * 100000 + b']' * 100000 + b']}', b'{"checks": [{"id": "a", "status": 1' + b'0' * 400 + b'}]}',
 ])
-def test_a_file_that_is_not_a_report_is_no_previous_report(tmp_path, content):
+def test_a_file_that_is_not_a_report_is_no_previous_report_and_is_named(tmp_path, content):
     path = tmp_path / 'audit-latest.json'
     path.write_bytes(content)
-    assert read_previous(str(path)) is None
+    previous = read_previous(str(path))
+    assert list(previous) == ['unreadable'] and previous['unreadable'].startswith(str(path) + ': ')
+    history = changes_since(previous, [{'id': 'a:b:c', 'status': 'drift'}])
+    assert history['previous_unreadable'] == previous['unreadable']
+    assert (history['previous_run_id'], [entry['id'] for entry in history['new']]) == (None, ['a:b:c'])
 
 
 def test_only_the_fields_of_their_form_are_taken(tmp_path):
@@ -87,7 +93,7 @@ def test_only_the_fields_of_their_form_are_taken(tmp_path):
 def test_a_link_at_the_latest_report_is_not_followed(tmp_path):
     target = write(tmp_path / 'elsewhere.json', PREVIOUS)
     os.symlink(target, str(tmp_path / 'audit-latest.json'))
-    assert read_previous(str(tmp_path / 'audit-latest.json')) is None
+    assert 'cannot be read' in read_previous(str(tmp_path / 'audit-latest.json'))['unreadable']
     assert read_previous(str(tmp_path / 'missing.json')) is None
 
 

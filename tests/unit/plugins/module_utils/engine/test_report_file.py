@@ -12,6 +12,7 @@ import pytest
 
 from ansible.plugins.filter.core import to_nice_json
 
+from ansible_collections.iotune.storage.plugins.module_utils.engine import report
 from ansible_collections.iotune.storage.plugins.module_utils.engine.report import render_report, report_paths
 
 
@@ -43,3 +44,42 @@ def test_render_report_is_what_the_controller_copy_holds():
     data = render_report(report)
     assert data == (to_nice_json(report) + '\n').encode('utf-8')
     assert json.loads(data.decode('utf-8')) == report
+
+
+# issue 38, item 13: every file read back has a size limit, a depth limit and typed validation
+@pytest.mark.parametrize('content, problem', [
+    (b'[' * 100000 + b']' * 100000, 'nested deeper than 32 levels'),
+    (b'{"a": ' * 33 + b'1' + b'}' * 33, 'nested deeper than 32 levels'),
+    (b'{"checks": "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\\"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["}', 'the file.checks: a string'),
+    (b'{"checks": [], "n": NaN}', 'not JSON: NaN is not JSON'),
+    (b'{"checks": [{"id": "a", "status": 1' + b'0' * 400 + b'}]}', 'the file.checks[0].status: an integer'),
+    (b'{"checks": [{"id": "a", "status": "drift"}, {"id": ["a"], "status": "drift"}]}', 'the file.checks[1].id: an array, '
+     'where a string belongs'),
+    (b'\xff', 'not JSON'),
+])
+def test_a_file_read_back_that_is_not_what_it_must_be_is_named_with_what_is_wrong(tmp_path, content, problem):
+    path = tmp_path / 'r.json'
+    path.write_bytes(content)
+    with pytest.raises(report.ReadBackError) as raised:
+        report.read_json_file(str(path), spec={'checks': report.ListOf({'id': str, 'status': str})})
+    assert str(raised.value).startswith(str(path) + ': ') and problem in str(raised.value), raised.value
+
+
+def test_a_file_read_back_is_at_most_its_limit_and_missing_is_none(tmp_path):
+    path = tmp_path / 'big.json'
+    with open(str(path), 'wb') as handle:
+        handle.truncate(300 << 20)     # 300 MiB, sparse
+    with pytest.raises(report.ReadBackError, match='larger than 1048576 bytes'):
+        report.read_json_file(str(path), limit=1 << 20)
+    assert report.read_json_file(str(tmp_path / 'missing.json')) is None
+    (tmp_path / 'ok.json').write_bytes(b'{"a": [[["' + b'[' * 100 + b'"]]]}')
+    assert report.read_json_file(str(tmp_path / 'ok.json'), depth=4) == {'a': [[['[' * 100]]]}
+
+
+def test_check_shape_names_the_field():
+    spec = {'a': report.MapOf((None, report.ListOf(str))), 'n': int}
+    assert report.check_shape({'a': {'x': None, 'y': ['1']}, 'n': 3, 'other': {}}, spec, 'f') is None
+    assert report.check_shape({'a': {'y': ['1', 2]}}, spec, 'f') == 'f.a.y[1]: an integer, where a string belongs'
+    assert report.check_shape({'n': True}, spec, 'f') == 'f.n: a boolean, where an integer belongs'
+    assert report.check_shape({'n': 2 ** 63}, spec, 'f') == 'f.n: an integer of 19 digits, beyond what is read back (64 bits)'
+    assert report.check_shape([], spec, 'f') == 'f: an array, where an object belongs'

@@ -971,3 +971,27 @@ def test_read_snapshot_formats(tmp_path, content, readable):
     else:
         with pytest.raises(ValueError, match=r'^read: .*x\.json is not a snapshot of format 1 or 2$'):
             snap.read_snapshot(directory, 'x')
+
+
+@pytest.mark.parametrize('content, problem', [
+    # issue 38, item 13: a 300 MiB snapshot was returned whole (927 MiB RSS), a deep one ended in RecursionError
+    (None, r'larger than 33554432 bytes'),
+    (b'{"format": 2, "errors": ' + b'[' * 100000 + b']' * 100000 + b'}', r'nested deeper than 32 levels'),
+    (b'{"format": 2, "settings": {"vm.dirty_ratio": {"live": {"a": 1}}}}',
+     r'x\.json\.settings\.vm\.dirty_ratio\.live: an object, where a string or an integer'),
+    (b'{"format": 2, "facts": {"block_devices": {"sdb": {"size_bytes": 1' + b'0' * 400 + b'}}}}',
+     r'x\.json\.facts\.block_devices\.sdb\.size_bytes: an integer of 401 digits'),
+    (b'{"format": 2, "taken": Infinity}', r'not JSON: Infinity is not JSON'),
+])
+def test_a_snapshot_read_back_is_limited_in_size_depth_and_types(tmp_path, content, problem):
+    directory = str(tmp_path / 'snapshots')
+    os.makedirs(directory, 0o700)
+    path = os.path.join(directory, 'x.json')
+    with open(path, 'wb') as handle:
+        if content is None:
+            handle.truncate(300 << 20)     # sparse
+        else:
+            handle.write(content)
+    os.chmod(path, 0o600)
+    with pytest.raises(ValueError, match=r'^read: .*' + problem):
+        snap.read_snapshot(directory, 'x')

@@ -124,3 +124,14 @@ def test_a_directory_others_can_write_is_refused(tmp_path):
     with pytest.raises(UnsafeDirectory, match=r'report\.textfile_dir: .* mode 0777'):
         write_textfile(str(shared), REPORT, None)
     assert os.listdir(str(shared)) == []
+
+
+@pytest.mark.skipif(PROMTOOL is None, reason='promtool is not on PATH (make setup installs Debian\'s prometheus)')
+def test_a_label_value_with_control_characters_or_a_byte_that_is_not_utf8_passes_promtool(tmp_path):
+    """Issue 38, items 11 and 12: each shown as its escape, as junit.xml shows it."""
+    report = dict(REPORT, run_id=u'r\x1b[31m\x01\x00-caf\udce9')
+    data = write_textfile(str(tmp_path / 'textfile'), report, '')
+    text = open(data, 'rb').read().decode('utf-8')
+    assert u'run_id="r\\\\x1b[31m\\\\x01\\\\x00-caf\\\\xe9"' in text, text
+    done = subprocess.run([PROMTOOL, 'check', 'metrics'], input=text, capture_output=True, text=True, check=False)
+    assert (done.returncode, done.stdout, done.stderr) == (0, '', '')

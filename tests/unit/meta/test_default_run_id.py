@@ -1,0 +1,56 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The playbooks' default run id (issue 38, item 15): two runs started in the same second must not
+share a run id, hence a journal and a rollback; the id still passes the run-id rule journals and
+rollback validate (common/args.validate_run_id)."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import os
+
+import pytest
+import yaml
+
+from ansible.parsing.dataloader import DataLoader
+from ansible.template import Templar, trust_as_template
+
+from ansible_collections.iotune.storage.plugins.module_utils.act.journal import journal_path
+from ansible_collections.iotune.storage.plugins.module_utils.common.args import validate_run_id
+from ansible_collections.iotune.storage.tests.unit.meta import collection_docs as cd
+
+# where each play chooses its run id once: (file, variable)
+CHOOSERS = [('playbooks/harden_io.yml', 'harden_io_run_id'), ('playbooks/benchmark_io.yml', 'benchmark_io_run_id'),
+            ('playbooks/upgrade_check.yml', 'upgrade_check_run_id'), ('roles/io_audit/tasks/main.yml', 'io_audit_run_id')]
+
+
+def tasks_of(path):
+    with open(path) as handle:
+        data = yaml.safe_load(handle)
+    for item in data:
+        for task in item.get('tasks', [item]):
+            yield task
+
+
+def default_expression(path, variable):
+    """The template of the set_fact task that chooses the run id, once for the play."""
+    found = [task for task in tasks_of(path) if variable in (task.get('ansible.builtin.set_fact') or {})]
+    assert len(found) == 1 and found[0].get('run_once') is True, found
+    return found[0]['ansible.builtin.set_fact'][variable]
+
+
+@pytest.mark.parametrize('path, variable', CHOOSERS)
+def test_runs_started_together_get_their_own_run_id(path, variable):
+    expression = trust_as_template(default_expression(os.path.join(cd.ROOT, path), variable))
+    templar = Templar(loader=DataLoader(), variables={})
+    ids = [templar.template(expression) for dummy in range(20)]
+    assert len(set(ids)) == 20, ids
+    for run_id in ids:
+        assert validate_run_id(run_id) is None, run_id
+    assert len(set(journal_path('/var/lib/iotune/journal', run_id) for run_id in ids)) == 20
+    # still the time first, to the microsecond: ids sort by when the run started
+    assert ids[0][:8].isdigit() or ids[0].startswith('upgrade-')
+    given = Templar(loader=DataLoader(), variables={'iotune_run_id': 'change-4711'})
+    assert given.template(expression) == 'change-4711'
