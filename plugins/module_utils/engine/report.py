@@ -108,8 +108,9 @@ class ListOf(object):
 ANY = object()
 # an integer read back fits in 64 bits (10**400 ends in OverflowError where it becomes a float)
 MAX_INT = (1 << 63) - 1
+_NONE = type(None)
 _NAMES = ((bool, 'a boolean'), (int, 'an integer'), (float, 'a number'), (str, 'a string'), (list, 'an array'),
-          (dict, 'an object'), (type(None), 'null'))
+          (dict, 'an object'), (_NONE, 'null'))
 
 
 def json_type(value):
@@ -122,7 +123,7 @@ def _spec_name(spec):
         return 'an object'
     if isinstance(spec, ListOf):
         return 'an array'
-    return 'null' if spec is None or spec is type(None) else json_type(spec())
+    return 'null' if spec in (None, _NONE) else json_type(spec())
 
 
 _KINDS = {}

@@ -30,8 +30,7 @@ def tasks_of(path):
     with open(path) as handle:
         data = yaml.safe_load(handle)
     for item in data:
-        for task in item.get('tasks', [item]):
-            yield task
+        yield from item.get('tasks', [item])
 
 
 def default_expression(path, variable):

@@ -27,6 +27,7 @@ loop_fs_init() {
 }
 
 # `loop_fs_python`: sets python to a Python that has ansible (the modules import ansible.module_utils).
+# shellcheck disable=SC2034  # python is read by the scripts that source this file
 loop_fs_python() {
   local candidate
   python=

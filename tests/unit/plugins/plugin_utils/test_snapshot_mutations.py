@@ -45,13 +45,11 @@ def paths(value, path=(), where=()):
         yield path, where
     if isinstance(value, dict):
         for key, item in value.items():
-            for found in paths(item, path + (key,), where + (kind(path, key, item),)):
-                yield found
+            yield from paths(item, path + (key,), where + (kind(path, key, item),))
     elif isinstance(value, list):
         for index, item in enumerate(value):
             tell = item.get('concern') if path[-1:] == ('policy_checks',) and isinstance(item, dict) else None
-            for found in paths(item, path + (index,), where + ('#%s' % (tell or ''),)):
-                yield found
+            yield from paths(item, path + (index,), where + ('#%s' % (tell or ''),))
 
 
 def kind(path, key, item):
