@@ -354,7 +354,7 @@ ansible_facts:
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils.parse.iofacts import SUBSETS, gather_io_facts
-from ansible_collections.iotune.storage.plugins.module_utils.parse.unixfacts import UnsupportedPlatform, detect_platform, gather_unix_facts
+from ansible_collections.iotune.storage.plugins.module_utils.parse.unixfacts import gather_unix_facts, host_platform
 from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandRunner
 
 
@@ -372,10 +372,7 @@ def main():
         supports_check_mode=True,
     )
     runner = CommandRunner(module)
-    try:
-        platform = detect_platform(runner)
-    except UnsupportedPlatform as exc:
-        module.fail_json(msg=str(exc))
+    platform = host_platform(module, runner)
     if platform in ('solaris', 'hpux'):
         module.exit_json(changed=False, ansible_facts={'iotune': gather_unix_facts(
             platform, runner, tunefstab_path=module.params['tunefstab_path'])})

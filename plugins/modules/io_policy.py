@@ -370,7 +370,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.common.trust import
 from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandRunner
 from ansible_collections.iotune.storage.plugins.module_utils.plan.tunefstab import find_vxtunefs, validate_entry
 from ansible_collections.iotune.storage.plugins.module_utils.plan.unix_mounts import live_mounts
-from ansible_collections.iotune.storage.plugins.module_utils.parse.unixfacts import UnsupportedPlatform, detect_platform
+from ansible_collections.iotune.storage.plugins.module_utils.parse.unixfacts import host_platform
 from ansible_collections.iotune.storage.plugins.module_utils.settings.platforms import PLATFORMS, UNIX
 from ansible_collections.iotune.storage.plugins.module_utils.settings.unix_cache import UNIX_CACHE_KEYS
 from ansible_collections.iotune.storage.plugins.module_utils.common.files import read_text
@@ -669,10 +669,7 @@ def main():
         module.fail_json(msg='policy: the effective policy is needed (the io_policy action plugin passes it)')
     runner = CommandRunner(module)
     # the platform is what the host says it is (uname -s); a host that does not answer is Linux, as before
-    try:
-        platform = detect_platform(runner) or 'linux'
-    except UnsupportedPlatform as exc:
-        module.fail_json(msg=str(exc))
+    platform = host_platform(module, runner, 'linux')
     if params['fstab'] is None:
         params['fstab'] = PLATFORMS[platform]['fstab']
     errors = argument_errors(params)

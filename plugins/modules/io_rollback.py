@@ -164,7 +164,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.act.rollback import
 from ansible_collections.iotune.storage.plugins.module_utils.common.args import check_args
 from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandRunner
 from ansible_collections.iotune.storage.plugins.module_utils.plan.tunefstab import find_vxtunefs, read_live
-from ansible_collections.iotune.storage.plugins.module_utils.parse.unixfacts import UnsupportedPlatform, detect_platform
+from ansible_collections.iotune.storage.plugins.module_utils.parse.unixfacts import host_platform
 from ansible_collections.iotune.storage.plugins.module_utils.settings.platforms import PLATFORMS, UNIX
 
 ARGUMENT_SPEC = dict(
@@ -196,10 +196,7 @@ def main():
     runner = CommandRunner(module)
     vxtunefs, dummy = find_vxtunefs(params['vxtunefs'])
     # the platform's own mount table is managed there (Solaris: /etc/vfstab), as the host says (uname -s)
-    try:
-        platform = detect_platform(runner) or 'linux'
-    except UnsupportedPlatform as exc:
-        module.fail_json(msg=str(exc))
+    platform = host_platform(module, runner, 'linux')
     files = params['managed_files'] + [PLATFORMS[platform][key] for key in ('fstab', 'system_file')
                                        if platform in UNIX and key in PLATFORMS[platform]]
     # the programs and roots are this module's own, never a record's

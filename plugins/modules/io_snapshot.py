@@ -281,7 +281,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.engine.snapshot imp
 from ansible_collections.iotune.storage.plugins.module_utils.parse.sysctl import CONF_DIRS, SYSCTL_CONF
 from ansible_collections.iotune.storage.plugins.module_utils.parse.udev import DB_DIR, RULES_DIRS
 from ansible_collections.iotune.storage.plugins.module_utils.common.trust import check_existing
-from ansible_collections.iotune.storage.plugins.module_utils.parse.unixfacts import UnsupportedPlatform, detect_platform
+from ansible_collections.iotune.storage.plugins.module_utils.parse.unixfacts import host_platform
 from ansible_collections.iotune.storage.plugins.module_utils.settings.platforms import PLATFORMS
 
 
@@ -332,10 +332,7 @@ def main():
         module.exit_json(**result)
     runner = CommandRunner(module)
     # the platform is what the host says it is (uname -s), and its mount table the default fstab_path
-    try:
-        platform = detect_platform(runner) or 'linux'
-    except UnsupportedPlatform as exc:
-        module.fail_json(msg=str(exc))
+    platform = host_platform(module, runner, 'linux')
     if params['fstab_path'] is None:
         params['fstab_path'] = PLATFORMS[platform]['fstab']
     try:

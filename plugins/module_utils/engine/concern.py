@@ -39,7 +39,8 @@ def attribute_flags(path):
     except OSError:
         return 0
     try:
-        if not (stat.S_ISREG(os.fstat(fd).st_mode) or stat.S_ISDIR(os.fstat(fd).st_mode)):
+        mode = os.fstat(fd).st_mode
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
             return 0
         return struct.unpack('i', fcntl.ioctl(fd, FS_IOC_GETFLAGS, b'\0' * struct.calcsize('l'))[:4])[0]
     except (OSError, IOError):

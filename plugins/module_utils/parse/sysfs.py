@@ -28,10 +28,10 @@ QUEUE_FACTS = {
     'minimum_io_size': 'bytes',
     'optimal_io_size': 'bytes',
 }
-# {name: attribute under /sys/block/<device>/} of every integer fact: the int settings, then the others
 # the queue facts that cap a setting on the device (the table's device_maximum: max_hw_sectors_kb)
 DEVICE_MAXIMA = tuple(sorted(set(QUEUE_SETTINGS[name]['device_maximum'] for name in INT_SETTINGS
                                  if QUEUE_SETTINGS[name].get('device_maximum'))))
+# {name: attribute under /sys/block/<device>/} of every integer fact: the int settings, then the others
 QUEUE_INT_ATTRS = dict([(name, QUEUE_SETTINGS[name]['sysfs']) for name in INT_SETTINGS]
                        + [(name, 'queue/' + name) for name in QUEUE_FACTS])
 
@@ -201,14 +201,15 @@ def read_tag_set(dev_dir, errors=None):
     return {'nr_tags': min(tags) if tags else None, 'nr_reserved_tags': max(reserved) if reserved else None}
 
 
-def read_queue_limits(sys_root, name, page_size=None, errors=None):
+def read_queue_limits(sys_root, name, page_size=None, errors=None, info=None):
     """What the kernel checks a queue value against on block device ``name``: ``page_size`` (bytes; None
     reads the host's, ``os.sysconf``), ``logical_block_size`` (bytes), ``max_hw_sectors_kb`` and the tag set
-    (read_tag_set); a value sysfs does not give is None."""
+    (read_tag_set); a value sysfs does not give is None. ``info``: the device's read_block_device, whose
+    queue facts are taken rather than read again."""
     dev_dir = os.path.join(sys_root, 'block', name)
     limits = {'page_size': page_size if page_size is not None else os.sysconf('SC_PAGE_SIZE')}
     for fact in ('logical_block_size',) + DEVICE_MAXIMA:
-        limits[fact] = read_int(os.path.join(dev_dir, QUEUE_INT_ATTRS[fact]), errors)
+        limits[fact] = info.get(fact) if info is not None else read_int(os.path.join(dev_dir, QUEUE_INT_ATTRS[fact]), errors)
     limits.update(read_tag_set(dev_dir, errors))
     return limits
 

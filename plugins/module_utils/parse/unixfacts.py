@@ -138,6 +138,15 @@ def detect_platform(run_command):
     return platform
 
 
+def host_platform(module, run_command, default=None):
+    """detect_platform, or ``default`` when uname does not answer; fails ``module`` (fail_json), naming
+    what uname said, on a host of a system the collection does not manage."""
+    try:
+        return detect_platform(run_command) or default
+    except UnsupportedPlatform as exc:
+        module.fail_json(msg=str(exc))
+
+
 def gather_unix_facts(platform, run_command, root='/', tunefstab_path=None):
     """``ansible_facts.iotune`` of a Solaris (``solaris``) or HP-UX (``hpux``) host."""
     entry = PLATFORMS[platform]

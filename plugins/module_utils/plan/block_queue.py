@@ -618,7 +618,7 @@ def _kernel_context(sys_root, name, info, settings, page_size):
     it has when nr_requests is written, the policy's when the device offers it (it is written first)."""
     wanted = settings.get('scheduler', (None,))[0]
     switching = wanted is not None and wanted in (info.get('schedulers') or []) and wanted != info.get('scheduler')
-    return {'limits': _sysfs.read_queue_limits(sys_root, name, page_size), 'switching': switching,
+    return {'limits': _sysfs.read_queue_limits(sys_root, name, page_size, info=info), 'switching': switching,
             'scheduler': wanted if switching else info.get('scheduler'), 'field': POLICY_FIELD}
 
 
