@@ -164,7 +164,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.act.rollback import
 from ansible_collections.iotune.storage.plugins.module_utils.common.args import check_args
 from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandRunner
 from ansible_collections.iotune.storage.plugins.module_utils.plan.tunefstab import find_vxtunefs, read_live
-from ansible_collections.iotune.storage.plugins.module_utils.parse.unixfacts import host_platform
+from ansible_collections.iotune.storage.plugins.module_utils.parse.unixfacts import host_platform, system_fragment_paths
 from ansible_collections.iotune.storage.plugins.module_utils.settings.platforms import PLATFORMS, UNIX
 
 ARGUMENT_SPEC = dict(
@@ -197,8 +197,11 @@ def main():
     vxtunefs, dummy = find_vxtunefs(params['vxtunefs'])
     # the platform's own mount table is managed there (Solaris: /etc/vfstab), as the host says (uname -s)
     platform = host_platform(module, runner, 'linux')
-    files = params['managed_files'] + [PLATFORMS[platform][key] for key in ('fstab', 'system_file')
+    files = params['managed_files'] + [PLATFORMS[platform][key] for key in ('fstab', 'system_file', 'system_fragment')
                                        if platform in UNIX and key in PLATFORMS[platform]]
+    if 'system_file' in PLATFORMS[platform]:
+        # the ARC cap may be in any fragment of /etc/system.d: the ones there now, as this module lists them
+        files += system_fragment_paths(PLATFORMS[platform]['system_file'], []) or []
     # the programs and roots are this module's own, never a record's
     trusted = Trusted(files, params['sys_root'], params['proc_root'],
                       params['mount_bin'] or module.get_bin_path('mount') or '/bin/mount', vxtunefs,

@@ -25,7 +25,9 @@ import re
 
 _KEY_VALUE_RE = re.compile(r'^\s*([^=:]+?)\s*[=:]\s*(.*?)\s*$')
 _SOLARIS_VERSION_RE = re.compile(r'\bSolaris (\d+(?:\.\d+)*)')
-_SYSTEM_SET_RE = re.compile(r'^\s*set\s+(?:([A-Za-z0-9_]+):)?([A-Za-z0-9_]+)\s*=\s*(.*?)\s*$')
+# system(4): set [module:]symbol {=, |, &} value; its commands are case-insensitive
+_SYSTEM_SET_RE = re.compile(r'^\s*[Ss][Ee][Tt]\s+(?:([A-Za-z0-9_]+):)?([A-Za-z0-9_]+)\s*([=|&])\s*(\S.*?)\s*$')
+_SYSTEM_DIRECTIVE_RE = re.compile(r'^\s*(?:moddir|rootdev|rootfs|root_fs|forceload|exclude|include)\s*:', re.IGNORECASE)
 # system(4): an integer is decimal, hexadecimal with a leading 0x, or octal with a leading 0 (no sign,
 # no digit separators: Python's int() takes 0x4000_0000, which Solaris ignores)
 _SYSTEM_NUMBERS = ((re.compile(r'^0[xX][0-9a-fA-F]+$'), 16), (re.compile(r'^0[0-7]*$'), 8), (re.compile(r'^[1-9][0-9]*$'), 10))
@@ -148,18 +150,32 @@ def parse_kctune_p(text):
     return tunables
 
 
-def etc_system_sets(text):
-    """Solaris /etc/system: its ``set [module:]name = value`` lines in order, each {'line' (from 1), 'key'
-    ('module:name' or 'name'), 'value' (as written), 'text'}; comment lines (``*`` or ``#``) left out."""
-    sets = []
+def etc_system_entries(text):
+    """Solaris /etc/system (or one /etc/system.d fragment): every line that is neither blank nor a comment
+    (``*`` or ``#``), in order, as {'line' (from 1), 'text', 'kind'}: ``set`` (with 'key' ('module:name' or
+    'name'), 'operator' (``=``, ``|`` or ``&``) and 'value' as written), ``directive`` (moddir, rootdev,
+    rootfs, forceload, exclude, include) or ``unparsed`` (a line system(4) does not describe)."""
+    entries = []
     for number, raw in enumerate(text.splitlines(), 1):
-        if raw.lstrip().startswith(('*', '#')):
+        stripped = raw.strip()
+        if not stripped or stripped.startswith(('*', '#')):
             continue
+        entry = {'line': number, 'text': stripped, 'kind': 'unparsed'}
         found = _SYSTEM_SET_RE.match(raw)
         if found:
             key = '%s:%s' % (found.group(1), found.group(2)) if found.group(1) else found.group(2)
-            sets.append({'line': number, 'key': key, 'value': found.group(3), 'text': raw.strip()})
-    return sets
+            entry.update(kind='set', key=key, operator=found.group(3), value=found.group(4))
+        elif _SYSTEM_DIRECTIVE_RE.match(raw):
+            entry['kind'] = 'directive'
+        entries.append(entry)
+    return entries
+
+
+def etc_system_sets(text):
+    """Solaris /etc/system: its ``set [module:]name = value`` lines in order, each {'line' (from 1), 'key'
+    ('module:name' or 'name'), 'value' (as written), 'text'} (``|`` and ``&`` sets, which change a value
+    bit by bit, and lines system(4) does not describe are left out: see etc_system_entries)."""
+    return [entry for entry in etc_system_entries(text) if entry['kind'] == 'set' and entry['operator'] == '=']
 
 
 def parse_etc_system(text):

@@ -13,6 +13,7 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import os
+import stat
 
 from ansible_collections.iotune.storage.plugins.module_utils.common.files import read_text
 from ansible_collections.iotune.storage.plugins.module_utils.common.units import parse_int
@@ -42,6 +43,66 @@ def command_output(run_command, argv, errors):
         errors.append('%s exited %d: %s' % (' '.join(argv), rc, (err or out or '').strip()[:200]))
         return None
     return out
+
+
+# Solaris 11.2+ and illumos (since 2019) read /etc/system.d/* before /etc/system (system(5))
+SYSTEM_DIR = 'system.d'
+MAX_SYSTEM_FRAGMENTS = 256
+MAX_SYSTEM_BYTES = 1 << 20
+
+
+def _system_fragment_text(path, errors):
+    """The text of one /etc/system.d fragment, or None (why in ``errors``): a regular file, not a link,
+    at most MAX_SYSTEM_BYTES."""
+    try:
+        info = os.lstat(path)
+    except OSError as exc:
+        errors.append('cannot read %s: %s' % (path, exc.strerror or exc))
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        errors.append('%s is not a regular file (%s): not read; the boot archive would read what it points to, '
+                      'so the ARC cap is not known' % (path, 'a symbolic link' if stat.S_ISLNK(info.st_mode) else 'not a file'))
+        return None
+    if info.st_size > MAX_SYSTEM_BYTES:
+        errors.append('%s is %d bytes, above the %d this collection reads: not read' % (path, info.st_size, MAX_SYSTEM_BYTES))
+        return None
+    return read_text(path, errors)
+
+
+def system_fragment_paths(system_file, errors):
+    """The fragments of the ``system.d`` directory beside ``system_file`` in the order the boot archive reads
+    them (names not starting with ``.``, C-locale order: ``.self-assembly`` is the archive's own copy), at
+    most MAX_SYSTEM_FRAGMENTS (more: named in ``errors``); None when there is no such directory."""
+    directory = os.path.join(os.path.dirname(system_file), SYSTEM_DIR)
+    if not os.path.isdir(directory) or os.path.islink(directory):
+        return None
+    try:
+        names = sorted(name for name in os.listdir(directory) if not name.startswith('.'))
+    except OSError as exc:
+        errors.append('cannot list %s: %s' % (directory, exc.strerror or exc))
+        return []
+    if len(names) > MAX_SYSTEM_FRAGMENTS:
+        errors.append('%s holds %d fragments, above the %d this collection reads: the first %d are read' % (
+            directory, len(names), MAX_SYSTEM_FRAGMENTS, MAX_SYSTEM_FRAGMENTS))
+    return [os.path.join(directory, name) for name in names[:MAX_SYSTEM_FRAGMENTS]]
+
+
+def read_system_files(system_file, errors):
+    """What a Solaris kernel reads at boot, in its order, as ([{'path', 'text', 'read'}], whether the fragment
+    directory exists): the fragments of the ``system.d`` directory beside ``system_file`` (names not starting with
+    ``.``, in C-locale order: ``.self-assembly`` is the boot archive's own copy), then ``system_file``,
+    read last, whose settings win (text None when it does not exist). A file that cannot be read is named in
+    ``errors`` and stands in the list with 'read' False, so that a caller never takes a value as known
+    while a file was not read."""
+    files = []
+    paths = system_fragment_paths(system_file, errors)
+    for path in paths or ():
+        text = _system_fragment_text(path, errors)
+        files.append({'path': path, 'text': text, 'read': text is not None})
+    failed = len(errors)
+    text = read_text(system_file, errors, missing_ok=True)
+    files.append({'path': system_file, 'text': text, 'read': len(errors) == failed})
+    return files, paths is not None
 
 
 def persistent_entries(platform, text):
@@ -78,12 +139,14 @@ def cache_facts(platform, run_command, root, errors):
     HP-UX's file cache (kctune -P)."""
     entry = PLATFORMS[platform]
     if platform == 'solaris':
-        system_file = _under(root, entry['system_file'])
-        settings = _platform.parse_etc_system(read_text(system_file, errors, missing_ok=True) or '')
+        # the last file of the boot's order (/etc/system.d/* then /etc/system) that sets the cap
+        setters = [(item['path'], _platform.parse_etc_system(item['text'] or '').get('zfs:zfs_arc_max'))
+                   for item in read_system_files(_under(root, entry['system_file']), errors)[0]]
+        system_file, persistent = ([(path, value) for path, value in setters if value is not None] or [(None, None)])[-1]
         out = command_output(run_command, ['kstat', '-p', ARC_KSTAT], errors)
         live = _platform.parse_kstat_p(out or '').get(ARC_KSTAT)
         return {'zfs_arc_max': {'live': int(live) if live and live.isdigit() else None,
-                                'persistent': settings.get('zfs:zfs_arc_max'), 'persistent_file': system_file,
+                                'persistent': persistent, 'persistent_file': system_file,
                                 'applies': 'at the next boot'}}
     out = command_output(run_command, ['kctune', '-P', 'name,current,expr'], errors)
     tunables = _platform.parse_kctune_p(out or '')

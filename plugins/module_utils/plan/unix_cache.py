@@ -19,19 +19,22 @@
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import os
 import re
 
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import ERROR, NOT_APPLICABLE, make_check, status_of
 from ansible_collections.iotune.storage.plugins.module_utils.common.files import read_text
 from ansible_collections.iotune.storage.plugins.module_utils.common.units import parse_int
 from ansible_collections.iotune.storage.plugins.module_utils.parse.unix_platform import (
-    SYSTEM_NUMBER_FORMS, etc_system_sets, parse_etc_system, parse_kstat_p, parse_machinfo_memory, parse_system_number)
-from ansible_collections.iotune.storage.plugins.module_utils.parse.unixfacts import ARC_KSTAT, command_output, read_kctune
-from ansible_collections.iotune.storage.plugins.module_utils.settings.platforms import PLATFORMS
+    SYSTEM_NUMBER_FORMS, etc_system_entries, parse_kstat_p, parse_machinfo_memory, parse_system_number)
+from ansible_collections.iotune.storage.plugins.module_utils.parse.unixfacts import (
+    ARC_KSTAT, SYSTEM_DIR, command_output, read_kctune, read_system_files)
+from ansible_collections.iotune.storage.plugins.module_utils.settings.platforms import PLATFORMS, SYSTEM_FRAGMENT
 from ansible_collections.iotune.storage.plugins.module_utils.settings.unix_cache import UNIX_CACHE, platform_keys
 
 CONCERN = 'cache_limits'
 SYSTEM_KEY = 'zfs:zfs_arc_max'
+SYSTEM_SYMBOL = 'zfs_arc_max'
 _ARC_LINE_RE = re.compile(r'^\s*set\s+zfs:zfs_arc_max\s*=')
 
 
@@ -49,39 +52,90 @@ def system_text_with(text, value):
     return ''.join(lines) + '* iotune.storage: the ZFS ARC cap, read at the next boot\n' + line
 
 
-def unreadable_arc_line(text, system_file):
-    """Why the ``set zfs:zfs_arc_max`` line in effect (the last) is not a number Solaris reads, naming the
-    file and the line; None when it is one, or there is none. Solaris ignores such a line at boot, where
-    Python's int() would read ``0x4000_0000`` as 1 GiB (issue 38, item 10)."""
-    sets = [entry for entry in etc_system_sets(text or '') if entry['key'] == SYSTEM_KEY]
-    if not sets or parse_system_number(sets[-1]['value']) is not None:
+def _arc_line_problem(entry):
+    """Why a line that is not a plain ``set zfs:zfs_arc_max = N`` may still set the ARC cap, or None."""
+    if entry['kind'] == 'set' and entry['key'] == SYSTEM_KEY:
+        return 'changes the cap bit by bit (%s) from the value before it, which harden_io does not compute' % entry['operator']
+    if entry['kind'] == 'set' and entry['key'].split(':')[-1].lower() == SYSTEM_SYMBOL:
+        return ('sets %s without the zfs module: the kernel looks for it outside zfs' % entry['key'] if ':' not in entry['key']
+                else 'names the cap as %s, not %s' % (entry['key'], SYSTEM_KEY))
+    if entry['kind'] == 'unparsed' and SYSTEM_SYMBOL in entry['text'].lower():
+        return 'not a line system(4) describes, and it names %s' % SYSTEM_SYMBOL
+    return None
+
+
+def arc_cap_source(files):
+    """Where the next boot takes the ARC cap from, over the files the kernel reads in its order
+    (parse.unixfacts.read_system_files): {'path' and 'entry' of the last ``set zfs:zfs_arc_max = N`` (None:
+    no file sets it), 'problems': why the cap cannot be known (a file not read, a line after that one
+    which may set the cap and is not understood), 'notes': the other lines system(4) does not describe,
+    and lines that may have set the cap before the one that wins}. Each names its file and line."""
+    found = {'path': None, 'entry': None, 'problems': [], 'notes': []}
+    for item in files:
+        if not item['read']:
+            found['problems'].append('%s could not be read' % item['path'])
+            continue
+        for entry in etc_system_entries(item['text'] or ''):
+            where = '%s line %d: %s' % (item['path'], entry['line'], entry['text'])
+            why = _arc_line_problem(entry)
+            if entry.get('key') == SYSTEM_KEY and entry['operator'] == '=':
+                # the last plain set wins: what came before it does not matter at boot
+                found['notes'].extend(found['problems'])
+                found.update(path=item['path'], entry=entry, problems=[])
+            elif why:
+                found['problems'].append('%s: %s' % (where, why))
+            elif entry['kind'] == 'unparsed':
+                found['notes'].append('%s: not a line system(4) describes (Solaris skips it at boot with a warning)' % where)
+    return found
+
+
+def unreadable_arc_line(entry, path):
+    """Why the ``set zfs:zfs_arc_max`` line in effect (``entry`` of ``path``) is not a number Solaris reads,
+    naming the file and the line; None when it is one, or there is none. Solaris ignores such a line at
+    boot, where Python's int() would read ``0x4000_0000`` as 1 GiB (issue 38, item 10)."""
+    if entry is None or parse_system_number(entry['value']) is not None:
         return None
-    return '%s line %d: %s: %r is not a number as system(4) writes one (%s): Solaris ignores the line at boot; ' \
-           'correct or remove it, harden_io does not rewrite it' % (
-               system_file, sets[-1]['line'], sets[-1]['text'], sets[-1]['value'], SYSTEM_NUMBER_FORMS)
+    return '%s line %d: %s: %r is not a number as system(4) writes one (%s): Solaris ignores the line at boot' % (
+        path, entry['line'], entry['text'], entry['value'], SYSTEM_NUMBER_FORMS)
+
+
+def _arc_target(source, files, has_dir, system_file):
+    """(path, text) of the file harden_io writes the cap into: the one that sets it now, else, where the
+    host has /etc/system.d, a fragment of the collection's own (system(5): deliver fragments, do not edit
+    /etc/system), else /etc/system."""
+    path = source['path'] or (os.path.join(os.path.dirname(system_file), SYSTEM_DIR, SYSTEM_FRAGMENT) if has_dir else system_file)
+    text = next((item['text'] for item in files if item['path'] == path), None)
+    return path, text
 
 
 def _plan_solaris(want, run_command, system_file):
     errors = []
-    text = read_text(system_file, errors, missing_ok=True)
-    persistent = parse_system_number(parse_etc_system(text or '').get(SYSTEM_KEY))
+    files, has_dir = read_system_files(system_file, errors)
+    source = arc_cap_source(files)
+    errors.extend(source['notes'])
     live = parse_int(parse_kstat_p(command_output(run_command, ['kstat', '-p', ARC_KSTAT], errors) or '').get(ARC_KSTAT))
-    unreadable = unreadable_arc_line(text, system_file)
-    if unreadable:
-        return [make_check(CONCERN, 'zfs_arc_max', 'zfs_arc_max', want, live, None, ERROR, unreadable)], [], errors
+    entry = source['entry']
+    problems = source['problems'] + [why for why in [unreadable_arc_line(entry, source['path'])] if why]
+    if problems:
+        message = '%s: the cap the next boot takes is not known; correct or remove the line, harden_io does not rewrite ' \
+                  'these files until then' % '; '.join(problems)
+        return [make_check(CONCERN, 'zfs_arc_max', 'zfs_arc_max', want, live, None, ERROR, message)], [], errors
+    persistent = parse_system_number(entry['value']) if entry else None
     live_ok = None if live is None else live == want
     persistent_ok = persistent == want
     status = status_of(live_ok, persistent_ok)
-    where = '%s sets %s' % (system_file, persistent) if persistent is not None else 'no %s line in %s' % (SYSTEM_KEY, system_file)
+    target, text = _arc_target(source, files, has_dir, system_file)
+    where = '%s line %d sets %s' % (source['path'], entry['line'], persistent) if entry else \
+        'no %s line in %s' % (SYSTEM_KEY, ' or '.join(item['path'] for item in files))
     message = 'zfs_arc_max is %s live (kstat %s), expected %d; %s' % (live if live is not None else 'unknown', ARC_KSTAT, want, where)
     if persistent_ok and live_ok is False:
         message += ': it takes effect at the next boot (needs a reboot)'
     elif not persistent_ok:
-        message += ': harden_io sets it there; it takes effect at the next boot (needs a reboot)'
+        message += ': harden_io sets it in %s; it takes effect at the next boot (needs a reboot)' % target
     checks = [make_check(CONCERN, 'zfs_arc_max', 'zfs_arc_max', want, live, persistent, status, message)]
     changes = []
-    if not persistent_ok and (text is not None or not errors):
-        changes.append({'kind': 'file', 'target': system_file, 'before': text, 'after': system_text_with(text, want),
+    if not persistent_ok and all(item['read'] for item in files):
+        changes.append({'kind': 'file', 'target': target, 'before': text, 'after': system_text_with(text, want),
                         'mode': 0o644, 'setting': 'zfs_arc_max', 'applies': 'at the next boot'})
     return checks, changes, errors
 

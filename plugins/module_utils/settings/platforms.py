@@ -17,6 +17,9 @@ LINUX_ONLY = ('block-queue settings are read from sysfs and kept by udev rules, 
 COPY_TOOLS_LINUX = 'the copy tools are installed for Linux hosts (their bulk slice is a systemd unit)'
 # the platforms other than Linux
 UNIX = ('solaris', 'hpux')
+# the Solaris fragment harden_io writes the ZFS ARC cap into where the host has /etc/system.d and no file
+# sets the cap yet (system(5): "deliver fragments into files in /etc/system.d", named after the package)
+SYSTEM_FRAGMENT = 'iotune.storage:cache_limits'
 
 PLATFORMS = {
     'linux': {
@@ -33,9 +36,10 @@ PLATFORMS = {
         'fstab': '/etc/vfstab',
         'fstab_format': 'vfstab',
         'tunefstab': '/etc/vx/tunefstab',
-        # the ZFS ARC cap: /etc/system for the next boot, kstat for the live value
-        'cache': 'zfs_arc_max in /etc/system (at the next boot), zfs:0:arcstats:c_max live',
+        # the ZFS ARC cap: /etc/system.d/* then /etc/system for the next boot, kstat for the live value
+        'cache': 'zfs_arc_max in /etc/system.d/* or /etc/system (at the next boot), zfs:0:arcstats:c_max live',
         'system_file': '/etc/system',
+        'system_fragment': '/etc/system.d/' + SYSTEM_FRAGMENT,
         'not_applicable': {'block_queue': LINUX_ONLY},
         'policy_not_applicable': {'block_queue': LINUX_ONLY, 'copy_tools': COPY_TOOLS_LINUX},
     },
