@@ -106,6 +106,12 @@ notes:
     value than the policy, editing the device's line would change nothing, so the check is V(error), naming the file
     and line, and an enforcing run fails changing nothing. Name V(system-default) with that tunable in O(entries)
     to change the C(system-default) line (for every device); a device value that this entry contradicts is refused.
+    The Veritas installer writes that line as C(system_default); both spellings are that line, never a device, and
+    an edit keeps the spelling of the file.
+  - Values in the file are read in the forms vxtunefs(1M) documents, bytes or a number followed by C(k), C(m),
+    C(g), C(t) or C(s) (512-byte sectors: C(2048s) is 1 MiB), in either case. A value in another form (C(0x100000),
+    C(1.5m)) makes the value of the next mount unknown: the tunable's check is V(error), naming the file and the
+    line, and that tunable is not written.
   - The plan changes a tunable in the last line of the device that sets it, adds new ones to the device's last
     line, or adds a line for a device that has none. A C(#) word after the device starts a trailing comment (as
     in fstab); an edited line keeps it.

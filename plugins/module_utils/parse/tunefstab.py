@@ -5,8 +5,16 @@
 """VxFS /etc/vx/tunefstab and ``vxtunefs`` output; pure, no AnsibleModule.
 
 tunefstab(4): one ``<block-device> name=value[,name=value...]`` per line,
-``#`` comments, several lines for one device apply in order; HP-UX also has
-``system-default`` lines.
+``#`` comments, several lines for one device apply in order; a ``system-default``
+line (HP-UX tunefstab(4)) applies to every file system and takes precedence over a
+device's lines. The Veritas installer writes that line as ``system_default`` (its CPI
+code greps and appends ``system_default <tunable>=<value>``): both spellings are that
+line, never a device.
+
+Values (vxtunefs(1M)): bytes, or a number with ``k``, ``m``, ``g``, ``t`` or ``s``
+(512-byte sectors, which HP-UX vxtunefs accepts), in either case. Any other form
+(``0x100000``, ``1.5m``) is kept as the text written and named in ``errors`` with its
+line: the planner then knows that line's value is not known.
 
 A ``#`` that starts a word after the device (``/dev/vx/dsk/dg/v1 read_ahead=2  # seed 001``)
 begins a trailing comment, as in fstab: it is not part of the last value, and an edit of the
@@ -19,26 +27,30 @@ __metaclass__ = type
 import os
 import re
 
-from ansible_collections.iotune.storage.plugins.module_utils.common.units import is_size, parse_int, to_bytes
 from ansible_collections.iotune.storage.plugins.module_utils.common.files import read_text
 
 DEFAULT_PATH = '/etc/vx/tunefstab'
 SYSTEM_DEFAULT = 'system-default'
+# the installer's spelling of the same line (see the module docstring)
+SYSTEM_DEFAULT_NAMES = (SYSTEM_DEFAULT, 'system_default')
+VALUE_FORMS = 'bytes, or a number followed by k, m, g, t or s (512-byte sectors)'
+_VALUE_RE = re.compile(r'^(-?[0-9]+)$|^([0-9]+)([kmgts])$', re.IGNORECASE)
+_VALUE_FACTORS = {'k': 1 << 10, 'm': 1 << 20, 'g': 1 << 30, 't': 1 << 40, 's': 512}
 
 
 def parse_tunable_value(text):
-    """Int for integers and sizes (``256k`` -> 262144), otherwise the text."""
+    """Int for the forms vxtunefs documents (VALUE_FORMS: ``256k`` -> 262144, ``2048s`` -> 1048576),
+    otherwise the text."""
     text = text.strip()
-    number = parse_int(text)
-    if number is not None:
-        return number
-    if is_size(text):
-        return to_bytes(text)
+    found = _VALUE_RE.match(text)
+    if found:
+        return int(found.group(1)) if found.group(1) else int(found.group(2)) * _VALUE_FACTORS[found.group(3).lower()]
     return text
 
 
 def parse_tunables(text):
-    """Parse ``name=value,name=value`` into (dict, list of bad items)."""
+    """Parse ``name=value,name=value`` into (dict, list of bad items); a value not in VALUE_FORMS is kept
+    as its text (the caller names it)."""
     tunables = {}
     bad = []
     for item in text.split(','):
@@ -94,10 +106,13 @@ def parse_tunefstab(text, errors=None):
         if not stripped or stripped.startswith('#'):
             continue
         parts = stripped.split(None, 1)
-        device = parts[0]
+        device = SYSTEM_DEFAULT if parts[0] in SYSTEM_DEFAULT_NAMES else parts[0]
         tunables, bad = parse_tunables(parts[1].replace(' ', '').replace('\t', '') if len(parts) > 1 else '')
         if bad and errors is not None:
             errors.append('tunefstab line %d: not name=value: %s' % (lineno, ', '.join(bad)))
+        odd = ['%s=%s' % (name, value) for name, value in sorted(tunables.items()) if not isinstance(value, int)]
+        if odd and errors is not None:
+            errors.append('tunefstab line %d: %s: not a value vxtunefs documents (%s)' % (lineno, ', '.join(odd), VALUE_FORMS))
         if not tunables:
             if errors is not None and not bad:
                 errors.append('tunefstab line %d: no tunables for %s' % (lineno, device))

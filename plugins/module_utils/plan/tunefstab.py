@@ -218,7 +218,8 @@ def _device_lines(lines, device):
         stripped = body.strip()
         if not stripped or stripped.startswith('#'):
             continue
-        if stripped.split()[0] == device:
+        word = stripped.split()[0]
+        if word == device or (device == _tunefstab.SYSTEM_DEFAULT and word in _tunefstab.SYSTEM_DEFAULT_NAMES):
             found.append(index)
     return found
 
@@ -446,6 +447,17 @@ def _verdict(device, name, expected, setting, state, side, tfile, policy_default
     return status, _message(name, device, live_state, expected, state['live_ok'], state['persistent_ok'], clause)
 
 
+def _unknown_setting(name, device, tfile, setting):
+    """Why the value the next mount gives ``name`` on ``device`` is not known (the line in effect, or the
+    system-default line that decides, holds a value in no form vxtunefs documents), or None."""
+    for found in (tfile['defaults'].get(name) if device != _tunefstab.SYSTEM_DEFAULT else None, setting):
+        if found and not isinstance(found[0], int):
+            return ('%s on %s: %s line %d: %s=%s is not a value vxtunefs documents (%s): the value of the next mount '
+                    'is not known; correct the line, harden_io does not rewrite it' % (
+                        name, device, tfile['path'], found[1], name, found[0], _tunefstab.VALUE_FORMS))
+    return None
+
+
 def _plan_device(entry, side, tfile, vxtunefs, policy_defaults, apply):
     """(checks, vxtunefs changes, {name: value} to persist on the device's line) of one policy entry."""
     device = entry['device']
@@ -458,6 +470,10 @@ def _plan_device(entry, side, tfile, vxtunefs, policy_defaults, apply):
         if side['error']:
             checks.append(make_check(CONCERN, device, name, expected, None, persistent, ERROR,
                                      '%s on %s: %s' % (name, device, side['error'])))
+            continue
+        unknown = _unknown_setting(name, device, tfile, setting)
+        if unknown:
+            checks.append(make_check(CONCERN, device, name, expected, None, None, ERROR, unknown))
             continue
         state = _tunable_state(device, name, expected, setting, side, tfile, vxtunefs, policy_defaults)
         status, message = _verdict(device, name, expected, setting, state, side, tfile, policy_defaults)

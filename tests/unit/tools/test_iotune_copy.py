@@ -687,6 +687,60 @@ def test_plain_copy_goes_through_copy_file_range(tmp_path, monkeypatch):
     assert reads == [] and writes == []
 
 
+def _spy_writeback(monkeypatch, result=None):
+    calls = []
+    real = tool.start_writeback
+
+    def spy(fd, offset, length):
+        done = real(fd, offset, length) if result is None else result
+        calls.append((offset, length, done))
+        return done
+
+    monkeypatch.setattr(tool, 'start_writeback', spy)
+    return calls
+
+
+def test_a_file_larger_than_a_writeback_step_goes_a_step_a_call_each_written_back_at_once(tmp_path, monkeypatch):
+    # cp leaves the whole copy dirty until the final fsync; the tool starts each step's writeback as soon as it is
+    # copied, so that the device writes while the next step is read (docs/performance.md)
+    monkeypatch.setattr(tool, 'WRITEBACK_STEP', 4 * BUF)
+    size = 10 * BUF + 123
+    content = data(size, 37)
+    src = write(tmp_path / 'src', content)
+    ranges = _spy(monkeypatch, 'copy_range')
+    started = _spy_writeback(monkeypatch)
+    assert run_main([src, tmp_path / 'dst']) == (0, '')
+    assert read(tmp_path / 'dst') == content
+    steps = [(0, 4 * BUF), (4 * BUF, 4 * BUF), (8 * BUF, 2 * BUF + 123)]
+    assert [(offset, count) for offset, count, dummy in ranges] == steps
+    # the real sync_file_range(2), which this kernel has
+    assert started == [(offset, count, True) for offset, count in steps]
+
+
+def test_without_sync_file_range_the_rest_goes_in_one_call(tmp_path, monkeypatch):
+    monkeypatch.setattr(tool, 'WRITEBACK_STEP', 4 * BUF)
+    size = 10 * BUF
+    content = data(size, 38)
+    src = write(tmp_path / 'src', content)
+    ranges = _spy(monkeypatch, 'copy_range')
+    started = _spy_writeback(monkeypatch, result=False)
+    assert run_main([src, tmp_path / 'dst']) == (0, '')
+    assert read(tmp_path / 'dst') == content
+    assert [(offset, count) for offset, count, dummy in ranges] == [(0, 4 * BUF), (4 * BUF, 6 * BUF)]
+    assert started == [(0, 4 * BUF, False)]
+
+
+def test_start_writeback_of_a_real_file(tmp_path):
+    path = write(tmp_path / 'dirty', data(BUF, 39))
+    fd = os.open(path, os.O_RDWR)
+    try:
+        assert tool.start_writeback(fd, 0, BUF) is True
+        # a bad descriptor: False (EBADF), the caller's final fsync then writes everything
+        assert tool.start_writeback(-1, 0, BUF) is False
+    finally:
+        os.close(fd)
+
+
 def test_a_copy_the_kernel_does_whole_maps_no_buffer(tmp_path, monkeypatch):
     """The buffers are made only when the tool reads and writes itself: a plain copy that copy_file_range does
     whole never maps them; where the kernel declines (here: every call returns 0), the copy makes its two."""
