@@ -12,9 +12,13 @@ import queue
 import threading
 
 from .sizes import buffer_length, common_alignment, plan_chunks, plan_extents
-from .system import KERNEL_COPY_MAX, copy_range, data_extents, io_buffer, preallocate
+from .system import KERNEL_COPY_MAX, copy_range, data_extents, io_buffer, preallocate, start_writeback
 
 READ_AHEAD_BUFFERS = 2
+# copy_file_range of a file larger than this goes in steps of this size, the writeback of each started
+# when it is copied (start_writeback): the device writes while the next step is read, where cp leaves it
+# all dirty in memory and the final fsync writes it after the last read (docs/performance.md)
+WRITEBACK_STEP = 64 << 20
 
 
 def copy_data(src, dst, size, options):
@@ -86,9 +90,9 @@ def _copy_extents(src, dst, size, buffers, alignment, options):
         _preallocate(dst, plan, size)
     position = _Position(options)
     if kernel_copy_allowed(src, dst, options):
-        # the whole of each extent at once, as cp asks (fewer, larger requests to the device); a buffer at a time
-        # with --progress, which then has something to show between calls
-        chunk = options.buffer_size if options.progress else KERNEL_COPY_MAX
+        # a buffer at a time with --progress, which then has something to show between calls; else the whole of
+        # each extent at once, as cp asks, or, in a file larger than a writeback step, a step at a time
+        chunk = options.buffer_size if options.progress else WRITEBACK_STEP if size > WRITEBACK_STEP else KERNEL_COPY_MAX
         plan = _kernel_copy_extents(src, dst, size, plan, position, chunk)
         if not plan:
             position.to(size)
@@ -118,7 +122,9 @@ def _direct(src, dst):
 
 def _kernel_copy_extents(src, dst, size, plan, position, chunk):
     """Copy the plan with copy_file_range, at most chunk bytes a call (the kernel may copy less: the next call goes
-    on from there), while the kernel does it; return what is left of the plan."""
+    on from there), while the kernel does it; return what is left of the plan. When the file is copied in
+    several calls, the writeback of each call's bytes starts after it; where it cannot, the rest goes in
+    whole extents."""
     for index, (start, end) in enumerate(plan):
         position.to(start)
         offset = start
@@ -126,6 +132,8 @@ def _kernel_copy_extents(src, dst, size, plan, position, chunk):
             count = _kernel_copy(src, dst, min(chunk, min(end, size) - offset), offset)
             if not count:
                 return [(offset, end)] + plan[index + 1:]
+            if chunk == WRITEBACK_STEP and not start_writeback(dst.fd, offset, count):
+                chunk = KERNEL_COPY_MAX
             offset += count
             position.to(offset)
     return []

@@ -161,6 +161,27 @@ def preallocate(fd, offset, length):
     return _FALLOCATE[0] is not None and length > 0 and _FALLOCATE[0](fd, 0, offset, length) == 0
 
 
+# <linux/fs.h>: start the writeback of the range's dirty pages, without waiting for it
+SYNC_FILE_RANGE_WRITE = 2
+_SYNC_FILE_RANGE = []
+
+
+def start_writeback(fd, offset, length):
+    """Start writing offset..offset+length of fd back to its device (sync_file_range(2) with
+    SYNC_FILE_RANGE_WRITE: it queues the writes and returns); whether it did. No such call (not Linux,
+    no ctypes) or an error: False, and the final fsync writes everything, as before."""
+    if not _SYNC_FILE_RANGE:
+        try:
+            import ctypes   # here: only a copy larger than one writeback step needs it
+            func = ctypes.CDLL(None, use_errno=True).sync_file_range
+            func.argtypes = (ctypes.c_int, ctypes.c_longlong, ctypes.c_longlong, ctypes.c_uint)
+            func.restype = ctypes.c_int
+        except (ImportError, OSError, AttributeError):
+            func = None
+        _SYNC_FILE_RANGE.append(func)
+    return _SYNC_FILE_RANGE[0] is not None and _SYNC_FILE_RANGE[0](fd, offset, length, SYNC_FILE_RANGE_WRITE) == 0
+
+
 def sysfs_logical_block_size(dev, sysfs='/sys'):
     """Logical block size of block device dev (a st_dev/st_rdev number) from sysfs; None if not found.
 
