@@ -27,7 +27,8 @@ _FIELDS_RE = re.compile(r'[^ \t\r\n\f\v]+')
 _NUMBER_RE = re.compile(r'[0-9]+\Z')
 _BLANK_RE = re.compile(r'[ \t\r\n\f\v#]')
 _MOUNT_V_RE = re.compile(r'^(?P<special>\S+) on (?P<mount_point>\S+) type (?P<fstype>\S+) (?P<options>\S+)(?: on (?P<date>.*))?$')
-_MOUNT_RE = re.compile(r'^(?P<mount_point>\S+) on (?P<special>\S+) (?P<options>\S+)(?: on (?P<date>.*))?$')
+# Solaris' mount without -v prints a read-only mount's options as 'read only/...', with a space (illumos mount.c flags())
+_MOUNT_RE = re.compile(r'^(?P<mount_point>\S+) on (?P<special>\S+) (?P<options>read only(?:/\S*)?|\S+)(?: on (?P<date>.*))?$')
 
 VFSTAB_FIELDS = ('device', 'fsck_device', 'mount_point', 'fstype', 'fsck_pass', 'mount_at_boot', 'options')
 HPUX_FSTAB_FIELDS = ('device', 'mount_point', 'fstype', 'options', 'backup_frequency', 'pass')
@@ -184,13 +185,16 @@ def split_listed_options(text):
     return options
 
 
-def parse_mount_listing(text):
+def parse_mount_listing(text, errors=None):
     """Solaris/illumos ``mount -v`` or ``mount`` output: a list of mounts as parse_mnttab gives them,
-    with the listing's date text in place of the time; the lines of neither layout are left out."""
+    with the listing's date text in place of the time (``read only``, as mount prints a read-only mount
+    without -v, is one option). A line of neither layout is named in ``errors`` with its number."""
     mounts = []
-    for raw in text.splitlines():
+    for number, raw in enumerate(text.splitlines(), 1):
         found = _MOUNT_V_RE.match(raw) or _MOUNT_RE.match(raw)
         if not found:
+            if raw.strip() and errors is not None:
+                errors.append('mount output line %d: neither the layout of mount nor of mount -v: %s' % (number, raw.strip()))
             continue
         values = found.groupdict()
         mounts.append({'special': values['special'], 'mount_point': values['mount_point'],
