@@ -23,6 +23,7 @@ from ansible_collections.iotune.storage.plugins.plugin_utils._benchmark import v
 from ansible_collections.iotune.storage.plugins.plugin_utils._copy_tools import (
     DEFAULT_BIN_DIR, DEFAULT_CONFIG, DEFAULT_SLICE, copy_tool_files)
 from ansible_collections.iotune.storage.plugins.plugin_utils._profiles import PolicyError, effective_policy
+from ansible_collections.iotune.storage.plugins.plugin_utils._variables import selects_nothing, unknown_variables
 
 # Arguments only the controller side reads; the module never sees them.
 CONTROLLER_ARGS = ('benchmark', 'measuring', 'validate_only', 'copy_tools_bin_dir', 'copy_tools_config',
@@ -178,6 +179,7 @@ class ActionModule(ActionBase):
         task_args = with_host_vars(self._task.args, lookup)
         args, errors = module_args(task_args, check_mode=bool(self._task.check_mode), known=known,
                                    host=task_vars.get('inventory_hostname'), groups=task_vars.get('group_names') or ())
+        errors = unknown_variables(task_vars) + errors
         if errors:
             result.update(failed=True, changed=False, errors=errors,
                           msg='Invalid iotune policy: %s' % '; '.join(errors))
@@ -185,10 +187,14 @@ class ActionModule(ActionBase):
         if self._task.args.get('validate_only'):
             result.update(changed=False, msg='the policy is valid', policy=args['policy'])
             return result
+        nothing = selects_nothing(args['policy'])
         result.update(run_module(
             lambda module_args: self._execute_module(module_name='iotune.storage.io_policy', module_args=module_args,
                                                      task_vars=task_vars),
             task_args, args, bool(self._task.check_mode), known))
         # the module's arguments may hold the copy tools' content: a result never echoes it
         result.pop('invocation', None)
+        if nothing:
+            result['warnings'] = ['the policy selects nothing on this host: %s are all unset or empty, so nothing was '
+                                  'audited' % ', '.join(POLICY_KEYS)] + list(result.get('warnings') or [])
         return result

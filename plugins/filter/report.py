@@ -62,6 +62,30 @@ def host_checks(report):
     return [dict(check, host=report['host']) for check in report.get('checks', [])]
 
 
+def console_lines(checks):
+    """The console's lines of a fleet's checks (each with its ``host``, as host_checks gives them):
+    ``host: status: message`` for every check that is not compliant, not applicable ones too (their
+    message names what the host lacks: a mount point that does not exist, a concern of another platform),
+    a waived one as ``waived <status> (waiver <name>)``, never as a bare drift."""
+    if not isinstance(checks, (list, tuple)):
+        raise AnsibleFilterError('console_lines expects a list of checks, got %s' % type(checks).__name__)
+    lines = []
+    for check in checks:
+        try:
+            status = check['status']
+            if status == 'compliant':
+                continue
+            shown = status.replace('_', ' ')
+            waiver = check.get('waiver')
+            if waiver:
+                name = waiver.get('name') if isinstance(waiver, dict) else None
+                shown = 'waived %s%s' % (shown, ' (waiver %s)' % name if name else '')
+            lines.append('%s: %s: %s' % (check['host'], shown, check['message']))
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise AnsibleFilterError('console_lines expects checks with host, status and message: %s' % exc)
+    return lines
+
+
 def bench_charts(benchmark):
     """Bar chart geometry of one host report's ``benchmark`` (None: no charts): one chart
     per job x direction with I/O x metric, one bar per measured phase."""
@@ -88,4 +112,4 @@ def bench_fleet(reports):
 class FilterModule(object):
     def filters(self):
         return {'bench_charts': bench_charts, 'bench_fleet': bench_fleet, 'check_summary': check_summary,
-                'host_checks': host_checks, 'snapshot_pair': snapshot_pair, 'with_changes': with_changes}
+                'console_lines': console_lines, 'host_checks': host_checks, 'snapshot_pair': snapshot_pair, 'with_changes': with_changes}

@@ -15,7 +15,8 @@ version_added: 0.3.0
 description:
   - Compares each host's two snapshots (as C(iotune.storage.io_snapshot) returns them) and classifies every
     difference as C(different_host), C(host_unverified), C(snapshot_format), C(kernel_pending), C(kernel_changed),
-    C(changed_default), C(lost_setting), C(changed_setting), C(sysctl_changed), C(schedulers_changed), C(resolved),
+    C(changed_default), C(lost_setting), C(changed_setting), C(sysctl_changed), C(schedulers_changed),
+    C(io_rule_changed), C(resolved),
     C(device_renamed), C(device_added), C(device_removed), C(mount_added), C(mount_removed), C(summarized) or
     C(package_changed), each with one line a person can act on (C(docs/upgrades.md) of the collection gives the rules).
   - A change is explained before it is blamed on a package - live mount options that now follow the unchanged

@@ -109,8 +109,8 @@ notes:
     The Veritas installer writes that line as C(system_default); both spellings are that line, never a device, and
     an edit keeps the spelling of the file.
   - Values in the file are read in the forms vxtunefs(1M) documents, bytes or a number followed by C(k), C(m),
-    C(g), C(t) or C(s) (512-byte sectors: C(2048s) is 1 MiB), in either case. A value in another form (C(0x100000),
-    C(1.5m)) makes the value of the next mount unknown: the tunable's check is V(error), naming the file and the
+    C(g), C(t) or C(s) (512-byte sectors, so C(2048s) is 1 MiB), in either case. A value in another form (C(0x100000),
+    C(1.5m)) makes the value of the next mount unknown, so the tunable's check is V(error), naming the file and the
     line, and that tunable is not written.
   - The plan changes a tunable in the last line of the device that sets it, adds new ones to the device's last
     line, or adds a line for a device that has none. A C(#) word after the device starts a trailing comment (as

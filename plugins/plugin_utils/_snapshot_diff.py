@@ -50,7 +50,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.engine.report impor
 from ansible_collections.iotune.storage.plugins.module_utils.engine.snapshot import SNAPSHOT_SPEC
 
 CLASSES = ('different_host', 'host_unverified', 'snapshot_format', 'kernel_pending', 'kernel_changed', 'changed_default',
-           'lost_setting', 'changed_setting', 'sysctl_changed', 'schedulers_changed', 'resolved', 'device_renamed',
+           'lost_setting', 'changed_setting', 'sysctl_changed', 'schedulers_changed', 'io_rule_changed', 'resolved', 'device_renamed',
            'device_added', 'device_removed', 'mount_added', 'mount_removed', 'summarized', 'package_changed')
 DEFAULT_FAIL_ON = ('different_host', 'changed_default', 'lost_setting')
 # sysctl keys outside the collection's settings whose change is changed_default (else sysctl_changed, which does
@@ -70,6 +70,17 @@ SCHEDULER_MODULES = {'mq-deadline': 'mq-deadline', 'kyber': 'kyber-iosched', 'bf
 # vm keys the kernel computes from the memory free at boot (mm/util.c init_user_reserve, init_admin_reserve)
 BOOT_COMPUTED = ('vm.user_reserve_kbytes', 'vm.admin_reserve_kbytes')
 MAX_CONFIG_LINES = 8
+# the kernel options a host depends on (issue 39, item 11): the file systems it mounts (ext2 and ext3
+# are mounted by ext4's driver), the drivers of its block devices (by the device's kernel name) and the
+# schedulers its devices run and its policy sets (_scheduler_config)
+FSTYPE_CONFIGS = {'ext2': 'CONFIG_EXT4_FS', 'ext3': 'CONFIG_EXT4_FS', 'ext4': 'CONFIG_EXT4_FS', 'xfs': 'CONFIG_XFS_FS',
+                  'nfs': 'CONFIG_NFS_FS', 'nfs4': 'CONFIG_NFS_FS'}
+DEVICE_CONFIGS = (('nvme', 'CONFIG_BLK_DEV_NVME'), ('vd', 'CONFIG_VIRTIO_BLK'), ('sd', 'CONFIG_BLK_DEV_SD'),
+                  ('loop', 'CONFIG_BLK_DEV_LOOP'), ('md', 'CONFIG_BLK_DEV_MD'), ('dm-', 'CONFIG_BLK_DEV_DM'),
+                  ('nbd', 'CONFIG_BLK_DEV_NBD'))
+# Debian's and Ubuntu's kernel releases end with the flavour (6.1.0-50-cloud-amd64, 6.12.117+deb13-amd64,
+# 6.12.12+bpo-cloud-amd64, 5.15.0-91-generic, 6.8.0-1015-aws); Red Hat's (5.14.0-362.el9.x86_64) name none
+_FLAVOUR_RE = re.compile(r'^\d+(?:\.\d+)+(?:-\d+(?:\.\d+)*)?(?:\+[a-z0-9.~]+)?-(?P<flavour>[a-z][a-z0-9-]*)$')
 FAIL_ON_FIELD = 'iotune_upgrade_fail_on'
 CONCERN = 'upgrade'
 
@@ -480,6 +491,36 @@ def changed_setting_differences(ctx):
         differences.append(_difference('changed_setting', path, path, source.get('kind'),
                                        None if how == 'appeared' else removed, None if how == 'gone' else added,
                                        package, message))
+    return differences
+
+
+def io_rule_differences(ctx):
+    """io_rule_changed: a vendor's udev rule file that sets queue attributes or applies io.cost (systemd's
+    iocost builtin) appeared, changed or went, with the package that brought it; an administrator's file
+    is a changed_setting. What it does to a value the collection reads is a difference of its own."""
+    differences = []
+    new_sources = _dict(ctx.after.get('sources'))
+    for path in sorted(ctx.sources):
+        source = ctx.source(path)
+        if is_admin(source) or source.get('kind') != 'udev':
+            continue
+        how = ctx.sources[path]
+        text = _dict(new_sources.get(path)).get('text') or _dict(_dict(ctx.before.get('sources')).get(path)).get('text') or ''
+        owner, dummy = ctx.owner(path)
+        package = owner if owner in ctx.packages else None
+        does = ('applies I/O cost control (systemd\'s iocost builtin: io.cost QoS and model parameters for the devices '
+                'hwdb gives IOCOST_SOLUTIONS; udevadm info names them)' if 'iocost' in text
+                else 'sets queue attributes of block devices')
+        if package:
+            when = ' with %s' % ctx.package_version_text(package)
+        else:
+            # no package change explains it: the snapshot before may come from a collection that did not record it
+            when = ' (no package change recorded with it: it may have been there before and not recorded)' \
+                if how == 'appeared' else ''
+        message = 'vendor udev rule %s %s%s: it %s' % (
+            path, {'appeared': 'is new', 'gone': 'is gone', 'changed': 'changed'}.get(how, how), when, does)
+        differences.append(_difference('io_rule_changed', path, path, 'udev', None if how == 'appeared' else 'present',
+                                       None if how == 'gone' else 'present', package, message))
     return differences
 
 
@@ -1153,26 +1194,92 @@ def _kernels(snapshot):
     return _dict(snapshot.get('kernels'))
 
 
-def config_changes(old, new, limit=MAX_CONFIG_LINES):
-    """``CONFIG_MQ_IOSCHED_DEADLINE y -> m`` for the I/O options that differ, at most ``limit``."""
-    old, new = _dict(old), _dict(new)
-    # the schedulers first: what a policy's scheduler depends on
-    names = sorted(set(old) | set(new), key=lambda name: ('IOSCHED' not in name, name))
-    items = ['%s %s -> %s' % (name, old.get(name, 'n'), new.get(name, 'n')) for name in names
-             if old.get(name, 'n') != new.get(name, 'n')]
+def host_config_uses(*snapshots):
+    """{CONFIG name: what of the host uses it} from the snapshots' facts and policy checks: the file systems it
+    mounts (pseudo mounts left out), the drivers of its block devices, the schedulers its devices run or its
+    policy sets."""
+    uses = {}
+    for snap in snapshots:
+        facts = _dict(snap.get('facts'))
+        by_config = {}
+        for path, info in sorted(_dict(facts.get('mounts')).items()):
+            fstype = _dict(info).get('fstype')
+            if fstype in FSTYPE_CONFIGS and not is_noise_mount(path, info):
+                by_config.setdefault((FSTYPE_CONFIGS[fstype], fstype), []).append(path)
+        devices = _dict(facts.get('block_devices'))
+        for name in sorted(devices):
+            config = next((config for prefix, config in DEVICE_CONFIGS if name.startswith(prefix)), None)
+            if config:
+                by_config.setdefault((config, None), []).append(name)
+        wanted = [(_dict(check).get('expected'), _dict(check).get('target')) for check in _list(snap.get('policy_checks'))
+                  if _dict(check).get('concern') == 'block_queue' and _dict(check).get('setting') == 'scheduler']
+        running = [(_dict(info).get('scheduler'), name) for name, info in sorted(devices.items())]
+        for scheduler, name in wanted + running:
+            if scheduler in SCHEDULER_MODULES:
+                by_config.setdefault((_scheduler_config(scheduler), scheduler), []).append(name)
+        for (config, what), names in sorted(by_config.items()):
+            text = '%s: %s' % (what, ', '.join(names)) if what and what in FSTYPE_CONFIGS else (
+                'scheduler of %s' % _name_ranges(sorted(set(names))) if what else _name_ranges(names))
+            uses.setdefault(config, text)
+    return uses
+
+
+def _config_value(config, name):
+    """An option's value in a kernel config; ``absent`` where the kernel has no such option (not the
+    same as ``n``, an option it has and leaves out)."""
+    return config.get(name, 'absent')
+
+
+def config_changes(old, new, limit=MAX_CONFIG_LINES, uses=None):
+    """``CONFIG_MQ_IOSCHED_DEADLINE y -> m`` for the I/O options that differ, at most ``limit``: those the host
+    uses first (``uses``: host_config_uses, with what uses them), then the schedulers, then the others."""
+    old, new, uses = _dict(old), _dict(new), _dict(uses)
+    names = sorted(set(old) | set(new), key=lambda name: (name not in uses, 'IOSCHED' not in name, name))
+    items = ['%s %s -> %s%s' % (name, _config_value(old, name), _config_value(new, name), ' (%s)' % uses[name] if name in uses else '')
+             for name in names if old.get(name, 'n') != new.get(name, 'n')]
     text = ', '.join(items[:limit])
     if len(items) > limit:
         text += ' (and %d more)' % (len(items) - limit)
     return text
 
 
-def _kernel_io_text(configs, modules, old, new):
-    """What a change from kernel ``old`` to ``new`` changes in the block layer, from /boot/config-*."""
+def unchanged_uses(old, new, uses):
+    """What stayed the same for the host: ``CONFIG_EXT4_FS y (ext4: /)`` for each option it uses that both
+    kernels set alike."""
+    old, new = _dict(old), _dict(new)
+    return ['%s %s (%s)' % (name, _config_value(new, name), uses[name]) for name in sorted(uses)
+            if (name in old or name in new) and old.get(name, 'n') == new.get(name, 'n')]
+
+
+def kernel_flavour(release):
+    """The flavour a Debian or Ubuntu kernel release ends with (``cloud-amd64``, ``generic``), else None."""
+    found = _FLAVOUR_RE.match(release or '')
+    return found.group('flavour') if found else None
+
+
+def _flavour_text(old, new):
+    first, second = kernel_flavour(old), kernel_flavour(new)
+    if first and second and first != second:
+        return '; the kernel flavour changed: %s -> %s (a kernel built with another configuration, not only a newer one)' % (
+            first, second)
+    return ''
+
+
+def _kernel_io_text(configs, modules, old, new, uses=None):
+    """What a change from kernel ``old`` to ``new`` changes in the block layer, from /boot/config-*, the options the
+    host uses first, and what stayed the same for it."""
     if old not in configs or new not in configs:
         return 'the I/O configuration of %s is not recorded' % (old if old not in configs else new)
-    changes = config_changes(configs[old], configs[new])
+    uses = _dict(uses)
+    changes = config_changes(configs[old], configs[new], uses=uses)
+    same = unchanged_uses(configs[old], configs[new], uses)
+    schedulers = sorted(_scheduler_config(name) for name in SCHEDULER_MODULES)
+    if all(_dict(configs[old]).get(name, 'n') == _dict(configs[new]).get(name, 'n') for name in schedulers):
+        same.append('the schedulers\' options (%s)' % ', '.join(
+            '%s %s' % (name, _config_value(_dict(configs[new]), name)) for name in schedulers if name not in uses))
+    unchanged = '; unchanged for this host: %s' % ', '.join(same) if same else ''
     if not changes:
-        return 'the block layer\'s options (/boot/config-*) are the same'
+        return 'the block layer\'s options (/boot/config-*) are the same%s' % unchanged
     text = 'block layer options: %s' % changes
     moved = [name for name, module in sorted(SCHEDULER_MODULES.items())
              if _dict(configs[old]).get(_scheduler_config(name)) == 'y' and _dict(configs[new]).get(_scheduler_config(name)) == 'm']
@@ -1180,7 +1287,7 @@ def _kernel_io_text(configs, modules, old, new):
         loadable = [name for name in moved if SCHEDULER_MODULES[name] in _list(_dict(modules).get(new))]
         text += ' (%s built in before, a module in %s%s)' % (', '.join(moved), new, ': not loaded unless something loads it'
                                                              if loadable else '')
-    return text
+    return text + unchanged
 
 
 def _scheduler_config(name):
@@ -1195,10 +1302,12 @@ def kernel_differences(ctx):
     new = _dict(ctx.after.get('host')).get('kernel_release')
     configs = dict(_dict(_kernels(ctx.before).get('configs')), **_dict(_kernels(ctx.after).get('configs')))
     modules = dict(_dict(_kernels(ctx.before).get('scheduler_modules')), **_dict(_kernels(ctx.after).get('scheduler_modules')))
+    uses = host_config_uses(ctx.after, ctx.before)
     if old and new and old != new:
         differences.append(_difference('kernel_changed', 'kernel', 'kernel', 'release', old, new,
                                        ctx.kernel and ctx.kernel['package'],
-                                       'the running kernel changed: %s -> %s; %s' % (old, new, _kernel_io_text(configs, modules, old, new))))
+                                       'the running kernel changed: %s -> %s%s; %s' % (
+                                           old, new, _flavour_text(old, new), _kernel_io_text(configs, modules, old, new, uses))))
     elif ctx.kernel:
         differences.append(_difference('kernel_changed', 'kernel', 'kernel', 'package', ctx.kernel['before'], ctx.kernel['after'],
                                        ctx.kernel['package'], 'the running kernel\'s package changed: %s' % ctx.kernel['text']))
@@ -1207,8 +1316,9 @@ def kernel_differences(ctx):
     if pending and new and pending != new:
         differences.append(_difference(
             'kernel_pending', 'kernel:next_boot', 'kernel', 'next_boot', new, pending, None,
-            'the next boot runs kernel %s (%s), not the running %s: reboot before you trust this comparison; %s'
-            % (pending, kernels.get('next_boot_source') or 'found', new, _kernel_io_text(configs, modules, new, pending))))
+            'the next boot runs kernel %s (%s), not the running %s%s: reboot before you trust this comparison; %s'
+            % (pending, kernels.get('next_boot_source') or 'found', new, _flavour_text(new, pending),
+               _kernel_io_text(configs, modules, new, pending, uses))))
     return differences
 
 
@@ -1351,7 +1461,8 @@ def diff_snapshots(before, after, io_sysctls=DEFAULT_IO_SYSCTLS):
             raise SnapshotError(problem)
     ctx = _Context(before, after)
     differences = (host_differences(ctx.before, ctx.after) + format_differences(ctx) + kernel_differences(ctx)
-                   + changed_setting_differences(ctx) + setting_differences(ctx) + sysctl_differences(ctx, io_sysctls)
+                   + changed_setting_differences(ctx) + io_rule_differences(ctx) + setting_differences(ctx)
+                   + sysctl_differences(ctx, io_sysctls)
                    + scheduler_differences(ctx) + device_differences(ctx) + mount_differences(ctx)
                    + summarized_differences(ctx))
     differences += policy_status_differences(ctx)

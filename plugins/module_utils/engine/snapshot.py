@@ -255,6 +255,17 @@ def sets_queue_attribute(rules):
     return False
 
 
+def runs_iocost(rules):
+    """True when one of the parsed rules runs systemd's iocost builtin (its 90-iocost.rules, systemd 254 and
+    later: ``RUN+="iocost apply $env{DEVNAME}"``), which gives the devices that hwdb lists io.cost QoS and
+    model parameters: the block layer's I/O cost control, set by a rule that names no queue attribute."""
+    for rule in rules:
+        for key, dummy, op, value in rule['tokens']:
+            if key == 'RUN' and op in _udev.ASSIGN_OPS and (value or '').split()[:1] == ['iocost']:
+                return True
+    return False
+
+
 def slice_unit_files(unit_dir, slice_name):
     """The slice unit file, then its drop-ins in name order (the files systemd reads for it)."""
     unit_path = os.path.join(unit_dir, slice_name)
@@ -271,7 +282,7 @@ def gather_sources(fstab_path, tunefstab_path, sysctl_files, udev_files, udev_ru
     """{path: source} of every persistent source that exists, by kind, each kind in boot order.
 
     ``udev_files`` is [(path, bytes)] and ``udev_rules`` {path: parsed rules}: only the files
-    that set a queue attribute are sources."""
+    that set a queue attribute or run the iocost builtin are sources."""
     sources = {}
 
     def add(path, kind, data=None):
@@ -283,7 +294,7 @@ def gather_sources(fstab_path, tunefstab_path, sysctl_files, udev_files, udev_ru
     add(fstab_path, 'fstab')
     add(tunefstab_path, 'tunefstab')
     for path, data in udev_files:
-        if sets_queue_attribute(udev_rules[path]):
+        if sets_queue_attribute(udev_rules[path]) or runs_iocost(udev_rules[path]):
             add(path, 'udev', data)
     for path in sysctl_files:
         add(path, 'sysctl')

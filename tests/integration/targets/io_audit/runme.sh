@@ -29,6 +29,24 @@ assert "<failure " in open(out + "/reports/junit.xml").read()
 print("ok   audit report:", report["summary"])
 PY
 
+# issue 39, items 7 and 8: the console names the missing mount point, where the reports are, a waived drift as waived
+grep -qF 'localhost: not applicable: /no/such/mount is neither mounted nor listed in' "$out/pass.log" ||
+  { grep -A30 'Show what is not compliant' "$out/pass.log"; echo "FAIL: the console does not name /no/such/mount"; exit 1; }
+grep -qF "; reports in $out/reports (report.html, summary.json, junit.xml)" "$out/pass.log" ||
+  { grep -A30 'Show what is not compliant' "$out/pass.log"; echo "FAIL: the console does not say where the reports are"; exit 1; }
+echo "ok   the console names the missing mount point and the reports' directory"
+run -e '{"iotune_waivers": [{"name": "rw-root", "checks": ["mount_options:/:absent:rw"], "reason": "the lab root", "owner": "ci", "expires": "2099-12-31"}]}' \
+  >"$out/waived.log" 2>&1 || { tail -20 "$out/waived.log"; echo "FAIL: the audit with a waiver failed"; exit 1; }
+grep -qF 'localhost: waived drift (waiver rw-root): ' "$out/waived.log" && grep -qF '1 drift, 0 not persistent' "$out/waived.log" &&
+  grep -qF '(1 waived)' "$out/waived.log" || { grep -A30 'Show what is not compliant' "$out/waived.log"; echo "FAIL: the waived drift is not shown as waived"; exit 1; }
+echo "ok   a waived drift is shown as waived"
+# a policy that selects nothing says so (issue 39, item 6)
+ANSIBLE_LOCALHOST_WARNING=false ansible-playbook -i "$out/inventory" iotune.storage.audit_io -e iotune_report_dir="$out/empty" \
+  -e io_audit_host_report_dir="$out/host-empty" >"$out/empty.log" 2>&1 || { tail -20 "$out/empty.log"; echo "FAIL: the empty audit failed"; exit 1; }
+grep -qF 'the policy selects nothing on this host: iotune_' "$out/empty.log" ||
+  { tail -30 "$out/empty.log"; echo "FAIL: an empty policy is not named"; exit 1; }
+echo "ok   a policy that selects nothing says so"
+
 if run -e iotune_audit_fail_on_drift=true >"$out/fail.log" 2>&1; then
   echo "FAIL: iotune_audit_fail_on_drift=true did not fail the play"; exit 1
 fi

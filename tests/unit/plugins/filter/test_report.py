@@ -10,7 +10,7 @@ import pytest
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.iotune.storage.plugins.filter.report import check_summary, host_checks
+from ansible_collections.iotune.storage.plugins.filter.report import check_summary, console_lines, host_checks
 
 
 def test_check_summary_counts_every_status():
@@ -27,3 +27,26 @@ def test_host_checks_tags_each_check():
     report = {'host': 'db1', 'checks': [{'id': 'a', 'status': 'drift'}, {'id': 'b', 'status': 'compliant'}]}
     assert [(c['host'], c['id']) for c in host_checks(report)] == [('db1', 'a'), ('db1', 'b')]
     assert host_checks({'host': 'x'}) == []
+
+
+def test_console_lines_name_what_is_not_applicable_and_what_is_waived():
+    # issue 39, items 7 and 8: a missing mount point was only counted, a waived drift printed as drift
+    checks = [
+        {'host': 'db1', 'status': 'compliant', 'message': 'read_ahead_kb is 4096'},
+        {'host': 'db1', 'status': 'not_applicable',
+         'message': '/u09 is neither mounted nor listed in /etc/fstab; its options were not checked'},
+        {'host': 'db1', 'status': 'drift', 'message': 'noatime is missing live',
+         'waiver': {'name': 'dba-atime', 'reason': 'until the 2027 window', 'owner': 'dba', 'expires': '2027-01-31', 'days_left': 64}},
+        {'host': 'db2', 'status': 'not_persistent', 'message': 'vm.dirty_bytes is not in /etc/sysctl.d'},
+    ]
+    assert console_lines(checks) == [
+        'db1: not applicable: /u09 is neither mounted nor listed in /etc/fstab; its options were not checked',
+        'db1: waived drift (waiver dba-atime): noatime is missing live',
+        'db2: not persistent: vm.dirty_bytes is not in /etc/sysctl.d',
+    ]
+
+
+@pytest.mark.parametrize('checks', ['drift', [{'status': 'drift'}], [None]])
+def test_console_lines_refuses_what_is_not_checks(checks):
+    with pytest.raises(AnsibleFilterError, match='^console_lines expects'):
+        console_lines(checks)

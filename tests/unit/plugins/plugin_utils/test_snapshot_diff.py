@@ -481,7 +481,7 @@ def test_lines_summary_is_short():
     (list(CLASSES), None),
     (['changed_defaults'], "iotune_upgrade_fail_on: unknown difference class(es) 'changed_defaults' (accepted: different_host, "
                            "host_unverified, snapshot_format, kernel_pending, kernel_changed, changed_default, lost_setting, "
-                           "changed_setting, sysctl_changed, schedulers_changed, resolved, device_renamed, device_added, "
+                           "changed_setting, sysctl_changed, schedulers_changed, io_rule_changed, resolved, device_renamed, device_added, "
                            "device_removed, mount_added, mount_removed, summarized, package_changed)"),
     ('lost_setting', 'iotune_upgrade_fail_on: must be a list of difference classes'),
     (None, 'iotune_upgrade_fail_on: must be a list of difference classes'),
@@ -1088,3 +1088,97 @@ def test_a_vm_key_nobody_sets_changed_across_a_reboot(key, why):
     assert [(d['class'], d['message']) for d in differences] == [
         ('sysctl_changed', '%s changed from 30122 to 30124: %s; not an I/O setting (iotune_upgrade_io_sysctls): reported, '
                            'not failing' % (key, why))]
+
+
+# ---------------------------------------------------------------- issue 39, items 11 and 12
+
+
+def test_the_real_upgrade_names_what_stayed_the_same_for_this_host():
+    """The real format-2 snapshots: the host mounts ext4 and xfs and has virtio and loop devices; what the kernel
+    change left alike for them is said, and an option one kernel lacks is 'absent', not 'n'."""
+    for after in ('post-upgrade-pending', 'post-upgrade'):
+        message, = [item['message'] for item in diff_snapshots(read_format2('pre-upgrade'), read_format2(after))
+                    if item['class'] in ('kernel_changed', 'kernel_pending')]
+        assert 'CONFIG_BLK_CGROUP_PUNT_BIO absent -> y' in message and 'CONFIG_BLK_DEBUG_FS_ZONED y -> absent' in message
+        assert message.endswith('; unchanged for this host: CONFIG_BLK_DEV_LOOP m (loop0-loop7), CONFIG_EXT4_FS y (ext4: /, '
+                                '/data/ext4), CONFIG_VIRTIO_BLK m (vda, vdb, vdc), CONFIG_XFS_FS m (xfs: /data/xfs)'), message
+        # the flavour stayed cloud-amd64: nothing said of it
+        assert 'flavour' not in message
+
+
+def test_the_options_the_host_uses_come_first_with_what_uses_them():
+    # the real 25 differences, plus ext4 built as a module: the policy's scheduler and the host's root file system lead
+    old = read_format2('pre-upgrade')['kernels']['configs']['6.1.0-50-cloud-amd64']
+    new = dict(read_format2('post-upgrade')['kernels']['configs']['6.12.117+deb13-cloud-amd64'], CONFIG_EXT4_FS='m')
+    before = kernel_snapshot(OLD_KERNEL, OLD_KERNEL, ['none', 'mq-deadline'],
+                             checks=[check('block_queue', 'vdb', 'scheduler', 'mq-deadline')])
+    after = kernel_snapshot(OLD_KERNEL, NEW_KERNEL, ['none', 'mq-deadline'])
+    for snap in (before, after):
+        snap['kernels']['configs'] = {OLD_KERNEL: old, NEW_KERNEL: new}
+    message = diff_snapshots(before, after)[0]['message']
+    assert message.split('; block layer options: ')[1].startswith(
+        'CONFIG_MQ_IOSCHED_DEADLINE y -> m (scheduler of vdb), CONFIG_EXT4_FS y -> m (ext4: /), '
+        'CONFIG_BLK_CGROUP_PUNT_BIO absent -> y'), message
+
+
+def test_the_schedulers_unchanged_are_said_so():
+    configs = {OLD_KERNEL: {'CONFIG_MQ_IOSCHED_DEADLINE': 'y', 'CONFIG_MQ_IOSCHED_KYBER': 'm', 'CONFIG_IOSCHED_BFQ': 'm',
+                            'CONFIG_BLK_DEV_NVME': 'y'},
+               NEW_KERNEL: {'CONFIG_MQ_IOSCHED_DEADLINE': 'y', 'CONFIG_MQ_IOSCHED_KYBER': 'm', 'CONFIG_IOSCHED_BFQ': 'm',
+                            'CONFIG_BLK_DEV_NVME': 'm'}}
+    before = kernel_snapshot(OLD_KERNEL, OLD_KERNEL, ['none', 'mq-deadline'])
+    after = kernel_snapshot(NEW_KERNEL, NEW_KERNEL, ['none', 'mq-deadline'])
+    for snap in (before, after):
+        snap['kernels']['configs'] = configs
+    message = diff_snapshots(before, after)[0]['message']
+    assert message.endswith("block layer options: CONFIG_BLK_DEV_NVME y -> m; unchanged for this host: the schedulers' options "
+                            "(CONFIG_IOSCHED_BFQ m, CONFIG_MQ_IOSCHED_DEADLINE y, CONFIG_MQ_IOSCHED_KYBER m)"), message
+
+
+@pytest.mark.parametrize('old, new, said', [
+    ('6.1.0-50-cloud-amd64', '6.12.117+deb13-amd64', 'the kernel flavour changed: cloud-amd64 -> amd64'),
+    ('5.15.0-91-generic', '6.8.0-1015-aws', 'the kernel flavour changed: generic -> aws'),
+    ('6.1.0-50-cloud-amd64', '6.12.12+bpo-cloud-amd64', None),
+    ('5.14.0-362.el9.x86_64', '5.14.0-427.el9.x86_64', None),
+])
+def test_a_change_of_kernel_flavour_is_named(old, new, said):
+    differences = diff_snapshots(kernel_snapshot(old, old, ['none']), kernel_snapshot(new, new, ['none']))
+    message = [item['message'] for item in differences if item['class'] == 'kernel_changed'][0]
+    if said:
+        assert message.startswith('the running kernel changed: %s -> %s; %s (a kernel built with another configuration, not '
+                                  'only a newer one); ' % (old, new, said)), message
+    else:
+        assert 'flavour' not in message
+
+
+IOCOST = '/usr/lib/udev/rules.d/90-iocost.rules'
+IOCOST_TEXT = 'ENV{IOCOST_SOLUTIONS}!="", RUN+="iocost apply $env{DEVNAME}"\n'
+
+
+def iocost_source(package='udev'):
+    return {IOCOST: {'kind': 'udev', 'text': IOCOST_TEXT, 'sha256': 'c' * 64, 'vendor': True, 'package': package,
+                     'conffile': None}}
+
+
+def test_a_new_vendor_rule_that_applies_io_cost_is_named_with_its_package():
+    before = snapshot(packages={'udev': '252.39-1~deb12u1'})
+    after = snapshot(packages={'udev': '257.9-1~deb13u1'}, sources=iocost_source())
+    differences = diff_snapshots(before, after)
+    assert classes(differences) == [('io_rule_changed', IOCOST)]
+    assert differences[0]['message'] == (
+        "vendor udev rule %s is new with udev 252.39-1~deb12u1 -> 257.9-1~deb13u1: it applies I/O cost control (systemd's "
+        "iocost builtin: io.cost QoS and model parameters for the devices hwdb gives IOCOST_SOLUTIONS; udevadm info names them)"
+        % IOCOST)
+    assert differences[0]['package'] == 'udev' and failing(differences) == []
+
+
+def test_without_a_package_change_the_rule_may_only_not_have_been_recorded():
+    differences = diff_snapshots(snapshot(), snapshot(sources=iocost_source(None)))
+    assert classes(differences) == [('io_rule_changed', IOCOST)]
+    assert 'is new (no package change recorded with it: it may have been there before and not recorded)' in differences[0]['message']
+
+
+def test_an_administrators_rule_stays_a_changed_setting():
+    source = dict(iocost_source(None)[IOCOST], vendor=False)
+    differences = diff_snapshots(snapshot(), snapshot(sources={'/etc/udev/rules.d/90-iocost.rules': source}))
+    assert [item['class'] for item in differences] == ['changed_setting']
