@@ -31,6 +31,7 @@ import pytest
 from ansible.module_utils import basic
 
 from ansible_collections.iotune.storage.plugins.action.io_policy import module_args, with_host_vars
+from ansible_collections.iotune.storage.plugins.plugin_utils._variables import unknown_variables
 from ansible_collections.iotune.storage.plugins.module_utils.act.apply import apply_file
 from ansible_collections.iotune.storage.plugins.module_utils.act.journal import Journal
 from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandRunner
@@ -225,6 +226,7 @@ def run_case(monkeypatch, target, args, root, hostvars=None):
         args['bulk_slice'] = dict({'unit_dir': os.path.join(root, 'etc', 'systemd', 'system')}, **args['bulk_slice'])
     if target == 'io_policy':
         args, errors = module_args(with_host_vars(args, lambda name: _resolve((hostvars or {}).get(name), root)))
+        errors = unknown_variables(hostvars or {}) + errors
         if errors:
             return 'fail', {'msg': 'Invalid iotune policy: %s' % '; '.join(errors), 'errors': errors}
     return run_main(monkeypatch, MODULES[target], args)
@@ -464,6 +466,11 @@ CASES = [
     case('io_policy', 'journal-relative', {'journal_dir': 'journal'}, 'journal_dir', 'must be an absolute path'),
     case('io_policy', 'journal-hostvar-relative', {'journal_dir': DROP}, 'journal_dir', 'must be an absolute path',
          hostvars={'iotune_journal_dir': 'var/lib/iotune/journal'}),
+    # issue 39, item 6: a misspelled policy variable audited nothing and said "0 drift"
+    case('io_policy', 'hostvar-misspelled', {'policy': None}, 'iotune_mount: not a variable of iotune.storage',
+         'did you mean iotune_mounts?', hostvars={'iotune_mount': [NOATIME]}),
+    case('io_policy', 'hostvar-unknown', {'policy': None}, 'iotune_readahead: not a variable of iotune.storage',
+         'the policy is iotune_', hostvars={'iotune_readahead': 4096, 'iotune_mounts': [NOATIME]}),
     case('io_policy', 'fstab-directory', {'fstab': '@etc'}, 'fstab', 'is a directory'),
     case('io_policy', 'sysctl-file-directory', {'sysctl_file': '@etc/sysctl.d'}, 'sysctl_file', 'is a directory'),
     case('io_policy', 'tunefstab-path-directory',
