@@ -51,9 +51,11 @@ FAIL_ON = ('different_host', 'changed_default', 'lost_setting')
 CHECKS = []
 
 
-def check(ident, title, needs=None):
+def check(ident, title, needs=None, variants=('release', 'kernel')):
+    """Register an assertion for the runs of ``variants``: ``release`` (the Debian 12 -> 13 upgrade) and
+    ``kernel`` (make test-upgrade-kernel: the bookworm-backports kernel only; facts.json's ``variant``)."""
     def register(function):
-        CHECKS.append((ident, title, needs, function))
+        CHECKS.append((ident, title, needs, function, variants))
         return function
     return register
 
@@ -138,7 +140,7 @@ def version_of(text):
     return match.group(1) if match else None
 
 
-@check('U1', 'the guest runs Debian 13 after the full-upgrade')
+@check('U1', 'the guest runs Debian 13 after the full-upgrade', variants=('release',))
 def upgraded(ctx):
     lines = ctx.facts.get('guest_after_upgrade', [])
     expect(len(lines) > 1 and lines[1].startswith('13'), '/etc/debian_version after the upgrade: %s' % lines[1:2])
@@ -177,7 +179,7 @@ def nothing_lost(ctx):
     return 'none'
 
 
-@check('T1', 'the new /tmp tmpfs stays reported (mount_added /tmp) after the reboot')
+@check('T1', 'the new /tmp tmpfs stays reported (mount_added /tmp) after the reboot', variants=('release',))
 def tmp_reported(ctx):
     found = ctx.runs['after'].of('mount_added', key='/tmp')
     expect(found, 'no mount_added /tmp in %s' % ctx.runs['after'].lines())
@@ -249,7 +251,7 @@ def policy_status(ctx):
 
 
 @check('A5', 'after the reboot: vm.max_map_count 65530 -> 1048576 is reported with linux-sysctl-defaults and %s, '
-       'not failing' % SYSCTL_FILE, NEEDS_DIFF)
+       'not failing' % SYSCTL_FILE, NEEDS_DIFF, variants=('release',))
 def max_map_count(ctx):
     run = ctx.runs['after']
     found = run.of(key='vm.max_map_count')
@@ -267,7 +269,7 @@ def max_map_count(ctx):
 
 
 @check('A6', 'after the reboot: systemd\'s /run/credentials mounts and the empty loop devices in at most two lines',
-       NEEDS_DIFF)
+       NEEDS_DIFF, variants=('release',))
 def noise(ctx):
     run = ctx.runs['after']
     single = [d for d in run.differences if d['class'] in ('mount_added', 'mount_removed') and d['key'].startswith(CREDENTIALS)]
@@ -290,7 +292,7 @@ def schedulers(ctx):
 
 
 @check('A8', 'after the reboot: /etc/sysctl.conf removed by procps is reported naming procps; "no setting changed '
-       'with it" is not said of procps or linux-sysctl-defaults', NEEDS_DIFF)
+       'with it" is not said of procps or linux-sysctl-defaults', NEEDS_DIFF, variants=('release',))
 def conffile(ctx):
     run = ctx.runs['after']
     found = run.of(key='/etc/sysctl.conf')
@@ -333,6 +335,37 @@ def rollback_refuses(ctx):
                 r.get('target') in [x['target'] for x in replaced]]
     expect(not restored, 'restored over what the upgrade put there: %s' % [r.get('target') for r in restored])
     return 'refused: %s' % ', '.join(r['target'] for r in replaced)
+
+
+def _kernel_line(ctx, run_name, klass):
+    found = ctx.runs[run_name].of(klass)
+    expect(len(found) == 1, '%s: %d %s line(s): %s' % (run_name, len(found), klass, ctx.runs[run_name].lines()))
+    return found[0]['message']
+
+
+@check('V1', 'kernel only: after the reboot, kernel_changed names the switch of flavour (cloud-amd64 -> amd64)',
+       variants=('kernel',))
+def flavour_changed(ctx):
+    message = _kernel_line(ctx, 'after', 'kernel_changed')
+    expect('the kernel flavour changed: cloud-amd64 -> amd64' in message, message)
+    return message
+
+
+@check('V2', 'kernel only: the kernel lines say what stayed the same for this host\'s file systems and devices',
+       variants=('kernel',))
+def unchanged_for_host(ctx):
+    for run_name, klass in (('after-pending', 'kernel_pending'), ('after', 'kernel_changed')):
+        message = _kernel_line(ctx, run_name, klass)
+        expect('unchanged for this host: ' in message and 'CONFIG_EXT4_FS' in message.split('unchanged for this host: ')[1],
+               '%s: %s' % (run_name, message))
+    return message.split('unchanged for this host: ')[1]
+
+
+@check('V3', 'kernel only: before the reboot, kernel_pending names the switch of flavour', variants=('kernel',))
+def flavour_pending(ctx):
+    message = _kernel_line(ctx, 'after-pending', 'kernel_pending')
+    expect('the kernel flavour changed: cloud-amd64 -> amd64' in message, message)
+    return message
 
 
 def read_rollback(work):
@@ -387,7 +420,11 @@ def main(argv=None):
         print('  %-14s rc=%s, %d difference(s), %d failing: %s' % (name, run.rc, len(run.differences), len(run.failing()),
                                                                    ', '.join('%s %d' % item for item in sorted(counts.items()))))
     passed = failed = pending = 0
-    for ident, title, needs, function in CHECKS:
+    variant = ctx.facts.get('variant') or 'release'
+    print('  variant: %s' % variant)
+    for ident, title, needs, function, variants in CHECKS:
+        if variant not in variants:
+            continue
         try:
             detail = function(ctx)
             verdict = 'PASS'
