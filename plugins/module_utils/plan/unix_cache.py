@@ -23,7 +23,6 @@ import os
 import re
 
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import ERROR, NOT_APPLICABLE, make_check, status_of
-from ansible_collections.iotune.storage.plugins.module_utils.common.files import read_text
 from ansible_collections.iotune.storage.plugins.module_utils.common.units import parse_int
 from ansible_collections.iotune.storage.plugins.module_utils.parse.unix_platform import (
     SYSTEM_NUMBER_FORMS, etc_system_entries, parse_kstat_p, parse_machinfo_memory, parse_system_number)
