@@ -101,7 +101,7 @@ def test_without_a_setting_the_cap_goes_into_a_fragment_of_our_own_and_back_out(
     ours = os.path.join(host.system_d, SYSTEM_FRAGMENT)
     found = plan(host, 4 * GIB)
     check, = found['checks']
-    assert 'harden_io sets it in %s' % ours in check['message']
+    assert 'no zfs:zfs_arc_max line in %s/* or %s: harden_io sets it in %s' % (host.system_d, host.system, ours) in check['message']
     change, = found['changes']
     assert (change['target'], change['before']) == (ours, None)
     run_concerns([UnixCache(host, {'zfs_arc_max': 4 * GIB}, 'solaris', host.system)], host, run_id='ours', journal_dir=host.journal)
