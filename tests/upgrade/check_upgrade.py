@@ -161,7 +161,7 @@ def new_kernel(ctx):
     return '%s -> %s' % (before, after)
 
 
-@check('B1', 'before: the audit reports commit=1 on /data/ext4 as an upgrade risk (a remount cannot remove it)')
+@check('B1', 'before: the audit reports commit=1 on /data/ext4 as an upgrade risk (a remount cannot remove it)', variants=('release',))
 def before_risk(ctx):
     report = load(os.path.join(ctx.work, 'reports-before', 'hosts', '%s.json' % ctx.vm), {})
     risks = [c for c in report.get('checks', []) if c.get('target') == '/data/ext4' and 'commit=1' in (c.get('setting') or '')
@@ -227,7 +227,7 @@ def kernel_changed(ctx):
 
 
 @check('A3', 'after the reboot: /data/ext4 lost commit=1 because it now follows fstab as the policy wants '
-       '(resolved, not failing; no advice to add commit=1 back)', NEEDS_DIFF)
+       '(resolved, not failing; no advice to add commit=1 back)', NEEDS_DIFF, variants=('release',))
 def ext4_follows_fstab(ctx):
     run = ctx.runs['after']
     found = run.of(key='mount_options:/data/ext4')
@@ -240,7 +240,7 @@ def ext4_follows_fstab(ctx):
 
 
 @check('A4', 'after the reboot: each policy check says its before -> after status (commit=1 on /data/ext4: drift -> '
-       'compliant)', NEEDS_DIFF)
+       'compliant)', NEEDS_DIFF, variants=('release',))
 def policy_status(ctx):
     run = ctx.runs['after']
     said = [d for d in run.differences if d['class'] == 'resolved' and 'commit=1' in d['message'] + d['key']
@@ -282,7 +282,7 @@ def noise(ctx):
     return ' | '.join(d['message'] for d in lines) or 'none of that noise this time'
 
 
-@check('A7', 'after the reboot: the schedulers the disks offer changed (mq-deadline gone with 6.12)', NEEDS_DIFF)
+@check('A7', 'after the reboot: the schedulers the disks offer changed (mq-deadline gone with 6.12)', NEEDS_DIFF, variants=('release',))
 def schedulers(ctx):
     run = ctx.runs['after']
     found = run.of('schedulers_changed')
@@ -351,14 +351,18 @@ def flavour_changed(ctx):
     return message
 
 
-@check('V2', 'kernel only: the kernel lines say what stayed the same for this host\'s file systems and devices',
-       variants=('kernel',))
+@check('V2', 'kernel only: the kernel lines put the options the host uses first and say what stayed the same for '
+       'its devices (the virtio disks\' driver, the schedulers\' options)', variants=('kernel',))
 def unchanged_for_host(ctx):
     for run_name, klass in (('after-pending', 'kernel_pending'), ('after', 'kernel_changed')):
         message = _kernel_line(ctx, run_name, klass)
-        expect('unchanged for this host: ' in message and 'CONFIG_EXT4_FS' in message.split('unchanged for this host: ')[1],
-               '%s: %s' % (run_name, message))
-    return message.split('unchanged for this host: ')[1]
+        expect('unchanged for this host: ' in message, '%s: %s' % (run_name, message))
+        changes, same = message.split('block layer options: ', 1)[-1].split('; unchanged for this host: ')
+        expect('CONFIG_VIRTIO_BLK' in same and "the schedulers' options" in same, '%s: %s' % (run_name, same))
+        # the first options listed are the host's: what a host option that changed says of its users
+        first = changes.split(', CONFIG_')[0]
+        expect('(' in first, '%s: the first option listed is not one the host uses: %s' % (run_name, first))
+    return '%s ...; unchanged for this host: %s' % (first, same)
 
 
 @check('V3', 'kernel only: before the reboot, kernel_pending names the switch of flavour', variants=('kernel',))

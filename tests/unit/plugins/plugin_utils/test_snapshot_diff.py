@@ -1182,3 +1182,25 @@ def test_an_administrators_rule_stays_a_changed_setting():
     source = dict(iocost_source(None)[IOCOST], vendor=False)
     differences = diff_snapshots(snapshot(), snapshot(sources={'/etc/udev/rules.d/90-iocost.rules': source}))
     assert [item['class'] for item in differences] == ['changed_setting']
+
+
+def read_backports(name):
+    with open(os.path.join(FIXTURES, 'snapshot', 'debian12-backports-kernel', name + '.json')) as handle:
+        return json.load(handle)
+
+
+@pytest.mark.parametrize('after, klass', [('post-upgrade-pending', 'kernel_pending'), ('post-upgrade', 'kernel_changed')])
+def test_the_real_backports_kernel_names_its_flavour_and_the_hosts_options_first(after, klass):
+    """make test-upgrade-kernel's snapshots: the generic backports kernel over the cloud one. The switch of flavour is
+    said; of its 88 block-layer differences the host's root file system leads, and what stayed the same for its
+    disks and schedulers is said; nothing fails."""
+    differences = diff_snapshots(read_backports('pre-upgrade'), read_backports(after))
+    assert failing(differences) == []
+    message, = [item['message'] for item in differences if item['class'] == klass]
+    assert 'the kernel flavour changed: cloud-amd64 -> amd64 (a kernel built with another configuration, not only a newer one)' \
+        in message
+    assert message.split('block layer options: ')[1].startswith('CONFIG_EXT4_FS y -> m (ext4: /, /data/ext4), '), message
+    assert '(and 80 more)' in message
+    assert message.endswith("; unchanged for this host: CONFIG_BLK_DEV_LOOP m (loop0-loop7), CONFIG_VIRTIO_BLK m (vda, vdb, "
+                            "vdc), CONFIG_XFS_FS m (xfs: /data/xfs), the schedulers' options (CONFIG_IOSCHED_BFQ m, "
+                            "CONFIG_MQ_IOSCHED_DEADLINE y, CONFIG_MQ_IOSCHED_KYBER m)"), message
