@@ -333,8 +333,9 @@ ansible_facts:
             - Solaris and HP-UX hosts only. Solaris, C(zfs_arc_max) with C(live) (bytes, C(kstat -p
               zfs:0:arcstats:c_max)), C(persistent) (the value as written by the last C(set zfs:zfs_arc_max) the next
               boot reads, in the fragments of C(/etc/system.d) in C-locale order, then C(/etc/system)), C(persistent_file)
-              (the file of that line, V(null) when none sets it) and C(applies) (V(at the next boot)); HP-UX, C(filecache_min) and C(filecache_max) (and C(dbc_min_pct),
-              C(dbc_max_pct) where the release has them) with C(live) (bytes), C(expression) and C(applies) (V(at once)).
+              (the file of that line, V(null) when none sets it) and C(applies) (V(at the next boot)); HP-UX,
+              C(filecache_min) and C(filecache_max) (and C(dbc_min_pct), C(dbc_max_pct) where the release has them) with
+              C(live) (bytes), C(expression) and C(applies) (V(at once)).
           returned: on Solaris and HP-UX
           type: dict
         not_applicable:

@@ -124,9 +124,9 @@ def _plan_solaris(want, run_command, system_file):
     persistent_ok = persistent == want
     status = status_of(live_ok, persistent_ok)
     target, text = _arc_target(source, files, has_dir, system_file)
+    searched = '%s/* or %s' % (os.path.join(os.path.dirname(system_file), SYSTEM_DIR), system_file) if has_dir else system_file
     where = '%s line %d sets %s' % (source['path'], entry['line'], persistent) if entry else \
-        'no %s line in %s' % (SYSTEM_KEY, '%s/* or %s' % (os.path.join(os.path.dirname(system_file), SYSTEM_DIR), system_file)
-                                 if has_dir else system_file)
+        'no %s line in %s' % (SYSTEM_KEY, searched)
     message = 'zfs_arc_max is %s live (kstat %s), expected %d; %s' % (live if live is not None else 'unknown', ARC_KSTAT, want, where)
     if persistent_ok and live_ok is False:
         message += ': it takes effect at the next boot (needs a reboot)'
