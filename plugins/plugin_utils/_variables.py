@@ -17,7 +17,7 @@ PREFIX = 'iotune_'
 # io_policy keeps (tests/unit/plugins/plugin_utils/test_variables.py fails while one is missing)
 OTHER_VARIABLES = (
     'iotune_audit_fail_on', 'iotune_audit_fail_on_drift', 'iotune_benchmark', 'iotune_copy_tools_installed',
-    'iotune_hosts', 'iotune_journal_dir', 'iotune_profile', 'iotune_report_dir', 'iotune_report_keep', 'iotune_run_id',
+    'iotune_hosts', 'iotune_journal_dir', 'iotune_report_dir', 'iotune_report_keep', 'iotune_run_id',
     'iotune_severity', 'iotune_snapshot_after_name', 'iotune_snapshot_name', 'iotune_textfile_dir',
     'iotune_upgrade_fail_on', 'iotune_upgrade_io_sysctls', 'iotune_upgrade_phase', 'iotune_upgrade_strict',
     'iotune_waivers',
