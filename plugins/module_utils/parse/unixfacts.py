@@ -89,7 +89,8 @@ def system_fragment_paths(system_file, errors):
 
 def read_system_files(system_file, errors):
     """What a Solaris kernel reads at boot, in its order, as ([{'path', 'text', 'read'}], whether the fragment
-    directory exists): the fragments (system_fragment_paths), then ``system_file``, read last, whose settings win (text None when it does not exist). A file that cannot be read is named in
+    directory exists): the fragments (system_fragment_paths), then ``system_file``, read last, whose
+    settings win (text None when it does not exist). A file that cannot be read is named in
     ``errors`` and stands in the list with 'read' False, so that a caller never takes a value as known
     while a file was not read."""
     files = []
