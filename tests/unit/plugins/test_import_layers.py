@@ -26,14 +26,17 @@ ALLOWED = {
     'policy': ('common', 'settings', 'parse', 'policy'),
     'plan': ('common', 'settings', 'parse', 'policy', 'plan'),
     'act': ('common', 'settings', 'parse', 'act'),
-    'measure': ('common', 'parse', 'measure'),
+    # a search's plan (measure.search) checks its candidates against the queue settings table
+    'measure': ('common', 'settings', 'parse', 'measure'),
     'engine': ('common', 'settings', 'parse', 'policy', 'plan', 'act', 'engine'),
 }
 
 # io_facts: 13 for Linux since parse.identity (the WWN, serial and model of a disk, issue 26), and 4 more
 # since it reads Solaris and HP-UX hosts too (parse.unix_mounts, parse.unix_platform, parse.unixfacts,
 # settings.platforms; issue 28)
-PAYLOAD_LIMITS = {'io_report': 4, 'fio': 7, 'io_facts': 17}
+# fio: 8 since its host-side helpers (the scratch file, the device check, one fio run) are measure.fio_run, shared
+# with tune_io (issue 40)
+PAYLOAD_LIMITS = {'io_report': 4, 'fio': 8, 'io_facts': 17}
 
 
 def _module_utils_imports(path):

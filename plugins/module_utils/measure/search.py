@@ -1,0 +1,195 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The plan of a measured search (the tune_io module, docs/tuning.md): its request checked field
+by field, its candidates, the shuffled order of each round, its duration against the budget, and
+the fio command line of one measurement. Pure: no I/O."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import random
+
+from ansible_collections.iotune.storage.plugins.module_utils.common.units import to_bytes
+from ansible_collections.iotune.storage.plugins.module_utils.measure.decide import min_rounds
+from ansible_collections.iotune.storage.plugins.module_utils.measure.fio import build_argv, normalize_jobs
+from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import QUEUE_SETTINGS, accepted_text
+
+BASELINE = 'current'
+AA_CANDIDATE = 'current-again'
+
+# The workloads a search names by preset. Each is one pass over a new file, capped by the runtime
+# (no time_based looping: a second pass over a buffered file would read the page cache):
+# * cold-seq-read: buffered 128 KiB reads of a file whose cached pages fio drops first (invalidate),
+#   so read-ahead decides how large the disk's reads are;
+# * restore-write: a restore's buffered 1 MiB writes, flushed at the end (end_fsync), as pax does;
+# * rand-read-8k: a database's 8 KiB random reads, direct, queue depth 16;
+# * seq-read-direct: 1 MiB direct reads, queue depth 4 (max_sectors_kb, the scheduler).
+WORKLOADS = {
+    'cold-seq-read': {'rw': 'read', 'bs': '128k', 'direct': False, 'ioengine': 'psync', 'options': {'invalidate': 1}},
+    'restore-write': {'rw': 'write', 'bs': '1m', 'direct': False, 'ioengine': 'psync'},
+    'rand-read-8k': {'rw': 'randread', 'bs': '8k', 'direct': True, 'iodepth': 16},
+    'seq-read-direct': {'rw': 'read', 'bs': '1m', 'direct': True, 'iodepth': 4},
+}
+# Settings a search can try: the block queue of the target's device (read through sysfs, applied
+# live through the journal and undone after each measurement; nothing persistent is written).
+SEARCHABLE = tuple(sorted(QUEUE_SETTINGS))
+# Seconds a measurement costs beyond its runtime (fio's start, the candidate applied and undone),
+# and the rate at which fio lays out a new file before a read, for the estimate.
+TRIAL_OVERHEAD_S = 2
+LAYOUT_BYTES_PER_S = 100 * 1024 * 1024
+MAX_ROUNDS = 200
+MAX_CANDIDATES = 16
+
+
+def _whole(value, field, minimum, maximum, errors):
+    if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= maximum:
+        errors.append('%s: %r is not valid; expected a whole number from %d to %d' % (field, value, minimum, maximum))
+        return False
+    return True
+
+
+def _valid_setting_value(setting, value):
+    spec = QUEUE_SETTINGS[setting]
+    if 'choices' in spec:
+        return value in spec['choices']
+    return not isinstance(value, bool) and isinstance(value, int) and spec['minimum'] <= value <= spec['maximum']
+
+
+def check_settings(settings, errors):
+    """settings: {setting: [candidate values]}; errors name ``settings.<name>[i]`` and the accepted values."""
+    if not isinstance(settings, dict) or not settings:
+        errors.append('settings: give at least one setting to search, with its candidate values: one of %s'
+                      % ', '.join(SEARCHABLE))
+        return
+    for name in sorted(settings, key=str):
+        values = settings[name]
+        if name not in QUEUE_SETTINGS:
+            errors.append('settings.%s: not a setting a search can try; accepted: %s' % (name, ', '.join(SEARCHABLE)))
+            continue
+        if not isinstance(values, list) or not values:
+            errors.append('settings.%s: expected a non-empty list of candidate values (%s)' % (name, accepted_text(name)))
+            continue
+        for index, value in enumerate(values):
+            if not _valid_setting_value(name, value):
+                errors.append('settings.%s[%d]: %r is not valid; expected %s' % (name, index, value, accepted_text(name)))
+        if len(set(map(str, values))) != len(values):
+            errors.append('settings.%s: a candidate is listed twice' % name)
+
+
+def workload_job(workload):
+    """The fio job (a dict of measure.fio's job keys) of a preset name or a job dict; ValueError names ``workload``."""
+    if isinstance(workload, str):
+        if workload not in WORKLOADS:
+            raise ValueError('workload: unknown preset %r; accepted: %s, or a fio job (a dict with rw)'
+                             % (workload, ', '.join(sorted(WORKLOADS))))
+        spec = dict(WORKLOADS[workload], name=workload)
+    elif isinstance(workload, dict):
+        spec = dict(workload)
+        spec.setdefault('name', 'workload')
+    else:
+        raise ValueError('workload: expected a preset name (%s) or a fio job dict, got %r' % (', '.join(sorted(WORKLOADS)), workload))
+    try:
+        job = normalize_jobs([spec])[0]
+        build_argv('fio', dict(job, filename='/check'))
+        return job
+    except ValueError as exc:
+        raise ValueError('workload: %s' % str(exc).replace('jobs[0]', 'job'))
+
+
+def check_request(params):
+    """The errors of a search request (the tune_io module's parameters), each naming its field."""
+    errors = []
+    check_settings(params.get('settings'), errors)
+    try:
+        workload_job(params.get('workload'))
+    except ValueError as exc:
+        errors.append(str(exc))
+    _whole(params.get('rounds'), 'rounds', 1, MAX_ROUNDS, errors)
+    _whole(params.get('runtime'), 'runtime', 1, 3600, errors)
+    _whole(params.get('max_seconds'), 'max_seconds', 1, 7 * 86400, errors)
+    try:
+        if to_bytes(params.get('size')) < 1024 * 1024:
+            errors.append('size: %r is too small; expected at least 1m' % (params.get('size'),))
+    except ValueError as exc:
+        errors.append('size: %s' % exc)
+    confidence, min_effect = params.get('confidence'), params.get('min_effect')
+    if not isinstance(confidence, float) or not 0.5 <= confidence < 1:
+        errors.append('confidence: %r is not valid; expected a fraction from 0.5 to below 1 (0.95)' % (confidence,))
+    if not isinstance(min_effect, float) or not 0 <= min_effect < 10:
+        errors.append('min_effect: %r is not valid; expected a fraction from 0 (0.05 is 5 %%)' % (min_effect,))
+    return errors
+
+
+def candidates(settings, current, aa=False):
+    """The candidates besides the current value: ``[{'name', 'setting', 'value'}]``, one setting
+    changed at a time (the others stay as they are), a value equal to the current one left out
+    (it is the baseline). In an A/A search one candidate, the current value again, changes nothing."""
+    if aa:
+        return [{'name': AA_CANDIDATE, 'setting': None, 'value': None}]
+    found = []
+    for setting in sorted(settings):
+        for value in settings[setting]:
+            if str(value) != str(current.get(setting)):
+                found.append({'name': '%s=%s' % (setting, value), 'setting': setting, 'value': value})
+    return found
+
+
+def round_orders(names, rounds, seed):
+    """A new shuffled order of ``names`` for each round (A B C, C A B, ...), from ``seed``."""
+    rng = random.Random(seed)
+    orders = []
+    for dummy in range(rounds):
+        order = list(names)
+        rng.shuffle(order)
+        orders.append(order)
+    return orders
+
+
+def trial_seconds(job, runtime, size):
+    """The estimated seconds of one measurement: the runtime, the overhead and, for a read, laying out the file."""
+    reads = 'read' in job.get('rw', '') or job.get('rw') in ('rw', 'randrw')
+    layout = -(-to_bytes(size) // LAYOUT_BYTES_PER_S) if reads else 0
+    return runtime + TRIAL_OVERHEAD_S + layout
+
+
+def budget_problem(trials, seconds_each, max_seconds):
+    """The sentence refusing a search longer than its budget, or None."""
+    needed = trials * seconds_each
+    if needed > max_seconds:
+        return ('max_seconds: the search needs about %d s (%d measurements x %d s: runtime, layout and overhead), more than '
+                'max_seconds %d; give fewer candidates or rounds, a shorter runtime, or a larger max_seconds'
+                % (needed, trials, seconds_each, max_seconds))
+    return None
+
+
+def rounds_problem(rounds, confidence, count):
+    """The sentence refusing too few rounds for ``count`` candidates at ``confidence``, or None."""
+    needed = min_rounds(confidence, count)
+    if rounds < needed:
+        return ('rounds: %d rounds cannot show a difference at %s confidence among %d candidate(s); at least %d are needed '
+                '(docs/tuning.md, the decision rule)' % (rounds, confidence, count, needed))
+    return None
+
+
+def trial_argv(fio, job, filename, size, runtime):
+    """fio's command line for one measurement of ``job`` on ``filename``: one pass over ``size``
+    bytes, stopped after ``runtime`` seconds (not time based, so no pass reads a cached file again)."""
+    argv = build_argv(fio, dict(job, filename=filename, size=size))
+    return argv[:-1] + ['--runtime=%d' % runtime] + argv[-1:]
+
+
+def measured_value(parsed, job, metric):
+    """The number a trial yields from parsed fio output (measure.fio.parse_fio_json): ``bw`` the bytes/s of its
+    direction (both summed for a mixed job), ``lat`` the mean completion latency in ns (higher is worse)."""
+    total_bw, lat = 0, []
+    for entry in parsed['jobs']:
+        for direction in ('read', 'write'):
+            section = entry.get(direction)
+            if section and section.get('io_bytes'):
+                total_bw += section['bw_bytes']
+                lat.append(section['lat_mean_ns'])
+    if metric == 'lat':
+        return max(lat) if lat else None
+    return total_bw or None

@@ -1,0 +1,106 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The plan of a measured search: its request checked field by field, its candidates, the shuffled
+rounds, the budget, and the fio command line of one measurement."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import pytest
+
+from ansible_collections.iotune.storage.plugins.module_utils.measure.search import (
+    AA_CANDIDATE,
+    budget_problem,
+    candidates,
+    check_request,
+    measured_value,
+    round_orders,
+    SEARCHABLE,
+    rounds_problem,
+    trial_argv,
+    trial_seconds,
+    workload_job,
+    WORKLOADS,
+)
+
+GOOD = {'settings': {'read_ahead_kb': [128, 1024, 4096]}, 'workload': 'cold-seq-read', 'rounds': 8, 'runtime': 5,
+        'max_seconds': 600, 'size': '256m', 'confidence': 0.95, 'min_effect': 0.05}
+
+
+def test_a_good_request_has_no_errors():
+    assert check_request(GOOD) == []
+
+
+@pytest.mark.parametrize('change, expected', [
+    ({'settings': {}}, 'settings: give at least one setting to search'),
+    ({'settings': {'read_ahead': [1]}}, 'settings.read_ahead: not a setting a search can try; accepted: '
+                                         + ', '.join(SEARCHABLE)),
+    ({'settings': {'read_ahead_kb': 128}}, 'settings.read_ahead_kb: expected a non-empty list of candidate values'),
+    ({'settings': {'read_ahead_kb': [128, -1]}}, 'settings.read_ahead_kb[1]: -1 is not valid; expected an integer from 0'),
+    ({'settings': {'scheduler': ['deadlines']}}, "settings.scheduler[0]: 'deadlines' is not valid; expected one of none, "
+                                                  "mq-deadline"),
+    ({'settings': {'read_ahead_kb': [128, 128]}}, 'settings.read_ahead_kb: a candidate is listed twice'),
+    ({'workload': 'seq'}, "workload: unknown preset 'seq'; accepted: cold-seq-read, rand-read-8k, restore-write, seq-read-direct"),
+    ({'workload': {'rw': 'read', 'options': {'filename': '/etc/passwd'}}}, 'workload: job.options'),
+    ({'workload': {'rw': 'trim'}}, "workload: unknown"),
+    ({'rounds': 0}, 'rounds: 0 is not valid; expected a whole number from 1 to 200'),
+    ({'runtime': True}, 'runtime: True is not valid'),
+    ({'size': '10k'}, "size: '10k' is too small; expected at least 1m"),
+    ({'size': 'big'}, 'size: '),
+    ({'confidence': 1.0}, 'confidence: 1.0 is not valid'),
+    ({'min_effect': -0.1}, 'min_effect: -0.1 is not valid'),
+])
+def test_bad_input_is_named(change, expected):
+    errors = check_request(dict(GOOD, **change))
+    assert len(errors) == 1 and errors[0].startswith(expected), errors
+
+
+def test_candidates_change_one_setting_and_leave_out_the_current_value():
+    found = candidates({'read_ahead_kb': [128, 1024], 'scheduler': ['none', 'mq-deadline']},
+                       {'read_ahead_kb': 128, 'scheduler': 'mq-deadline'})
+    assert found == [{'name': 'read_ahead_kb=1024', 'setting': 'read_ahead_kb', 'value': 1024},
+                     {'name': 'scheduler=none', 'setting': 'scheduler', 'value': 'none'}]
+    assert candidates({'read_ahead_kb': [1024]}, {}, aa=True) == [{'name': AA_CANDIDATE, 'setting': None, 'value': None}]
+
+
+def test_round_orders_are_shuffled_per_round_and_reproducible():
+    names = ['current', 'a', 'b', 'c']
+    orders = round_orders(names, 40, 7)
+    assert orders == round_orders(names, 40, 7)
+    assert all(sorted(order) == sorted(names) for order in orders)
+    # not one fixed order: every name comes first in some round
+    assert set(order[0] for order in orders) == set(names)
+
+
+def test_budget_and_rounds():
+    job = workload_job('cold-seq-read')
+    assert trial_seconds(job, 5, '256m') == 5 + 2 + 3
+    assert trial_seconds(workload_job('restore-write'), 5, '256m') == 7
+    assert budget_problem(40, 10, 400) is None
+    assert budget_problem(40, 10, 399).startswith('max_seconds: the search needs about 400 s (40 measurements x 10 s')
+    assert rounds_problem(6, 0.95, 1) is None
+    assert rounds_problem(6, 0.95, 2) == ('rounds: 6 rounds cannot show a difference at 0.95 confidence among 2 '
+                                          'candidate(s); at least 7 are needed (docs/tuning.md, the decision rule)')
+
+
+@pytest.mark.parametrize('name', sorted(WORKLOADS))
+def test_trial_argv_is_one_pass_capped_by_runtime(name):
+    argv = trial_argv('/usr/bin/fio', workload_job(name), '/mnt/.iotune-fio-1-ab', 268435456, 5)
+    assert '--runtime=5' in argv and '--time_based=1' not in argv
+    assert '--size=268435456' in argv and '--filename=/mnt/.iotune-fio-1-ab' in argv
+    assert argv[-1] == '--output-format=json'
+
+
+def test_cold_read_drops_the_files_cached_pages_first():
+    argv = trial_argv('fio', workload_job('cold-seq-read'), '/x/f', 1 << 28, 5)
+    assert '--invalidate=1' in argv and '--direct=0' in argv
+
+
+def test_measured_value():
+    parsed = {'jobs': [{'name': 'w', 'error': 0, 'read': {'bw_bytes': 100, 'io_bytes': 5, 'lat_mean_ns': 7},
+                        'write': {'bw_bytes': 50, 'io_bytes': 5, 'lat_mean_ns': 9}}]}
+    assert measured_value(parsed, {}, 'bw') == 150
+    assert measured_value(parsed, {}, 'lat') == 9
+    assert measured_value({'jobs': [{'name': 'w', 'error': 0, 'read': None, 'write': None}]}, {}, 'bw') is None
