@@ -312,6 +312,8 @@ from ansible_collections.iotune.storage.plugins.module_utils.common.runner impor
 from ansible_collections.iotune.storage.plugins.module_utils.common.atomic import atomic_write
 from ansible_collections.iotune.storage.plugins.module_utils.common.trust import private_directory
 from ansible_collections.iotune.storage.plugins.module_utils.common.units import to_bytes
+
+
 def fail(module, msg, **extra):
     module.fail_json(msg=msg, **extra)
 

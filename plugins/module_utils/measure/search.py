@@ -13,7 +13,7 @@ import random
 
 from ansible_collections.iotune.storage.plugins.module_utils.common.units import to_bytes
 from ansible_collections.iotune.storage.plugins.module_utils.measure.decide import min_rounds
-from ansible_collections.iotune.storage.plugins.module_utils.measure.fio import build_argv, normalize_jobs
+from ansible_collections.iotune.storage.plugins.module_utils.measure.fio import build_argv, check_fio_options, normalize_jobs
 from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import QUEUE_SETTINGS, accepted_text
 
 BASELINE = 'current'
@@ -193,3 +193,48 @@ def measured_value(parsed, job, metric):
     if metric == 'lat':
         return max(lat) if lat else None
     return total_bw or None
+
+
+def stable_match(name, info):
+    """The ``match`` of an iotune_block_devices entry for device ``name`` that survives a reboot
+    (its WWN, else its serial, else its kernel name), and a warning when only the name is left."""
+    for key in ('wwn', 'serial'):
+        if info.get(key):
+            return {key: info[key]}, None
+    return {'name': name}, ('%s has no WWN or serial: the fragment matches it by its kernel name, which a reboot may '
+                            'give another disk' % name)
+
+
+def policy_fragment(name, info, values):
+    """The policy to give harden_io.yml for the values a search recommends on device ``name``
+    (``info``: its io_facts, for the match and the hardware named): {'iotune_block_devices': [...]},
+    and the hardware line (model, WWN, serial) a person reads before giving it to a group of hosts."""
+    match, warning = stable_match(name, info)
+    entry = dict(values, match=match)
+    hardware = ', '.join('%s %s' % (key, info[key]) for key in ('model', 'wwn', 'serial') if info.get(key)) or 'unknown hardware'
+    return {'iotune_block_devices': [entry]}, hardware, warning
+
+
+def recommended_values(decision, by_name):
+    """{setting: value} of the recommended candidate, or {} (keep the current value)."""
+    name = decision['recommended']
+    if name is None or by_name[name]['setting'] is None:
+        return {}
+    return {by_name[name]['setting']: by_name[name]['value']}
+
+
+def cache_suspect_job(job):
+    """True when a buffered job's result may come from the page cache. A search measures one pass
+    over a new file that fio lays out, flushes (create_fsync) and drops from the cache (invalidate,
+    fio's default) before it reads; a buffered write is flushed at its end (end_fsync). What stays
+    suspect: a mixed read/write job (it reads what it just wrote), and options that read the file
+    again (loops, io_size, number_ios) or keep its pages (invalidate=0)."""
+    if job.get('direct', True):
+        return False
+    extra = dict(check_fio_options(job.get('extra')))
+    rw = job.get('rw') or ''
+    if rw in ('rw', 'readwrite', 'randrw'):
+        return True
+    if str(extra.get('invalidate', 1)) in ('0', 'False', 'false'):
+        return True
+    return any(key in extra for key in ('loops', 'io_size', 'number_ios'))

@@ -35,12 +35,12 @@ def test_a_good_request_has_no_errors():
 
 @pytest.mark.parametrize('change, expected', [
     ({'settings': {}}, 'settings: give at least one setting to search'),
-    ({'settings': {'read_ahead': [1]}}, 'settings.read_ahead: not a setting a search can try; accepted: '
-                                         + ', '.join(SEARCHABLE)),
+    ({'settings': {'read_ahead': [1]}},
+     'settings.read_ahead: not a setting a search can try; accepted: ' + ', '.join(SEARCHABLE)),
     ({'settings': {'read_ahead_kb': 128}}, 'settings.read_ahead_kb: expected a non-empty list of candidate values'),
     ({'settings': {'read_ahead_kb': [128, -1]}}, 'settings.read_ahead_kb[1]: -1 is not valid; expected an integer from 0'),
-    ({'settings': {'scheduler': ['deadlines']}}, "settings.scheduler[0]: 'deadlines' is not valid; expected one of none, "
-                                                  "mq-deadline"),
+    ({'settings': {'scheduler': ['deadlines']}},
+     "settings.scheduler[0]: 'deadlines' is not valid; expected one of none, mq-deadline"),
     ({'settings': {'read_ahead_kb': [128, 128]}}, 'settings.read_ahead_kb: a candidate is listed twice'),
     ({'workload': 'seq'}, "workload: unknown preset 'seq'; accepted: cold-seq-read, rand-read-8k, restore-write, seq-read-direct"),
     ({'workload': {'rw': 'read', 'options': {'filename': '/etc/passwd'}}}, 'workload: job.options'),

@@ -1,0 +1,107 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The measured search on a host (the tune_io module): every candidate applied through the journal,
+measured on a new file, undone from the journal, in a new shuffled order each round; then the
+decision rule (measure.decide). The host's managed state is digested before and after: a search
+leaves it as it found it, or says so.
+
+The driver (``run_rounds``) takes its trial as a function, so the order, the undo after every
+measurement (a failed one too) and the budget are unit tested without a disk."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import hashlib
+import json
+
+from ansible_collections.iotune.storage.plugins.module_utils.act.records import Trusted
+from ansible_collections.iotune.storage.plugins.module_utils.act.rollback import RollbackError, roll_back
+from ansible_collections.iotune.storage.plugins.module_utils.common.checks import ERROR
+from ansible_collections.iotune.storage.plugins.module_utils.engine.run import BlockQueue, EngineError, run_concerns
+from ansible_collections.iotune.storage.plugins.module_utils.engine.snapshot import take_snapshot
+
+
+class SearchError(Exception):
+    """A search that cannot start or could not undo a candidate; ``result`` holds what is known."""
+
+    def __init__(self, message, result=None):
+        Exception.__init__(self, message)
+        self.result = result or {}
+
+
+def state_digest(sys_root='/sys', proc_root='/proc'):
+    """sha256 of the host's managed state (engine.snapshot: every managed setting, live and
+    persistent, the sysctl values and the source files), the time it was taken left out."""
+    snapshot = take_snapshot('tune-io', sys_root=sys_root, proc_root=proc_root)
+    state = dict((key, snapshot[key]) for key in ('settings', 'sysctl', 'sources'))
+    return hashlib.sha256(json.dumps(state, sort_keys=True).encode('utf-8')).hexdigest()
+
+
+class QueueTrials(object):
+    """Applies a candidate value of a block-queue setting of the target's device live (persist
+    false: no udev rule is written), each under its own run id of the journal, and undoes it."""
+
+    def __init__(self, runner, match, journal_dir, run_id, sys_root='/sys', proc_root='/proc', warn=None):
+        self.runner, self.match, self.journal_dir, self.run_id = runner, match, journal_dir, run_id
+        self.sys_root, self.proc_root, self.warn = sys_root, proc_root, warn
+        self.applied = []
+
+    def concern(self, values):
+        return BlockQueue(self.runner, [dict(values, match=self.match)], persist=False, sys_root=self.sys_root,
+                          proc_root=self.proc_root)
+
+    def plan(self, values):
+        """The block_queue plan of ``values`` on the target's device; reads only."""
+        return self.concern(values).plan()
+
+    def apply(self, values, number):
+        """Make ``values`` live under run id ``<run_id>-t<number>``; that id when a change was journalled, else None."""
+        trial_id = '%s-t%03d' % (self.run_id, number)
+        try:
+            result = run_concerns([self.concern(values)], self.runner, run_id=trial_id, journal_dir=self.journal_dir,
+                                  warn=self.warn)
+        except EngineError as exc:
+            if exc.result.get('changed'):
+                self.undo(trial_id)
+            raise SearchError('applying %s: %s' % (', '.join('%s=%s' % item for item in sorted(values.items())), exc))
+        if 'journal' not in result:
+            return None
+        self.applied.append(trial_id)
+        return trial_id
+
+    def undo(self, trial_id):
+        """Put back what run ``trial_id`` changed; SearchError naming the run when that fails."""
+        try:
+            errors = roll_back(self.journal_dir, trial_id, Trusted((), self.sys_root, self.proc_root), self.runner)['errors']
+        except RollbackError as exc:
+            errors = [str(exc)]
+        if errors:
+            raise SearchError('undoing run %s: %s; ansible-playbook iotune.storage.rollback_io -e iotune_run_id=%s puts it back'
+                              % (trial_id, '; '.join(errors), trial_id))
+
+
+def plan_errors(plan, field):
+    """The error checks of a candidate's plan, as sentences naming ``field``."""
+    return ['%s: %s' % (field, check['message']) for check in plan['checks'] if check['status'] == ERROR]
+
+
+def run_rounds(orders, trial, clock, deadline):
+    """Measure each round's names in its order: ``trial(name, number)`` -> (value, suspect). Stops
+    before a round that would end after ``deadline`` (clock() seconds). Returns (rounds: one
+    {name: value} per complete round, suspect: the names any trial flagged, stopped: None or why)."""
+    rounds, suspect, number = [], set(), 0
+    started = clock()
+    for index, order in enumerate(orders):
+        if index and clock() + (clock() - started) / index > deadline:
+            return rounds, suspect, 'stopped after %d of %d rounds: the next would pass max_seconds' % (index, len(orders))
+        measured = {}
+        for name in order:
+            number += 1
+            value, flagged = trial(name, number)
+            measured[name] = value
+            if flagged:
+                suspect.add(name)
+        rounds.append(measured)
+    return rounds, suspect, None

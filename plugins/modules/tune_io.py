@@ -1,0 +1,450 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: tune_io
+short_description: Find the value of a block-queue setting by measurement with fio, beyond the noise
+version_added: 1.1.0
+description:
+  - A measured search on one target, a mounted file system or a bare block device. Each round measures the current
+    value and every candidate once, in a new shuffled order, each candidate applied live through the write-ahead
+    journal under a run id of its own and undone from it right after its measurement, each measurement on a new
+    file fio lays out. The host is left as it was found; a digest of its managed state before and after says so.
+  - A candidate is recommended only when it beats the current value beyond the noise. The rule (docs/tuning.md) pairs
+    the rounds, takes a distribution-free confidence interval of the median effect shared among the candidates, and
+    asks for a minimum effect; rounds that fall into two modes are reported, and a win must hold within each mode.
+    Otherwise the answer is to keep the current value.
+  - The answer comes with a policy fragment for C(harden_io.yml) that matches the device by what survives a reboot
+    (its WWN, else its serial) and names the hardware, so it can serve a group of identical hosts.
+  - Check mode checks the request and every candidate against what the device keeps, and returns the plan and its
+    duration without measuring or changing anything.
+author:
+  - iotune.storage maintainers (@iotune)
+extends_documentation_fragment:
+  - iotune.storage.attributes
+  - iotune.storage.roots
+attributes:
+  check_mode:
+    support: full
+    details:
+      - Check mode returns the plan (candidates, the order of each round, the estimated seconds); nothing is measured.
+  diff_mode:
+    support: none
+  idempotent:
+    support: full
+    details:
+      - Every candidate is undone after its measurement; the module reports C(changed=false) when the managed state
+        after the search equals the state before, and fails when it does not.
+options:
+  target:
+    description:
+      - A mount point (the scratch files go there, or in O(directory)) or a bare block device.
+      - A block device is measured raw only with O(allow_destructive=true), and never when it carries a signature or
+        is held by another device (as the C(fio) module).
+    type: path
+    required: true
+  directory:
+    description: A directory on the mounted O(target) for the scratch files (default the mount point itself).
+    type: path
+  allow_destructive:
+    description: Allow measuring the bare block device in O(target) (write workloads destroy its data).
+    type: bool
+    default: false
+  settings:
+    description:
+      - "The block-queue settings of the target's device to try, each with its candidate values, for example
+        C({read_ahead_kb: [128, 1024, 4096]}). One setting changes at a time; the others stay as they are."
+      - Settings are those of C(iotune_block_devices) (C(read_ahead_kb), C(max_sectors_kb), C(nr_requests),
+        C(rq_affinity), C(scheduler)). A value the device would refuse or round is found before anything is measured.
+    type: dict
+    required: true
+  workload:
+    description:
+      - A preset, or a fio job as an element of the C(fio) module's C(jobs) (a dict with C(rw)).
+      - V(cold-seq-read) buffered 128 KiB reads of a new file whose cached pages fio drops first (read-ahead decides);
+        V(restore-write) buffered 1 MiB writes flushed at the end, as a restore; V(rand-read-8k) direct 8 KiB random
+        reads at queue depth 16; V(seq-read-direct) direct 1 MiB reads at queue depth 4.
+    type: raw
+    default: cold-seq-read
+  metric:
+    description: V(bw) compares bytes per second (higher is better), V(lat) the mean latency (lower is better).
+    type: str
+    choices: [bw, lat]
+    default: bw
+  rounds:
+    description: Rounds; each measures the current value and every candidate once. The plan refuses fewer than the rule needs.
+    type: int
+    default: 8
+  runtime:
+    description: Seconds at most of each measurement (one pass over O(size), stopped at this time).
+    type: int
+    default: 5
+  size:
+    description: Size of each new file (or of the region of the device) a measurement works on.
+    type: str
+    default: 256m
+  max_seconds:
+    description: The budget. The plan refuses a search whose estimate exceeds it; a search that runs late stops after a round.
+    type: int
+    default: 900
+  confidence:
+    description: Confidence of the decision, shared among the candidates.
+    type: float
+    default: 0.95
+  min_effect:
+    description: The smallest gain worth a change, a fraction (V(0.05) is 5 %).
+    type: float
+    default: 0.05
+  aa:
+    description:
+      - An A/A search. The one candidate is the current value again, nothing is changed, and the answer must be "no
+        difference". It shows what the noise of this target does to the rule.
+    type: bool
+    default: false
+  seed:
+    description: Seed of the shuffled orders (default a random one, returned in RV(seed) to repeat the search).
+    type: int
+  run_id:
+    description:
+      - Run id of the search. Each candidate is applied under C(<run_id>-t<number>), so a search killed half-way is
+        undone by C(io_rollback) (the latest open run) like any other run. Default one from the time and the process.
+    type: str
+  journal_dir:
+    description: Directory of the write-ahead run journals.
+    type: path
+    default: /var/lib/iotune/journal
+  min_free:
+    description: Free space to leave on the file system beyond a scratch file.
+    type: str
+    default: 64m
+  fio_path:
+    description: The fio program. Default C(fio) on the PATH.
+    type: path
+notes:
+  - Only live values change during a search, never a udev rule or another file. C(harden_io.yml) with the fragment
+    makes a recommendation persistent.
+seealso:
+  - module: iotune.storage.fio
+  - module: iotune.storage.io_rollback
+'''
+
+EXAMPLES = r'''
+- name: Find the read-ahead for a cold sequential read of /data
+  iotune.storage.tune_io:
+    target: /data
+    settings:
+      read_ahead_kb: [128, 512, 2048, 8192]
+    workload: cold-seq-read
+    size: 4g
+    rounds: 8
+    max_seconds: 1800
+  register: found
+
+- name: Show the answer and the fragment for harden_io.yml
+  ansible.builtin.debug:
+    msg: "{{ found.msg }}: {{ found.policy_fragment | to_nice_yaml }}"
+'''
+
+RETURN = r'''
+msg:
+  description: The answer in one sentence.
+  returned: always
+  type: str
+  sample: "read_ahead_kb=2048 beats the current value (128) by 1.31x (interval 1.22x-1.40x, 8 rounds)"
+run_id:
+  description: The search's run id; each candidate was applied under C(<run_id>-t<number>).
+  returned: always
+  type: str
+seed:
+  description: The seed of the shuffled orders.
+  returned: always
+  type: int
+device:
+  description: The kernel name of the device whose queue was searched, with its identity (model, wwn, serial).
+  returned: always
+  type: dict
+current:
+  description: The current value of each searched setting (the baseline).
+  returned: always
+  type: dict
+candidates:
+  description: The candidates (C(name), C(setting), C(value)).
+  returned: always
+  type: list
+  elements: dict
+orders:
+  description: The order of each round.
+  returned: always
+  type: list
+  elements: list
+estimated_seconds:
+  description: The plan's estimate of the search's duration.
+  returned: always
+  type: int
+rounds:
+  description: The measured value of each name in each complete round (bytes/s for V(bw), ns for V(lat)).
+  returned: unless check mode
+  type: list
+  elements: dict
+decision:
+  description:
+    - The decision rule's answer, C(recommended) (a candidate name or null), C(verdicts) (per candidate C(outcome),
+      C(effect), C(interval), C(rounds), and C(mode_effects) with two modes), C(modes) and C(rule).
+    - C(outcome) is one of V(better), V(worse), V(no-difference), V(inconsistent) (better in one mode only),
+      V(cache-suspect) and V(too-few-rounds).
+  returned: unless check mode
+  type: dict
+recommended:
+  description: The recommended setting and value, or an empty dict (keep the current value).
+  returned: unless check mode
+  type: dict
+policy_fragment:
+  description: The policy for harden_io.yml with the recommended values (C(iotune_block_devices)); empty when none.
+  returned: unless check mode
+  type: dict
+hardware:
+  description: The hardware the fragment was found on (model, WWN, serial).
+  returned: always
+  type: str
+state_digest:
+  description:
+    - sha256 of the host's managed state before and after the search (C(before), C(after)); they are equal.
+    - In check mode C(before) only, to compare with a later run (a search killed half-way, then rolled back).
+  returned: always
+  type: dict
+trials:
+  description: The run ids under which a candidate was applied and undone.
+  returned: unless check mode
+  type: list
+  elements: str
+stopped:
+  description: Why the search stopped before its last round (the budget), or null.
+  returned: unless check mode
+  type: str
+'''
+
+import os
+import random
+import signal
+import stat
+import time
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.iotune.storage.plugins.module_utils.act.journal import new_run_id
+from ansible_collections.iotune.storage.plugins.module_utils.common.args import check_args
+from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandRunner
+from ansible_collections.iotune.storage.plugins.module_utils.common.units import to_bytes
+from ansible_collections.iotune.storage.plugins.module_utils.engine.tune import (
+    QueueTrials, SearchError, plan_errors, run_rounds, state_digest)
+from ansible_collections.iotune.storage.plugins.module_utils.measure.decide import decide
+from ansible_collections.iotune.storage.plugins.module_utils.measure.fio_run import (
+    MeasureError, check_device, create_scratch, device_bytes, run_fio, stop_on_signal)
+from ansible_collections.iotune.storage.plugins.module_utils.measure.search import (
+    BASELINE, budget_problem, cache_suspect_job, candidates, check_request, measured_value, policy_fragment,
+    recommended_values, round_orders, rounds_problem, trial_argv, trial_seconds, workload_job)
+from ansible_collections.iotune.storage.plugins.module_utils.parse.sysfs import read_block_device
+from ansible_collections.iotune.storage.plugins.module_utils.parse.udev import DB_DIR
+
+ARGUMENT_SPEC = dict(
+    target=dict(type='path', required=True),
+    directory=dict(type='path'),
+    allow_destructive=dict(type='bool', default=False),
+    settings=dict(type='dict', required=True),
+    workload=dict(type='raw', default='cold-seq-read'),
+    metric=dict(type='str', choices=['bw', 'lat'], default='bw'),
+    rounds=dict(type='int', default=8),
+    runtime=dict(type='int', default=5),
+    size=dict(type='str', default='256m'),
+    max_seconds=dict(type='int', default=900),
+    confidence=dict(type='float', default=0.95),
+    min_effect=dict(type='float', default=0.05),
+    aa=dict(type='bool', default=False),
+    seed=dict(type='int'),
+    run_id=dict(type='str'),
+    journal_dir=dict(type='path', default='/var/lib/iotune/journal'),
+    min_free=dict(type='str', default='64m'),
+    fio_path=dict(type='path'),
+    sys_root=dict(type='path', default='/sys'),
+    proc_root=dict(type='path', default='/proc'),
+)
+
+
+def resolve_target(runner, params):
+    """(match, scratch directory or None, raw device or None) of O(target); SearchError when it is neither
+    a mount point nor a bare block device."""
+    target = params['target']
+    try:
+        info = os.stat(target)
+    except OSError as exc:
+        raise SearchError('target %s: %s' % (target, exc.strerror))
+    if stat.S_ISBLK(info.st_mode):
+        if not params['allow_destructive']:
+            raise SearchError('target %s is a block device: measuring it raw destroys its data; set allow_destructive: true '
+                              'to allow it, or give a mount point' % target)
+        try:
+            check_device(runner, target)
+        except MeasureError as exc:
+            raise SearchError('target: %s' % exc)
+        return {'name': os.path.basename(os.path.realpath(target))}, None, target
+    if not os.path.ismount(target):
+        raise SearchError('target %s is neither a mount point nor a block device' % target)
+    return {'mountpoint': target}, params['directory'] or target, None
+
+
+def current_values(trials, settings):
+    """{setting: live value} of the device, and the device's kernel name, from a plan of the first candidates."""
+    plan = trials.plan(dict((setting, values[0]) for setting, values in settings.items()))
+    devices = [device['name'] for device in plan['devices']]
+    if len(devices) != 1:
+        problems = [check['message'] for check in plan['checks']] or ['it selects %d devices' % len(devices)]
+        raise SearchError('target: a search tries the queue of one device: %s' % '; '.join(problems))
+    current = {}
+    for check in plan['checks']:
+        current.setdefault(check['setting'], check['live'])
+    return current, devices[0]
+
+
+def checked_candidates(trials, found):
+    """The candidates, each planned (read only): SearchError naming ``settings.<name>`` when the device would refuse one."""
+    errors = []
+    for candidate in found:
+        if candidate['setting'] is not None:
+            errors.extend(plan_errors(trials.plan({candidate['setting']: candidate['value']}), 'settings.%s' % candidate['setting']))
+    if errors:
+        raise SearchError('nothing measured: %s' % '; '.join(errors))
+
+
+class Measure(object):
+    """One measurement: a new file (or the device's region), one fio pass, the value of the metric."""
+
+    def __init__(self, runner, fio, job, params, directory, device):
+        self.runner, self.fio, self.job, self.params = runner, fio, job, params
+        self.directory, self.device = directory, device
+        self.size = to_bytes(params['size'])
+        if device is not None:
+            self.size = min(self.size, device_bytes(device))
+
+    def __call__(self):
+        scratch = None
+        try:
+            if self.device is None:
+                scratch = create_scratch(self.directory, self.size, to_bytes(self.params['min_free']))
+            argv = trial_argv(self.fio, self.job, scratch or self.device, self.size, self.params['runtime'])
+            dummy, parsed = run_fio(self.runner, argv)
+        finally:
+            if scratch is not None and os.path.exists(scratch):
+                os.unlink(scratch)
+        return measured_value(parsed, self.job, self.params['metric'])
+
+
+def make_trial(trials, measure, by_name, suspect_job):
+    def trial(name, number):
+        candidate = by_name[name]
+        trial_id = trials.apply({candidate['setting']: candidate['value']}, number) if candidate['setting'] else None
+        try:
+            value = measure()
+        finally:
+            if trial_id is not None:
+                trials.undo(trial_id)
+        return value, suspect_job
+    return trial
+
+
+def answer_message(decision, by_name, current, rounds):
+    name = decision['recommended']
+    if name is None:
+        outcomes = ', '.join('%s %s' % (verdict['candidate'], verdict['outcome']) for verdict in decision['verdicts'])
+        return 'keep the current value: no candidate beats it beyond the noise (%s; %d rounds)' % (outcomes, len(rounds))
+    verdict = [verdict for verdict in decision['verdicts'] if verdict['candidate'] == name][0]
+    setting = by_name[name]['setting']
+    return '%s beats the current value (%s) by %.2fx (interval %.2fx-%.2fx, %d rounds)' % (
+        name, current.get(setting), verdict['effect'], verdict['interval'][0], verdict['interval'][1], verdict['rounds'])
+
+
+def plan_search(module, runner, params, result):
+    """Everything checked before the first change: (trials, measure, by_name, orders); SearchError or fail otherwise."""
+    job = workload_job(params['workload'])
+    match, directory, device = resolve_target(runner, params)
+    trials = QueueTrials(runner, match, params['journal_dir'], result['run_id'], params['sys_root'], params['proc_root'],
+                         warn=module.warn)
+    current, name = current_values(trials, params['settings'])
+    info = read_block_device(params['sys_root'], name, udev_db_dir=DB_DIR)
+    result.update(current=current, device=dict(name=name, **dict((key, info.get(key)) for key in ('model', 'wwn', 'serial'))))
+    found = candidates(params['settings'], current, params['aa'])
+    checked_candidates(trials, found)
+    problem = rounds_problem(params['rounds'], params['confidence'], max(len(found), 1))
+    names = [BASELINE] + [candidate['name'] for candidate in found]
+    seconds = trial_seconds(job, params['runtime'], params['size'])
+    result.update(candidates=found, orders=round_orders(names, params['rounds'], result['seed']),
+                  estimated_seconds=seconds * params['rounds'] * len(names))
+    problem = problem or budget_problem(params['rounds'] * len(names), seconds, params['max_seconds'])
+    if not found:
+        problem = 'settings: every candidate is the current value (%s); nothing to compare' % current
+    if problem:
+        raise SearchError(problem)
+    fio = params['fio_path'] or module.get_bin_path('fio')
+    if fio is None:
+        raise SearchError('fio not found on the PATH: install the fio package on the host')
+    by_name = dict((candidate['name'], candidate) for candidate in found)
+    by_name[BASELINE] = {'name': BASELINE, 'setting': None, 'value': None}
+    return trials, Measure(runner, fio, job, params, directory, device), by_name, info, job
+
+
+def search(module, runner, params, result):
+    trials, measure, by_name, info, job = plan_search(module, runner, params, result)
+    fragment_info = (result['device']['name'], info)
+    before = state_digest(params['sys_root'], params['proc_root'])
+    if module.check_mode:
+        result.update(state_digest={'before': before}, msg='check mode: would measure %d round(s) of %d (about %d s)' % (
+            params['rounds'], len(result['orders'][0]), result['estimated_seconds']))
+        return
+    result['trials'] = trials.applied
+    started = time.monotonic()
+    rounds, suspect, stopped = run_rounds(result['orders'], make_trial(trials, measure, by_name, cache_suspect_job(job)),
+                                          time.monotonic, started + params['max_seconds'])
+    after = state_digest(params['sys_root'], params['proc_root'])
+    decision = decide(rounds, BASELINE, [candidate['name'] for candidate in result['candidates']], params['confidence'],
+                      params['min_effect'], params['metric'] == 'bw', suspect=suspect)
+    values = recommended_values(decision, by_name)
+    fragment, hardware, warning = policy_fragment(fragment_info[0], fragment_info[1], values)
+    if warning and values:
+        module.warn(warning)
+    result.update(rounds=rounds, decision=decision, recommended=values, policy_fragment=fragment if values else {},
+                  hardware=hardware, stopped=stopped, state_digest={'before': before, 'after': after},
+                  elapsed_seconds=round(time.monotonic() - started, 1), msg=answer_message(decision, by_name, result['current'], rounds))
+    if before != after:
+        raise SearchError('the managed state after the search differs from the state before (digest %s, then %s); the '
+                          'journal runs %s hold what was changed' % (before[:12], after[:12], ', '.join(trials.applied)))
+
+
+def main():
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
+    params = module.params
+    errors = check_args(params, paths=('target', 'directory', 'journal_dir', 'fio_path', 'sys_root', 'proc_root'))
+    errors += check_request(params)
+    if errors:
+        module.fail_json(msg='; '.join(errors), errors=errors)
+    runner = CommandRunner(module)
+    result = dict(changed=False, run_id=params['run_id'] or 'tune-' + new_run_id(),
+                  seed=params['seed'] if params['seed'] is not None else random.SystemRandom().randrange(2 ** 31))
+    previous = dict((signum, signal.signal(signum, stop_on_signal)) for signum in (signal.SIGTERM, signal.SIGHUP))
+    try:
+        search(module, runner, params, result)
+    except (SearchError, MeasureError, ValueError) as exc:
+        module.fail_json(msg=str(exc), **result)
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    module.exit_json(**result)
+
+
+if __name__ == '__main__':
+    main()
