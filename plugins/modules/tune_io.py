@@ -11,7 +11,7 @@ DOCUMENTATION = r'''
 ---
 module: tune_io
 short_description: Find the value of a block-queue setting by measurement with fio, beyond the noise
-version_added: 1.1.0
+version_added: 0.3.0
 description:
   - A measured search on one target, a mounted file system or a bare block device. Each round measures the current
     value and every candidate once, in a new shuffled order, each candidate applied live through the write-ahead
@@ -29,6 +29,7 @@ author:
   - iotune.storage maintainers (@iotune)
 extends_documentation_fragment:
   - iotune.storage.attributes
+  - iotune.storage.attributes.action_group
   - iotune.storage.roots
 attributes:
   check_mode:

@@ -18,7 +18,7 @@ PREFIX = 'iotune_'
 OTHER_VARIABLES = (
     'iotune_audit_fail_on', 'iotune_audit_fail_on_drift', 'iotune_benchmark', 'iotune_copy_tools_installed',
     'iotune_hosts', 'iotune_journal_dir', 'iotune_report_dir', 'iotune_report_keep', 'iotune_run_id',
-    'iotune_severity', 'iotune_snapshot_after_name', 'iotune_snapshot_name', 'iotune_textfile_dir',
+    'iotune_severity', 'iotune_snapshot_after_name', 'iotune_snapshot_name', 'iotune_textfile_dir', 'iotune_tune',
     'iotune_upgrade_fail_on', 'iotune_upgrade_io_sysctls', 'iotune_upgrade_phase', 'iotune_upgrade_strict',
     'iotune_waivers',
 )

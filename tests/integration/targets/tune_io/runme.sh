@@ -26,6 +26,54 @@ export ANSIBLE_LOCALHOST_WARNING=false ANSIBLE_NOCOLOR=true
 ansible-playbook -i "$work/inventory" tune_io.yml -e tune_work="$work" -e tune_mnt="$work/mnt/xfs" -e tune_loop="$loop" "$@"
 [ "$(cat "$queue/read_ahead_kb")" = 512 ] || { echo "FAIL: read_ahead_kb is $(cat "$queue/read_ahead_kb") after the searches"; exit 1; }
 
+# The role through tune_io.yml: check mode plans and changes nothing; then, from read-ahead off (0),
+# a search of 4096 on 4 KiB buffered reads (each read its own request without read-ahead: many times
+# slower, far beyond the noise), deployed through io_policy (live and a udev rule) and confirmed by a
+# new search of the old value against it; then rollback_io.yml of the deployment puts 0 back.
+echo 0 >"$queue/read_ahead_kb"
+mkdir -p "$work/rules.d"
+cat >"$work/tune.yml" <<YAML
+iotune_tune:
+  target: $work/mnt/xfs
+  settings: {read_ahead_kb: [4096]}
+  workload: {rw: read, bs: 4k, direct: false, ioengine: psync}
+  size: 64m
+  runtime: 1
+  rounds: 7
+iotune_journal_dir: $work/journal
+iotune_report_dir: $work/reports
+block_queue_rules_file: $work/rules.d/60-iotune.rules
+tune_io_poll_delay: 1
+YAML
+play=(ansible-playbook -i "$work/inventory" iotune.storage.tune_io -e "@$work/tune.yml")
+"${play[@]}" --check >"$work/role-check.log" 2>&1 || { tail -30 "$work/role-check.log"; echo "FAIL: tune_io.yml --check"; exit 1; }
+grep -q 'check mode: would measure 7 round(s) of 2' "$work/role-check.log" || { tail -30 "$work/role-check.log"; echo "FAIL: no plan in check mode"; exit 1; }
+if [ "$(cat "$queue/read_ahead_kb")" != 0 ] || [ -e "$work/reports" ]; then echo "FAIL: check mode changed something"; exit 1; fi
+"${play[@]}" -e tune_io_deploy=true >"$work/role.log" 2>&1 || { tail -40 "$work/role.log"; echo "FAIL: tune_io.yml"; exit 1; }
+grep -q 'read_ahead_kb=4096 beats the current value (0) by' "$work/role.log" || { tail -40 "$work/role.log"; echo "FAIL: no winner"; exit 1; }
+grep -q 'deployed, and the gain held; report in' "$work/role.log" || { tail -40 "$work/role.log"; echo "FAIL: the gain did not hold"; exit 1; }
+[ "$(cat "$queue/read_ahead_kb")" = 4096 ] || { echo "FAIL: read_ahead_kb $(cat "$queue/read_ahead_kb") after the deployment"; exit 1; }
+grep -q 'ATTR{queue/read_ahead_kb}="4096"' "$work/rules.d/60-iotune.rules" || { cat "$work/rules.d/60-iotune.rules"; echo "FAIL: no udev rule"; exit 1; }
+python3 - "$work" "$(basename "$loop")" <<'PY'
+import glob, json, sys
+work, name = sys.argv[1:]
+[path] = glob.glob(work + "/reports/tune/localhost-*.json")
+report = json.load(open(path))
+assert report["held"] is True and report["rolled_back"] is False, report
+assert report["search"]["recommended"] == {"read_ahead_kb": 4096}, report["search"]
+assert report["search"]["state_digest"]["before"] == report["search"]["state_digest"]["after"]
+assert report["confirm"]["verdicts"][0]["candidate"] == "read_ahead_kb=0" and report["confirm"]["verdicts"][0]["outcome"] == "worse"
+[fragment] = glob.glob(work + "/reports/tune/localhost-*-policy.yml")
+text = open(fragment).read()
+assert "iotune_block_devices:" in text and "read_ahead_kb: 4096" in text and "name: " + name in text, text
+print("tune_io.yml: %s, deployed, held (old/new %.3f)" % (report["search"]["msg"], report["confirm"]["verdicts"][0]["effect"]))
+PY
+deployed=$(python3 -c 'import glob, json, sys; print(json.load(open(glob.glob(sys.argv[1] + "/reports/tune/localhost-*.json")[0]))["deployed_run_id"])' "$work")
+ansible-playbook -i "$work/inventory" iotune.storage.rollback_io -e iotune_journal_dir="$work/journal" -e iotune_run_id="$deployed" \
+  -e block_queue_rules_file="$work/rules.d/60-iotune.rules" >"$work/undeploy.log" 2>&1 || { tail -30 "$work/undeploy.log"; echo "FAIL: rollback of the deployment"; exit 1; }
+[ "$(cat "$queue/read_ahead_kb")" = 0 ] || { echo "FAIL: read_ahead_kb $(cat "$queue/read_ahead_kb") after the rollback"; exit 1; }
+echo 512 >"$queue/read_ahead_kb"
+
 # A search killed half-way: SIGKILL while a candidate is applied (its run's journal has no
 # rolled-back mark), then rollback_io.yml (the latest open run) puts it back.
 digest() {
