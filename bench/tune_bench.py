@@ -1,0 +1,195 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Measured tuning on the lab VM (docs/tuning.md): a series of A/A searches, which must keep the
+current value in at least 95 % of them, and the field case of read-ahead for a cold sequential read of
+a file larger than the VM's page cache, against the kernel's default.
+
+``--where vm`` (make bench) boots a lab VM (lab/vm) with one data disk, makes an xfs on it and runs
+every search there through the iotune.storage.tune_io module; ``--where local`` (make bench-tiny)
+does the same on an xfs on a direct-I/O loop device of this machine (root). The VM or the loop device
+is removed at the end, also on Ctrl-C or SIGTERM. Exit status: 0 the goals are met, 1 a goal is
+missed, 2 the bench could not run, 130 interrupted.
+
+Python 3 standard library only.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+
+from _common import Interrupted, on_signal
+
+VM_NAME = 'iotune-bench-tune'
+AA_GOAL = 0.95
+
+
+class BenchError(Exception):
+    """The bench cannot run; the message says why."""
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description='A/A searches and the read-ahead field case of tune_io, side by side.')
+    parser.add_argument('--where', choices=('vm', 'local'), default='vm',
+                        help='the lab VM (default) or an xfs loop device on this machine (root)')
+    parser.add_argument('--aa', type=int, default=10, help='A/A searches (default: %(default)s)')
+    parser.add_argument('--rounds', type=int, default=8, help='rounds of each search (default: %(default)s)')
+    parser.add_argument('--runtime', type=int, default=3, help='seconds of each measurement (default: %(default)s)')
+    parser.add_argument('--size', default='128m', help='file of each A/A measurement (default: %(default)s)')
+    parser.add_argument('--field-size', default='2g',
+                        help='file of each read-ahead measurement, larger than the page cache (default: %(default)s)')
+    parser.add_argument('--field-runtime', type=int, default=10, help='seconds of each read-ahead measurement (default: %(default)s)')
+    parser.add_argument('--candidates', default='512,2048,8192',
+                        help='read_ahead_kb values tried against the kernel default (default: %(default)s)')
+    parser.add_argument('--disk-size', default='4G', help='the VM data disk or loop file (default: %(default)s)')
+    args = parser.parse_args(argv)
+    if args.aa < 1 or args.rounds < 6 or args.runtime < 1:
+        parser.error('--aa must be at least 1, --rounds at least 6 (the rule needs them), --runtime at least 1')
+    args.candidates = [int(value) for value in args.candidates.split(',') if value.strip()]
+    return args
+
+
+def run(argv, **kwargs):
+    done = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, check=False, **kwargs)
+    if done.returncode != 0:
+        raise BenchError('%s failed (rc=%d): %s' % (' '.join(argv[:3]), done.returncode, (done.stderr or done.stdout)[-2000:]))
+    return done.stdout
+
+
+class Target(object):
+    """Where the searches run: an inventory, the mount point, and the way to remove it all."""
+
+    def __init__(self, work):
+        self.work, self.inventory, self.mount, self.undo = work, os.path.join(work, 'inventory.yml'), None, []
+
+    def close(self):
+        for argv in reversed(self.undo):
+            subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+
+
+def start_vm(target, args):
+    target.undo.append(['lab/vm', 'stop', VM_NAME])
+    vm = json.loads(run(['lab/vm', 'start', VM_NAME, '--disks', '1', '--disk-size', args.disk_size, '--memory', '1024'])
+                    .strip().splitlines()[-1])
+    for argv in (['mkfs.xfs', '-q', '-f', '/dev/vdb'], ['install', '-d', '-m', '0755', '/data'], ['mount', '/dev/vdb', '/data']):
+        run(['lab/vm', 'ssh', VM_NAME] + argv)
+    with open(target.inventory, 'w') as handle:
+        handle.write('all:\n  hosts:\n    %s:\n      ansible_host: %s\n      ansible_port: %s\n      ansible_user: %s\n'
+                     '      ansible_ssh_private_key_file: %s\n      ansible_ssh_common_args: -o StrictHostKeyChecking=no '
+                     '-o UserKnownHostsFile=/dev/null\n      ansible_python_interpreter: /usr/bin/python3\n'
+                     % (VM_NAME, vm['host'], vm['port'], vm['user'], vm['key']))
+    target.mount = '/data'
+    return 'lab VM %s (%s), xfs on vdb (%s)' % (VM_NAME, vm.get('accel'), args.disk_size)
+
+
+def start_local(target, args):
+    if os.geteuid() != 0:
+        raise BenchError('--where local needs root (a loop device and a mount)')
+    image, mount = os.path.join(target.work, 'xfs.img'), os.path.join(target.work, 'mnt')
+    os.mkdir(mount)
+    run(['truncate', '-s', args.disk_size, image])
+    loop = run(['losetup', '-f', '--show', '--direct-io=on', image]).strip()
+    target.undo.append(['losetup', '-d', loop])
+    run(['mkfs.xfs', '-q', '-f', loop])
+    run(['mount', loop, mount])
+    target.undo.append(['umount', mount])
+    with open(target.inventory, 'w') as handle:
+        handle.write('all:\n  hosts:\n    localhost:\n      ansible_connection: local\n      ansible_python_interpreter: %s\n'
+                     % sys.executable)
+    target.mount = mount
+    return 'this machine, xfs on %s (direct-I/O loop, %s)' % (loop, args.disk_size)
+
+
+def search(target, request):
+    """One tune_io search through Ansible (the json callback); the module's result."""
+    env = dict(os.environ, ANSIBLE_LOAD_CALLBACK_PLUGINS='1', ANSIBLE_STDOUT_CALLBACK='ansible.builtin.json',
+               ANSIBLE_LOCALHOST_WARNING='false', ANSIBLE_PIPELINING='true')
+    done = subprocess.run(['ansible', 'all', '-i', target.inventory, '-m', 'iotune.storage.tune_io',
+                           '-a', json.dumps(dict(request, target=target.mount))],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, env=env, check=False)
+    try:
+        hosts = json.loads(done.stdout)['plays'][0]['tasks'][0]['hosts']
+    except (ValueError, KeyError, IndexError):
+        raise BenchError('tune_io gave no result (rc=%d): %s' % (done.returncode, (done.stderr or done.stdout)[-2000:]))
+    result = list(hosts.values())[0]
+    if result.get('failed') or result.get('unreachable'):
+        raise BenchError('tune_io failed: %s' % result.get('msg'))
+    if result['state_digest']['before'] != result['state_digest']['after']:
+        raise BenchError('the state digest changed during a search: %s' % result['state_digest'])
+    return result
+
+
+def verdict_line(label, result):
+    verdict = result['decision']['verdicts'][0]
+    interval = '%.3f-%.3f' % tuple(verdict['interval']) if verdict['interval'] else '-'
+    modes = 'two' if result['decision']['modes'] else 'one'
+    return '%-6s %6d %8.3f %13s %5s  %-14s %6.1f s' % (label, verdict['rounds'], verdict['effect'], interval, modes,
+                                                       verdict['outcome'], result['elapsed_seconds'])
+
+
+def aa_series(target, args):
+    print('A/A searches: the current value against itself, %d rounds of %d s on %s files' % (args.rounds, args.runtime, args.size))
+    print('%-6s %6s %8s %13s %5s  %-14s %8s' % ('search', 'rounds', 'effect', 'interval', 'modes', 'outcome', 'time'))
+    kept = 0
+    for number in range(1, args.aa + 1):
+        result = search(target, {'settings': {'read_ahead_kb': [128]}, 'aa': True, 'workload': 'seq-read-direct',
+                                 'size': args.size, 'runtime': args.runtime, 'rounds': args.rounds, 'max_seconds': 3600})
+        kept += result['decision']['recommended'] is None
+        print(verdict_line('%d' % number, result))
+        sys.stdout.flush()
+    return kept
+
+
+def field_case(target, args):
+    print('\nread-ahead for a cold sequential read (buffered 128 KiB reads of a new %s file, read once, %d s at most), '
+          'the kernel default against %s' % (args.field_size, args.field_runtime, ', '.join(map(str, args.candidates))))
+    result = search(target, {'settings': {'read_ahead_kb': args.candidates}, 'workload': 'cold-seq-read',
+                             'size': args.field_size, 'runtime': args.field_runtime, 'rounds': args.rounds, 'max_seconds': 7200})
+    print('current read_ahead_kb: %s (%s)' % (result['current']['read_ahead_kb'], result['device']['name']))
+    print('%-22s %6s %8s %13s %5s  %-14s' % ('candidate', 'rounds', 'effect', 'interval', 'modes', 'outcome'))
+    for verdict in result['decision']['verdicts']:
+        interval = '%.3f-%.3f' % tuple(verdict['interval']) if verdict['interval'] else '-'
+        print('%-22s %6d %8.3f %13s %5s  %-14s' % (verdict['candidate'], verdict['rounds'], verdict['effect'], interval,
+                                                  'two' if result['decision']['modes'] else 'one', verdict['outcome']))
+    medians = {}
+    for name in ['current'] + [verdict['candidate'] for verdict in result['decision']['verdicts']]:
+        values = sorted(measured[name] for measured in result['rounds'] if name in measured)
+        medians[name] = values[len(values) // 2] / 1048576.0
+    print('median MiB/s: ' + ', '.join('%s %.0f' % item for item in sorted(medians.items())))
+    print(result['msg'])
+    return result
+
+
+def main(argv):
+    args = parse_args(argv)
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, on_signal)
+    work = tempfile.mkdtemp(prefix='iotune-tune-bench-')
+    target = Target(work)
+    try:
+        where = (start_vm if args.where == 'vm' else start_local)(target, args)
+        print('tune_io on ' + where)
+        kept = aa_series(target, args)
+        found = field_case(target, args)
+    except BenchError as exc:
+        print('tune_bench: %s' % exc, file=sys.stderr)
+        return 2
+    except Interrupted:
+        return 130
+    finally:
+        target.close()
+        shutil.rmtree(work, ignore_errors=True)
+    share = kept / float(args.aa)
+    print('RESULT: A/A kept the current value in %d of %d searches (%.0f %%, goal at least %.0f %%); read-ahead: %s'
+          % (kept, args.aa, 100 * share, 100 * AA_GOAL, found['msg']))
+    return 0 if share >= AA_GOAL else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
