@@ -163,6 +163,10 @@ run_id:
   description: The search's run id; each candidate was applied under C(<run_id>-t<number>).
   returned: always
   type: str
+metric:
+  description: The metric compared, V(bw) (bytes/s) or V(lat) (ns).
+  returned: always
+  type: str
 seed:
   description: The seed of the shuffled orders.
   returned: always
@@ -434,7 +438,7 @@ def main():
     if errors:
         module.fail_json(msg='; '.join(errors), errors=errors)
     runner = CommandRunner(module)
-    result = dict(changed=False, run_id=params['run_id'] or 'tune-' + new_run_id(),
+    result = dict(changed=False, run_id=params['run_id'] or 'tune-' + new_run_id(), metric=params['metric'],
                   seed=params['seed'] if params['seed'] is not None else random.SystemRandom().randrange(2 ** 31))
     previous = dict((signum, signal.signal(signum, stop_on_signal)) for signum in (signal.SIGTERM, signal.SIGHUP))
     try:

@@ -63,6 +63,9 @@ assert report["held"] is True and report["rolled_back"] is False, report
 assert report["search"]["recommended"] == {"read_ahead_kb": 4096}, report["search"]
 assert report["search"]["state_digest"]["before"] == report["search"]["state_digest"]["after"]
 assert report["confirm"]["verdicts"][0]["candidate"] == "read_ahead_kb=0" and report["confirm"]["verdicts"][0]["outcome"] == "worse"
+[page] = glob.glob(work + "/reports/tune/localhost-*.html")
+html = open(page).read()
+assert html.count("<svg") == 1 and "read_ahead_kb" in html and report["search"]["msg"] in html, html[:2000]
 [fragment] = glob.glob(work + "/reports/tune/localhost-*-policy.yml")
 text = open(fragment).read()
 assert "iotune_block_devices:" in text and "read_ahead_kb: 4096" in text and "name: " + name in text, text
