@@ -64,16 +64,32 @@ options:
         C({read_ahead_kb: [128, 1024, 4096]}). One setting changes at a time; the others stay as they are."
       - Settings are those of C(iotune_block_devices) (C(read_ahead_kb), C(max_sectors_kb), C(nr_requests),
         C(rq_affinity), C(scheduler)). A value the device would refuse or round is found before anything is measured.
+      - With O(workload=copy), also the copy tool's C(buffer_size) and C(direct).
     type: dict
     required: true
   workload:
     description:
-      - A preset, or a fio job as an element of the C(fio) module's C(jobs) (a dict with C(rw)).
+      - A preset, or a fio job as an element of the C(fio) module's C(jobs) (a dict with C(rw)), or V(copy).
+      - V(copy) times the copy tool (O(copy_tool)) copying a new file of O(size), whose pages are dropped first, until
+        the copy is on disk (fsync); its settings C(buffer_size) (sizes) and C(direct) (V(true), V(false)) are then
+        searchable too. The current buffer size is that of O(copy_config), else the tool's default.
       - V(cold-seq-read) buffered 128 KiB reads of a new file whose cached pages fio drops first (read-ahead decides);
         V(restore-write) buffered 1 MiB writes flushed at the end, as a restore; V(rand-read-8k) direct 8 KiB random
         reads at queue depth 16; V(seq-read-direct) direct 1 MiB reads at queue depth 4.
     type: raw
     default: cold-seq-read
+  copy_tool:
+    description: The copy tool a V(copy) workload runs (installed by the C(copy_tools) role).
+    type: path
+    default: /usr/local/bin/iotune-copy
+  copy_config:
+    description: The copy tool's configuration file; its C(buffer_size) is the current value.
+    type: path
+    default: /etc/iotune/copy.conf
+  copy_direct:
+    description: The current value of C(direct) for a V(copy) workload (whether the copies use C(--direct) today).
+    type: bool
+    default: false
   metric:
     description: V(bw) compares bytes per second (higher is better), V(lat) the mean latency (lower is better).
     type: str
@@ -235,6 +251,7 @@ stopped:
   type: str
 '''
 
+import errno
 import os
 import random
 import signal
@@ -253,10 +270,13 @@ from ansible_collections.iotune.storage.plugins.module_utils.measure.decide impo
 from ansible_collections.iotune.storage.plugins.module_utils.measure.fio_run import (
     MeasureError, check_device, create_scratch, device_bytes, run_fio, stop_on_signal)
 from ansible_collections.iotune.storage.plugins.module_utils.measure.search import (
-    BASELINE, budget_problem, cache_suspect_job, candidates, check_request, measured_value, policy_fragment,
-    recommended_values, round_orders, rounds_problem, trial_argv, trial_seconds, workload_job)
+    BASELINE, budget_problem, cache_suspect_job, candidates, check_request, config_buffer_size, copy_argv, measured_value,
+    policy_fragment, recommended_values, round_orders, rounds_problem, trial_argv, trial_seconds, value_text, workload_job)
 from ansible_collections.iotune.storage.plugins.module_utils.parse.sysfs import read_block_device
+from ansible_collections.iotune.storage.plugins.module_utils.plan.block_queue import resolve_match
 from ansible_collections.iotune.storage.plugins.module_utils.parse.udev import DB_DIR
+from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import SCHEMA
+from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import QUEUE_SETTINGS
 
 ARGUMENT_SPEC = dict(
     target=dict(type='path', required=True),
@@ -277,6 +297,9 @@ ARGUMENT_SPEC = dict(
     journal_dir=dict(type='path', default='/var/lib/iotune/journal'),
     min_free=dict(type='str', default='64m'),
     fio_path=dict(type='path'),
+    copy_tool=dict(type='path', default='/usr/local/bin/iotune-copy'),
+    copy_config=dict(type='path', default='/etc/iotune/copy.conf'),
+    copy_direct=dict(type='bool', default=False),
     sys_root=dict(type='path', default='/sys'),
     proc_root=dict(type='path', default='/proc'),
 )
@@ -304,31 +327,56 @@ def resolve_target(runner, params):
     return {'mountpoint': target}, params['directory'] or target, None
 
 
-def current_values(trials, settings):
-    """{setting: live value} of the device, and the device's kernel name, from a plan of the first candidates."""
-    plan = trials.plan(dict((setting, values[0]) for setting, values in settings.items()))
-    devices = [device['name'] for device in plan['devices']]
-    if len(devices) != 1:
-        problems = [check['message'] for check in plan['checks']] or ['it selects %d devices' % len(devices)]
-        raise SearchError('target: a search tries the queue of one device: %s' % '; '.join(problems))
+def current_values(trials, settings, params):
+    """{setting: current value} (a queue setting's live value; the copy tool's from its config) and the
+    kernel name of the target's device."""
+    names, dummy, problem = resolve_match(trials.match, params['sys_root'], params['proc_root'], DB_DIR)
+    if problem or len(names) != 1:
+        raise SearchError('target: a search tries the queue of one device: %s' % (problem or '%s selects %s' % (
+            params['target'], ', '.join(names))))
     current = {}
-    for check in plan['checks']:
+    queue = dict((setting, values[0]) for setting, values in settings.items() if setting in QUEUE_SETTINGS)
+    for check in trials.plan(queue)['checks'] if queue else []:
         current.setdefault(check['setting'], check['live'])
-    return current, devices[0]
+    if 'buffer_size' in settings:
+        current['buffer_size'] = config_buffer_size(read_config(params['copy_config']),
+                                                    SCHEMA['iotune_copy_tools']['options']['buffer_size']['default'])
+    if 'direct' in settings:
+        current['direct'] = params['copy_direct']
+    return current, names[0]
+
+
+def read_config(path):
+    """The copy tool's config file's text ('' when there is none); at most 64 KiB of a regular file, no link."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as exc:
+        if exc.errno == errno.ENOENT:
+            return ''
+        raise SearchError('copy_config %s: %s' % (path, exc.strerror))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise SearchError('copy_config %s is not a regular file' % path)
+        data = os.read(fd, 65537)
+    finally:
+        os.close(fd)
+    if len(data) > 65536:
+        raise SearchError('copy_config %s is larger than 64 KiB: not a copy.conf' % path)
+    return data.decode('utf-8', 'replace')
 
 
 def checked_candidates(trials, found):
     """The candidates, each planned (read only): SearchError naming ``settings.<name>`` when the device would refuse one."""
     errors = []
     for candidate in found:
-        if candidate['setting'] is not None:
+        if candidate['setting'] in QUEUE_SETTINGS:
             errors.extend(plan_errors(trials.plan({candidate['setting']: candidate['value']}), 'settings.%s' % candidate['setting']))
     if errors:
         raise SearchError('nothing measured: %s' % '; '.join(errors))
 
 
 class Measure(object):
-    """One measurement: a new file (or the device's region), one fio pass, the value of the metric."""
+    """One fio measurement: a new file (or the device's region), one fio pass, the value of the metric."""
 
     def __init__(self, runner, fio, job, params, directory, device):
         self.runner, self.fio, self.job, self.params = runner, fio, job, params
@@ -337,7 +385,7 @@ class Measure(object):
         if device is not None:
             self.size = min(self.size, device_bytes(device))
 
-    def __call__(self):
+    def __call__(self, candidate):
         scratch = None
         try:
             if self.device is None:
@@ -350,12 +398,54 @@ class Measure(object):
         return measured_value(parsed, self.job, self.params['metric'])
 
 
+def lay_out(path, size):
+    """Write ``size`` bytes to the new file ``path``, flush them and drop its pages: a cold source."""
+    block = os.urandom(1024 * 1024)
+    fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW)
+    try:
+        left = size
+        while left > 0:
+            left -= os.write(fd, block[:min(left, len(block))])
+        os.fsync(fd)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+
+
+class CopyMeasure(Measure):
+    """One copy: a new source file, the copy tool's copy of it timed until the copy is on disk; bytes/s."""
+
+    def __call__(self, candidate):
+        source = create_scratch(self.directory, 2 * self.size, to_bytes(self.params['min_free']))
+        destination = source + '-copy'
+        try:
+            lay_out(source, self.size)
+            argv = copy_argv(self.params['copy_tool'], self.params['copy_config'], candidate, self.params['copy_direct'],
+                             source, destination)
+            started = time.monotonic()
+            rc, out, err = self.runner.change(argv)
+            if rc != 0:
+                raise MeasureError('%s failed (rc=%d): %s' % (' '.join(argv[:-3]), rc, (err or out).strip()[-500:]))
+            fd = os.open(destination, os.O_RDONLY | os.O_NOFOLLOW)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            elapsed = time.monotonic() - started
+        finally:
+            for path in (source, destination):
+                if os.path.lexists(path):
+                    os.unlink(path)
+        return self.size / elapsed if self.params['metric'] == 'bw' else elapsed * 1e9
+
+
 def make_trial(trials, measure, by_name, suspect_job):
     def trial(name, number):
         candidate = by_name[name]
-        trial_id = trials.apply({candidate['setting']: candidate['value']}, number) if candidate['setting'] else None
+        queue = candidate['setting'] in QUEUE_SETTINGS
+        trial_id = trials.apply({candidate['setting']: candidate['value']}, number) if queue else None
         try:
-            value = measure()
+            value = measure(candidate)
         finally:
             if trial_id is not None:
                 trials.undo(trial_id)
@@ -370,8 +460,11 @@ def answer_message(decision, by_name, current, rounds):
         return 'keep the current value: no candidate beats it beyond the noise (%s; %d rounds)' % (outcomes, len(rounds))
     verdict = [verdict for verdict in decision['verdicts'] if verdict['candidate'] == name][0]
     setting = by_name[name]['setting']
-    return '%s beats the current value (%s) by %.2fx (interval %.2fx-%.2fx, %d rounds)' % (
-        name, current.get(setting), verdict['effect'], verdict['interval'][0], verdict['interval'][1], verdict['rounds'])
+    text = '%s beats the current value (%s) by %.2fx (interval %.2fx-%.2fx, %d rounds)' % (
+        name, value_text(current.get(setting)), verdict['effect'], verdict['interval'][0], verdict['interval'][1], verdict['rounds'])
+    if setting == 'direct':
+        text += '; --direct is an option of each iotune-copy command: the policy has no default for it'
+    return text
 
 
 def plan_search(module, runner, params, result):
@@ -380,7 +473,7 @@ def plan_search(module, runner, params, result):
     match, directory, device = resolve_target(runner, params)
     trials = QueueTrials(runner, match, params['journal_dir'], result['run_id'], params['sys_root'], params['proc_root'],
                          warn=module.warn)
-    current, name = current_values(trials, params['settings'])
+    current, name = current_values(trials, params['settings'], params)
     info = read_block_device(params['sys_root'], name, udev_db_dir=DB_DIR)
     result.update(current=current, device=dict(name=name, **dict((key, info.get(key)) for key in ('model', 'wwn', 'serial'))))
     found = candidates(params['settings'], current, params['aa'])
@@ -395,12 +488,23 @@ def plan_search(module, runner, params, result):
         problem = 'settings: every candidate is the current value (%s); nothing to compare' % current
     if problem:
         raise SearchError(problem)
+    by_name = dict((candidate['name'], candidate) for candidate in found)
+    by_name[BASELINE] = {'name': BASELINE, 'setting': None, 'value': None}
+    return trials, measurer(module, runner, job, params, directory, device), by_name, info, job
+
+
+def measurer(module, runner, job, params, directory, device):
+    """The measurement of the workload: the copy tool's copy, or fio."""
+    if job.get('copy'):
+        if directory is None:
+            raise SearchError('workload: copy needs a mount point as target (it copies a file there)')
+        if not os.access(params['copy_tool'], os.X_OK):
+            raise SearchError('copy_tool %s is not an executable file: install the copy tools (the copy_tools role)' % params['copy_tool'])
+        return CopyMeasure(runner, None, job, params, directory, device)
     fio = params['fio_path'] or module.get_bin_path('fio')
     if fio is None:
         raise SearchError('fio not found on the PATH: install the fio package on the host')
-    by_name = dict((candidate['name'], candidate) for candidate in found)
-    by_name[BASELINE] = {'name': BASELINE, 'setting': None, 'value': None}
-    return trials, Measure(runner, fio, job, params, directory, device), by_name, info, job
+    return Measure(runner, fio, job, params, directory, device)
 
 
 def search(module, runner, params, result):
@@ -433,7 +537,8 @@ def search(module, runner, params, result):
 def main():
     module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
     params = module.params
-    errors = check_args(params, paths=('target', 'directory', 'journal_dir', 'fio_path', 'sys_root', 'proc_root'))
+    errors = check_args(params, paths=('target', 'directory', 'journal_dir', 'fio_path', 'copy_tool', 'copy_config', 'sys_root',
+                                       'proc_root'))
     errors += check_request(params)
     if errors:
         module.fail_json(msg='; '.join(errors), errors=errors)

@@ -33,8 +33,15 @@ WORKLOADS = {
     'seq-read-direct': {'rw': 'read', 'bs': '1m', 'direct': True, 'iodepth': 4},
 }
 # Settings a search can try: the block queue of the target's device (read through sysfs, applied
-# live through the journal and undone after each measurement; nothing persistent is written).
+# live through the journal and undone after each measurement; nothing persistent is written), and
+# with the copy workload the copy tool's buffer size and --direct (options of its command line).
 SEARCHABLE = tuple(sorted(QUEUE_SETTINGS))
+COPY_WORKLOAD = 'copy'
+COPY_SETTINGS = ('buffer_size', 'direct')
+COPY_ACCEPTED = {'buffer_size': 'a size from 1 byte to 1g (4k, 1m, 8M)', 'direct': 'true or false'}
+MAX_COPY_BUFFER = 1024 * 1024 * 1024
+# the rate the estimate assumes for a copy (a 4 KiB direct copy is far slower: give it a small size)
+COPY_BYTES_PER_S = 50 * 1024 * 1024
 # Seconds a measurement costs beyond its runtime (fio's start, the candidate applied and undone),
 # and the rate at which fio lays out a new file before a read, for the estimate.
 TRIAL_OVERHEAD_S = 2
@@ -51,39 +58,56 @@ def _whole(value, field, minimum, maximum, errors):
 
 
 def _valid_setting_value(setting, value):
+    if setting == 'direct':
+        return isinstance(value, bool)
+    if setting == 'buffer_size':
+        try:
+            return 1 <= to_bytes(value) <= MAX_COPY_BUFFER
+        except ValueError:
+            return False
     spec = QUEUE_SETTINGS[setting]
     if 'choices' in spec:
         return value in spec['choices']
     return not isinstance(value, bool) and isinstance(value, int) and spec['minimum'] <= value <= spec['maximum']
 
 
-def check_settings(settings, errors):
-    """settings: {setting: [candidate values]}; errors name ``settings.<name>[i]`` and the accepted values."""
+def _accepted(name):
+    return COPY_ACCEPTED[name] if name in COPY_ACCEPTED else accepted_text(name)
+
+
+def check_settings(settings, errors, copy=False):
+    """settings: {setting: [candidate values]}; errors name ``settings.<name>[i]`` and the accepted values.
+    ``copy``: the workload is the copy tool's copy, which alone takes its settings."""
     if not isinstance(settings, dict) or not settings:
         errors.append('settings: give at least one setting to search, with its candidate values: one of %s'
-                      % ', '.join(SEARCHABLE))
+                      % ', '.join(SEARCHABLE + (COPY_SETTINGS if copy else ())))
         return
     for name in sorted(settings, key=str):
         values = settings[name]
-        if name not in QUEUE_SETTINGS:
-            errors.append('settings.%s: not a setting a search can try; accepted: %s' % (name, ', '.join(SEARCHABLE)))
+        if name in COPY_SETTINGS and not copy:
+            errors.append('settings.%s: a setting of the copy tool, searched only with workload: copy' % name)
+            continue
+        if name not in QUEUE_SETTINGS and name not in COPY_SETTINGS:
+            errors.append('settings.%s: not a setting a search can try; accepted: %s' % (name, ', '.join(SEARCHABLE + COPY_SETTINGS)))
             continue
         if not isinstance(values, list) or not values:
-            errors.append('settings.%s: expected a non-empty list of candidate values (%s)' % (name, accepted_text(name)))
+            errors.append('settings.%s: expected a non-empty list of candidate values (%s)' % (name, _accepted(name)))
             continue
         for index, value in enumerate(values):
             if not _valid_setting_value(name, value):
-                errors.append('settings.%s[%d]: %r is not valid; expected %s' % (name, index, value, accepted_text(name)))
+                errors.append('settings.%s[%d]: %r is not valid; expected %s' % (name, index, value, _accepted(name)))
         if len(set(map(str, values))) != len(values):
             errors.append('settings.%s: a candidate is listed twice' % name)
 
 
 def workload_job(workload):
     """The fio job (a dict of measure.fio's job keys) of a preset name or a job dict; ValueError names ``workload``."""
+    if workload == COPY_WORKLOAD:
+        return {'name': COPY_WORKLOAD, 'copy': True, 'direct': True}
     if isinstance(workload, str):
         if workload not in WORKLOADS:
-            raise ValueError('workload: unknown preset %r; accepted: %s, or a fio job (a dict with rw)'
-                             % (workload, ', '.join(sorted(WORKLOADS))))
+            raise ValueError('workload: unknown preset %r; accepted: %s, %s (the copy tool), or a fio job (a dict with rw)'
+                             % (workload, ', '.join(sorted(WORKLOADS)), COPY_WORKLOAD))
         spec = dict(WORKLOADS[workload], name=workload)
     elif isinstance(workload, dict):
         spec = dict(workload)
@@ -101,7 +125,7 @@ def workload_job(workload):
 def check_request(params):
     """The errors of a search request (the tune_io module's parameters), each naming its field."""
     errors = []
-    check_settings(params.get('settings'), errors)
+    check_settings(params.get('settings'), errors, params.get('workload') == COPY_WORKLOAD)
     try:
         workload_job(params.get('workload'))
     except ValueError as exc:
@@ -131,9 +155,14 @@ def candidates(settings, current, aa=False):
     found = []
     for setting in sorted(settings):
         for value in settings[setting]:
-            if str(value) != str(current.get(setting)):
-                found.append({'name': '%s=%s' % (setting, value), 'setting': setting, 'value': value})
+            if value_text(value) != value_text(current.get(setting)):
+                found.append({'name': '%s=%s' % (setting, value_text(value)), 'setting': setting, 'value': value})
     return found
+
+
+def value_text(value):
+    """A value as a name shows it (true/false as YAML writes them)."""
+    return ('true' if value else 'false') if isinstance(value, bool) else str(value)
 
 
 def round_orders(names, rounds, seed):
@@ -149,6 +178,8 @@ def round_orders(names, rounds, seed):
 
 def trial_seconds(job, runtime, size):
     """The estimated seconds of one measurement: the runtime, the overhead and, for a read, laying out the file."""
+    if job.get('copy'):
+        return TRIAL_OVERHEAD_S + -(-to_bytes(size) // LAYOUT_BYTES_PER_S) + -(-to_bytes(size) // COPY_BYTES_PER_S)
     reads = 'read' in job.get('rw', '') or job.get('rw') in ('rw', 'randrw')
     layout = -(-to_bytes(size) // LAYOUT_BYTES_PER_S) if reads else 0
     return runtime + TRIAL_OVERHEAD_S + layout
@@ -207,12 +238,19 @@ def stable_match(name, info):
 
 def policy_fragment(name, info, values):
     """The policy to give harden_io.yml for the values a search recommends on device ``name``
-    (``info``: its io_facts, for the match and the hardware named): {'iotune_block_devices': [...]},
-    and the hardware line (model, WWN, serial) a person reads before giving it to a group of hosts."""
-    match, warning = stable_match(name, info)
-    entry = dict(values, match=match)
+    (``info``: its io_facts, for the match and the hardware named): {'iotune_block_devices': [...]}
+    for a queue setting, {'iotune_copy_tools': {...}} for the copy tool's buffer size (--direct is an
+    option of each command, not of the policy: the answer's message says it), and the hardware line
+    (model, WWN, serial) a person reads before giving it to a group of hosts."""
     hardware = ', '.join('%s %s' % (key, info[key]) for key in ('model', 'wwn', 'serial') if info.get(key)) or 'unknown hardware'
-    return {'iotune_block_devices': [entry]}, hardware, warning
+    queue = dict((key, value) for key, value in values.items() if key in QUEUE_SETTINGS)
+    fragment, warning = {}, None
+    if queue:
+        match, warning = stable_match(name, info)
+        fragment['iotune_block_devices'] = [dict(queue, match=match)]
+    if 'buffer_size' in values:
+        fragment['iotune_copy_tools'] = {'state': 'present', 'buffer_size': values['buffer_size']}
+    return fragment, hardware, warning
 
 
 def recommended_values(decision, by_name):
@@ -228,8 +266,9 @@ def cache_suspect_job(job):
     over a new file that fio lays out, flushes (create_fsync) and drops from the cache (invalidate,
     fio's default) before it reads; a buffered write is flushed at its end (end_fsync). What stays
     suspect: a mixed read/write job (it reads what it just wrote), and options that read the file
-    again (loops, io_size, number_ios) or keep its pages (invalidate=0)."""
-    if job.get('direct', True):
+    again (loops, io_size, number_ios) or keep its pages (invalidate=0). A copy reads a new file whose pages
+    were dropped and is timed until its destination is on disk (fsync)."""
+    if job.get('direct', True) or job.get('copy'):
         return False
     extra = dict(check_fio_options(job.get('extra')))
     rw = job.get('rw') or ''
@@ -238,3 +277,25 @@ def cache_suspect_job(job):
     if str(extra.get('invalidate', 1)) in ('0', 'False', 'false'):
         return True
     return any(key in extra for key in ('loops', 'io_size', 'number_ios'))
+
+
+def copy_argv(tool, config, candidate, direct, source, destination):
+    """The copy tool's command line for one measurement: its config file (the current buffer size), the
+    candidate's --buffer-size or --direct, and the baseline's --direct (``direct``)."""
+    argv = [tool, '--config', config]
+    if candidate.get('setting') == 'buffer_size':
+        argv += ['--buffer-size', str(candidate['value'])]
+    if (candidate['value'] if candidate.get('setting') == 'direct' else direct):
+        argv.append('--direct')
+    return argv + ['--', source, destination]
+
+
+def config_buffer_size(text, default):
+    """The buffer_size= of a copy.conf text (the last one, as the tool reads key=value lines), else ``default``."""
+    found = default
+    for line in text.splitlines():
+        line = line.split(' #')[0].split('\t#')[0].strip()
+        key, sep, value = line.partition('=')
+        if sep and key.strip() == 'buffer_size' and not line.startswith('#'):
+            found = value.strip().strip('"\'')
+    return found

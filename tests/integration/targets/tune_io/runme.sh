@@ -23,6 +23,8 @@ echo 512 >"$queue/read_ahead_kb"
 echo "localhost ansible_connection=local ansible_python_interpreter=$(command -v python3)" >"$work/inventory"
 export ANSIBLE_LOCALHOST_WARNING=false ANSIBLE_NOCOLOR=true
 
+ansible-playbook -i "$work/inventory" copy_tools.yml -e tune_work="$work" >"$work/copy-tools.log" 2>&1 ||
+  { tail -30 "$work/copy-tools.log"; echo "FAIL: copy tools"; exit 1; }
 ansible-playbook -i "$work/inventory" tune_io.yml -e tune_work="$work" -e tune_mnt="$work/mnt/xfs" -e tune_loop="$loop" "$@"
 [ "$(cat "$queue/read_ahead_kb")" = 512 ] || { echo "FAIL: read_ahead_kb is $(cat "$queue/read_ahead_kb") after the searches"; exit 1; }
 

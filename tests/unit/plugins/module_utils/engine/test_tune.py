@@ -62,7 +62,7 @@ def test_a_trial_undoes_its_candidate_also_when_the_measurement_fails():
     trials = Trials()
     by_name = {'current': {'setting': None, 'value': None}, 'read_ahead_kb=64': {'setting': 'read_ahead_kb', 'value': 64}}
 
-    def failing():
+    def failing(candidate):
         raise OSError('fio died')
     trial = make_trial(trials, failing, by_name, False)
     with pytest.raises(OSError):
@@ -70,5 +70,5 @@ def test_a_trial_undoes_its_candidate_also_when_the_measurement_fails():
     assert trials.log == [('apply', {'read_ahead_kb': 64}, 3), ('undo', 'run-t003')]
     # the current value changes nothing and undoes nothing
     trials.log = []
-    assert make_trial(trials, lambda: 42, by_name, True)('current', 4) == (42, True)
+    assert make_trial(trials, lambda candidate: 42, by_name, True)('current', 4) == (42, True)
     assert trials.log == []

@@ -13,6 +13,10 @@ import pytest
 from ansible_collections.iotune.storage.plugins.module_utils.measure.search import (
     AA_CANDIDATE,
     budget_problem,
+    cache_suspect_job,
+    config_buffer_size,
+    copy_argv,
+    policy_fragment,
     candidates,
     check_request,
     measured_value,
@@ -104,3 +108,39 @@ def test_measured_value():
     assert measured_value(parsed, {}, 'bw') == 150
     assert measured_value(parsed, {}, 'lat') == 9
     assert measured_value({'jobs': [{'name': 'w', 'error': 0, 'read': None, 'write': None}]}, {}, 'bw') is None
+
+
+def test_copy_settings_only_with_the_copy_workload():
+    errors = check_request(dict(GOOD, settings={'buffer_size': ['4k', '1m']}))
+    assert errors == ['settings.buffer_size: a setting of the copy tool, searched only with workload: copy']
+    assert check_request(dict(GOOD, settings={'buffer_size': ['4k', '1m'], 'direct': [True]}, workload='copy')) == []
+    errors = check_request(dict(GOOD, settings={'buffer_size': ['2g'], 'direct': ['yes']}, workload='copy'))
+    assert errors == ["settings.buffer_size[0]: '2g' is not valid; expected a size from 1 byte to 1g (4k, 1m, 8M)",
+                      "settings.direct[0]: 'yes' is not valid; expected true or false"]
+
+
+def test_copy_candidates_and_command_lines():
+    found = candidates({'buffer_size': ['8M', '1m'], 'direct': [True, False]}, {'buffer_size': '8M', 'direct': False})
+    assert [candidate['name'] for candidate in found] == ['buffer_size=1m', 'direct=true']
+    argv = copy_argv('/usr/local/bin/iotune-copy', '/etc/iotune/copy.conf', found[0], True, '/d/src', '/d/src-copy')
+    assert argv == ['/usr/local/bin/iotune-copy', '--config', '/etc/iotune/copy.conf', '--buffer-size', '1m', '--direct',
+                    '--', '/d/src', '/d/src-copy']
+    assert '--direct' in copy_argv('t', 'c', found[1], False, 's', 'd')
+    assert '--direct' not in copy_argv('t', 'c', {'name': 'current', 'setting': None, 'value': None}, False, 's', 'd')
+    job = workload_job('copy')
+    assert job['copy'] and not cache_suspect_job(job)
+    assert trial_seconds(job, 5, '100m') == 2 + 1 + 2
+
+
+def test_config_buffer_size():
+    assert config_buffer_size('# iotune\nbuffer_size=4k\nstreams=3\n', '8M') == '4k'
+    assert config_buffer_size('buffer_size = "1M"  # large\nbuffer_size=2M\n', '8M') == '2M'
+    assert config_buffer_size('#buffer_size=4k\n', '8M') == '8M'
+
+
+def test_a_copy_fragment_sets_the_tools_buffer_size():
+    fragment, hardware, warning = policy_fragment('vdb', {'serial': 'x1'}, {'buffer_size': '1m'})
+    assert fragment == {'iotune_copy_tools': {'state': 'present', 'buffer_size': '1m'}} and warning is None
+    fragment, dummy, warning = policy_fragment('loop0', {}, {'read_ahead_kb': 4096})
+    assert fragment == {'iotune_block_devices': [{'match': {'name': 'loop0'}, 'read_ahead_kb': 4096}]}
+    assert 'no WWN or serial' in warning
