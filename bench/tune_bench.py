@@ -3,8 +3,9 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Measured tuning on the lab VM (docs/tuning.md): a series of A/A searches, which must keep the
-current value in at least 95 % of them, and the field case of read-ahead for a cold sequential read of
-a file larger than the VM's page cache, against the kernel's default.
+current value in at least 95 % of them, and two field cases: read-ahead for a cold sequential read of
+a file larger than the VM's page cache, against the kernel's default; and the copy tool's buffer for a
+direct copy, installed with cp's 4 KiB (seed 002), which the search must replace by 1 MiB or more.
 
 ``--where vm`` (make bench) boots a lab VM (lab/vm) with one data disk, makes an xfs on it and runs
 every search there through the iotune.storage.tune_io module; ``--where local`` (make bench-tiny)
@@ -28,6 +29,7 @@ from _common import Interrupted, on_signal
 
 VM_NAME = 'iotune-bench-tune'
 AA_GOAL = 0.95
+PARTS = ('aa', 'read-ahead', 'copy')
 
 
 class BenchError(Exception):
@@ -47,8 +49,13 @@ def parse_args(argv):
     parser.add_argument('--field-runtime', type=int, default=10, help='seconds of each read-ahead measurement (default: %(default)s)')
     parser.add_argument('--candidates', default='512,2048,8192',
                         help='read_ahead_kb values tried against the kernel default (default: %(default)s)')
+    parser.add_argument('--copy-size', default='256m', help='file of each copy measurement (default: %(default)s)')
     parser.add_argument('--disk-size', default='4G', help='the VM data disk or loop file (default: %(default)s)')
+    parser.add_argument('--parts', default='aa,read-ahead,copy', help='the parts to run (default: %(default)s)')
     args = parser.parse_args(argv)
+    args.parts = [part for part in args.parts.split(',') if part]
+    if not args.parts or set(args.parts) - set(PARTS):
+        parser.error('--parts: a comma-separated list of %s' % ', '.join(PARTS))
     if args.aa < 1 or args.rounds < 6 or args.runtime < 1:
         parser.error('--aa must be at least 1, --rounds at least 6 (the rule needs them), --runtime at least 1')
     args.candidates = [int(value) for value in args.candidates.split(',') if value.strip()]
@@ -146,12 +153,8 @@ def aa_series(target, args):
     return kept
 
 
-def field_case(target, args):
-    print('\nread-ahead for a cold sequential read (buffered 128 KiB reads of a new %s file, read once, %d s at most), '
-          'the kernel default against %s' % (args.field_size, args.field_runtime, ', '.join(map(str, args.candidates))))
-    result = search(target, {'settings': {'read_ahead_kb': args.candidates}, 'workload': 'cold-seq-read',
-                             'size': args.field_size, 'runtime': args.field_runtime, 'rounds': args.rounds, 'max_seconds': 7200})
-    print('current read_ahead_kb: %s (%s)' % (result['current']['read_ahead_kb'], result['device']['name']))
+def print_verdicts(result):
+    """Each candidate's verdict, the medians, the answer."""
     print('%-22s %6s %8s %13s %5s  %-14s' % ('candidate', 'rounds', 'effect', 'interval', 'modes', 'outcome'))
     for verdict in result['decision']['verdicts']:
         interval = '%.3f-%.3f' % tuple(verdict['interval']) if verdict['interval'] else '-'
@@ -163,6 +166,40 @@ def field_case(target, args):
         medians[name] = values[len(values) // 2] / 1048576.0
     print('median MiB/s: ' + ', '.join('%s %.0f' % item for item in sorted(medians.items())))
     print(result['msg'])
+
+
+def field_case(target, args):
+    print('\nread-ahead for a cold sequential read (buffered 128 KiB reads of a new %s file, read once, %d s at most), '
+          'the kernel default against %s' % (args.field_size, args.field_runtime, ', '.join(map(str, args.candidates))))
+    result = search(target, {'settings': {'read_ahead_kb': args.candidates}, 'workload': 'cold-seq-read',
+                             'size': args.field_size, 'runtime': args.field_runtime, 'rounds': args.rounds, 'max_seconds': 7200})
+    print('current read_ahead_kb: %s (%s)' % (result['current']['read_ahead_kb'], result['device']['name']))
+    print_verdicts(result)
+    return result
+
+
+def install_copy_tools(target):
+    """The copy tools on the target with cp's 4 KiB buffer, through the copy_tools role; (tool, config)."""
+    local = target.mount != '/data'
+    bin_dir = os.path.join(target.work, 'bin') if local else '/usr/local/bin'
+    config = os.path.join(target.work, 'copy.conf') if local else '/etc/iotune/copy.conf'
+    play = os.path.join(target.work, 'copy_tools.yml')
+    with open(play, 'w') as handle:
+        handle.write('- hosts: all\n  gather_facts: false\n  roles: [iotune.storage.copy_tools]\n')
+    extra = {'copy_tools_bin_dir': bin_dir, 'copy_tools_config': config, 'copy_tools_buffer_size': '4k',
+             'iotune_journal_dir': os.path.join(target.work, 'journal') if local else '/var/lib/iotune/journal'}
+    run(['ansible-playbook', '-i', target.inventory, play, '-e', json.dumps(extra)],
+        env=dict(os.environ, ANSIBLE_LOCALHOST_WARNING='false', ANSIBLE_PIPELINING='true'))
+    return os.path.join(bin_dir, 'iotune-copy'), config
+
+
+def copy_case(target, args):
+    tool, config = install_copy_tools(target)
+    print('\ncopy tool buffer for a direct copy of a new %s file (installed with 4k, as cp), against 1m and 8m' % args.copy_size)
+    result = search(target, {'settings': {'buffer_size': ['1m', '8m']}, 'workload': 'copy', 'copy_direct': True,
+                             'copy_tool': tool, 'copy_config': config, 'size': args.copy_size, 'rounds': args.rounds,
+                             'max_seconds': 7200})
+    print_verdicts(result)
     return result
 
 
@@ -175,8 +212,9 @@ def main(argv):
     try:
         where = (start_vm if args.where == 'vm' else start_local)(target, args)
         print('tune_io on ' + where)
-        kept = aa_series(target, args)
-        found = field_case(target, args)
+        kept = aa_series(target, args) if 'aa' in args.parts else None
+        found = field_case(target, args) if 'read-ahead' in args.parts else None
+        copied = copy_case(target, args) if 'copy' in args.parts else None
     except BenchError as exc:
         print('tune_bench: %s' % exc, file=sys.stderr)
         return 2
@@ -185,10 +223,19 @@ def main(argv):
     finally:
         target.close()
         shutil.rmtree(work, ignore_errors=True)
-    share = kept / float(args.aa)
-    print('RESULT: A/A kept the current value in %d of %d searches (%.0f %%, goal at least %.0f %%); read-ahead: %s'
-          % (kept, args.aa, 100 * share, 100 * AA_GOAL, found['msg']))
-    return 0 if share >= AA_GOAL else 1
+    results, met = [], True
+    if kept is not None:
+        met = kept >= AA_GOAL * args.aa
+        results.append('A/A kept the current value in %d of %d searches (%.0f %%, goal at least %.0f %%)'
+                       % (kept, args.aa, 100.0 * kept / args.aa, 100 * AA_GOAL))
+    if copied is not None:
+        # every candidate is 1 MiB or more: any recommendation meets the goal
+        met = met and copied['recommended'].get('buffer_size') is not None
+        results.append('copy buffer: %s (goal: 1m or more over 4k)' % copied['msg'])
+    if found is not None:
+        results.append('read-ahead: %s' % found['msg'])
+    print('RESULT: ' + '; '.join(results))
+    return 0 if met else 1
 
 
 if __name__ == '__main__':
