@@ -158,8 +158,9 @@ def print_verdicts(result):
     print('%-22s %6s %8s %13s %5s  %-14s' % ('candidate', 'rounds', 'effect', 'interval', 'modes', 'outcome'))
     for verdict in result['decision']['verdicts']:
         interval = '%.3f-%.3f' % tuple(verdict['interval']) if verdict['interval'] else '-'
-        print('%-22s %6d %8.3f %13s %5s  %-14s' % (verdict['candidate'], verdict['rounds'], verdict['effect'], interval,
-                                                  'two' if result['decision']['modes'] else 'one', verdict['outcome']))
+        modes = 'two' if result['decision']['modes'] else 'one'
+        print('%-22s %6d %8.3f %13s %5s  %-14s' % (verdict['candidate'], verdict['rounds'], verdict['effect'], interval, modes,
+                                                  verdict['outcome']))
     medians = {}
     for name in ['current'] + [verdict['candidate'] for verdict in result['decision']['verdicts']]:
         values = sorted(measured[name] for measured in result['rounds'] if name in measured)
