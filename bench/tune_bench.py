@@ -159,8 +159,8 @@ def print_verdicts(result):
     for verdict in result['decision']['verdicts']:
         interval = '%.3f-%.3f' % tuple(verdict['interval']) if verdict['interval'] else '-'
         modes = 'two' if result['decision']['modes'] else 'one'
-        print('%-22s %6d %8.3f %13s %5s  %-14s' % (verdict['candidate'], verdict['rounds'], verdict['effect'], interval, modes,
-                                                  verdict['outcome']))
+        row = (verdict['candidate'], verdict['rounds'], verdict['effect'], interval, modes, verdict['outcome'])
+        print('%-22s %6d %8.3f %13s %5s  %-14s' % row)
     medians = {}
     for name in ['current'] + [verdict['candidate'] for verdict in result['decision']['verdicts']]:
         values = sorted(measured[name] for measured in result['rounds'] if name in measured)
