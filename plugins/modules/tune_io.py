@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r'''
 ---
 module: tune_io
-short_description: Find the value of a block-queue setting by measurement with fio, beyond the noise
+short_description: Find the value of an I/O setting by measurement, beyond the noise
 version_added: 0.3.0
 description:
   - A measured search on one target, a mounted file system or a bare block device. Each round measures the current
@@ -64,6 +64,8 @@ options:
         C({read_ahead_kb: [128, 1024, 4096]}). One setting changes at a time; the others stay as they are."
       - Settings are those of C(iotune_block_devices) (C(read_ahead_kb), C(max_sectors_kb), C(nr_requests),
         C(rq_affinity), C(scheduler)). A value the device would refuse or round is found before anything is measured.
+      - C(mount_options), one mount option per candidate (V(noatime), V(commit=30)), set in O(fstab) and by a live
+        remount, both put back by the undo. An option no live remount can set is refused before anything is measured.
       - With O(workload=copy), also the copy tool's C(buffer_size) and C(direct).
     type: dict
     required: true
@@ -86,6 +88,10 @@ options:
     description: The copy tool's configuration file; its C(buffer_size) is the current value.
     type: path
     default: /etc/iotune/copy.conf
+  fstab:
+    description: The fstab a C(mount_options) candidate is written to (and put back from) during its measurement.
+    type: path
+    default: /etc/fstab
   copy_direct:
     description: The current value of C(direct) for a V(copy) workload (whether the copies use C(--direct) today).
     type: bool
@@ -265,18 +271,22 @@ from ansible_collections.iotune.storage.plugins.module_utils.common.args import 
 from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandRunner
 from ansible_collections.iotune.storage.plugins.module_utils.common.units import to_bytes
 from ansible_collections.iotune.storage.plugins.module_utils.engine.tune import (
-    QueueTrials, SearchError, plan_errors, run_rounds, state_digest)
+    MOUNT_SETTING, SearchError, Trials, plan_errors, run_rounds, state_digest)
 from ansible_collections.iotune.storage.plugins.module_utils.measure.decide import decide
 from ansible_collections.iotune.storage.plugins.module_utils.measure.fio_run import (
     MeasureError, check_device, create_scratch, device_bytes, run_fio, stop_on_signal)
 from ansible_collections.iotune.storage.plugins.module_utils.measure.search import (
     BASELINE, budget_problem, cache_suspect_job, candidates, check_request, config_buffer_size, copy_argv, measured_value,
     policy_fragment, recommended_values, round_orders, rounds_problem, trial_argv, trial_seconds, value_text, workload_job)
+from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import read_mountinfo, visible_mounts
 from ansible_collections.iotune.storage.plugins.module_utils.parse.sysfs import read_block_device
 from ansible_collections.iotune.storage.plugins.module_utils.plan.block_queue import resolve_match
 from ansible_collections.iotune.storage.plugins.module_utils.parse.udev import DB_DIR
 from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import SCHEMA
 from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import QUEUE_SETTINGS
+
+# the settings a trial applies through the journal (the copy tool's are options of its command line)
+APPLIED = tuple(QUEUE_SETTINGS) + (MOUNT_SETTING,)
 
 ARGUMENT_SPEC = dict(
     target=dict(type='path', required=True),
@@ -300,6 +310,7 @@ ARGUMENT_SPEC = dict(
     copy_tool=dict(type='path', default='/usr/local/bin/iotune-copy'),
     copy_config=dict(type='path', default='/etc/iotune/copy.conf'),
     copy_direct=dict(type='bool', default=False),
+    fstab=dict(type='path', default='/etc/fstab'),
     sys_root=dict(type='path', default='/sys'),
     proc_root=dict(type='path', default='/proc'),
 )
@@ -343,6 +354,11 @@ def current_values(trials, settings, params):
                                                     SCHEMA['iotune_copy_tools']['options']['buffer_size']['default'])
     if 'direct' in settings:
         current['direct'] = params['copy_direct']
+    if MOUNT_SETTING in settings:
+        entry = visible_mounts(read_mountinfo(params['proc_root'])).get(trials.match.get('mountpoint'))
+        if entry is None:
+            raise SearchError('settings.%s: the target must be a mount point' % MOUNT_SETTING)
+        current[MOUNT_SETTING] = ','.join(entry['options'])
     return current, names[0]
 
 
@@ -365,12 +381,16 @@ def read_config(path):
     return data.decode('utf-8', 'replace')
 
 
-def checked_candidates(trials, found):
-    """The candidates, each planned (read only): SearchError naming ``settings.<name>`` when the device would refuse one."""
+def checked_candidates(trials, found, current):
+    """The candidates, each planned (read only), a mount option already live left out (it is the current value):
+    SearchError naming ``settings.<name>`` when the device would refuse one or no live remount can set it."""
     errors = []
+    live = (current.get(MOUNT_SETTING) or '').split(',')
+    found[:] = [candidate for candidate in found if not (candidate['setting'] == MOUNT_SETTING and candidate['value'] in live)]
     for candidate in found:
-        if candidate['setting'] in QUEUE_SETTINGS:
-            errors.extend(plan_errors(trials.plan({candidate['setting']: candidate['value']}), 'settings.%s' % candidate['setting']))
+        if candidate['setting'] in APPLIED:
+            errors.extend(plan_errors(trials.plan({candidate['setting']: candidate['value']}), 'settings.%s' % candidate['setting'],
+                                      live_kind='mount' if candidate['setting'] == MOUNT_SETTING else None))
     if errors:
         raise SearchError('nothing measured: %s' % '; '.join(errors))
 
@@ -442,8 +462,8 @@ class CopyMeasure(Measure):
 def make_trial(trials, measure, by_name, suspect_job):
     def trial(name, number):
         candidate = by_name[name]
-        queue = candidate['setting'] in QUEUE_SETTINGS
-        trial_id = trials.apply({candidate['setting']: candidate['value']}, number) if queue else None
+        applied = candidate['setting'] in APPLIED
+        trial_id = trials.apply({candidate['setting']: candidate['value']}, number) if applied else None
         try:
             value = measure(candidate)
         finally:
@@ -471,13 +491,13 @@ def plan_search(module, runner, params, result):
     """Everything checked before the first change: (trials, measure, by_name, orders); SearchError or fail otherwise."""
     job = workload_job(params['workload'])
     match, directory, device = resolve_target(runner, params)
-    trials = QueueTrials(runner, match, params['journal_dir'], result['run_id'], params['sys_root'], params['proc_root'],
-                         warn=module.warn)
+    trials = Trials(runner, match, params['journal_dir'], result['run_id'], params['sys_root'], params['proc_root'],
+                    warn=module.warn, fstab=params['fstab'])
     current, name = current_values(trials, params['settings'], params)
     info = read_block_device(params['sys_root'], name, udev_db_dir=DB_DIR)
     result.update(current=current, device=dict(name=name, **dict((key, info.get(key)) for key in ('model', 'wwn', 'serial'))))
     found = candidates(params['settings'], current, params['aa'])
-    checked_candidates(trials, found)
+    checked_candidates(trials, found, current)
     problem = rounds_problem(params['rounds'], params['confidence'], max(len(found), 1))
     names = [BASELINE] + [candidate['name'] for candidate in found]
     seconds = trial_seconds(job, params['runtime'], params['size'])
@@ -523,7 +543,7 @@ def search(module, runner, params, result):
     decision = decide(rounds, BASELINE, [candidate['name'] for candidate in result['candidates']], params['confidence'],
                       params['min_effect'], params['metric'] == 'bw', suspect=suspect)
     values = recommended_values(decision, by_name)
-    fragment, hardware, warning = policy_fragment(fragment_info[0], fragment_info[1], values)
+    fragment, hardware, warning = policy_fragment(fragment_info[0], fragment_info[1], values, trials.match.get('mountpoint'))
     if warning and values:
         module.warn(warning)
     result.update(rounds=rounds, decision=decision, recommended=values, policy_fragment=fragment if values else {},
@@ -537,8 +557,8 @@ def search(module, runner, params, result):
 def main():
     module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
     params = module.params
-    errors = check_args(params, paths=('target', 'directory', 'journal_dir', 'fio_path', 'copy_tool', 'copy_config', 'sys_root',
-                                       'proc_root'))
+    errors = check_args(params, paths=('target', 'directory', 'journal_dir', 'fio_path', 'copy_tool', 'copy_config', 'fstab',
+                                       'sys_root', 'proc_root'))
     errors += check_request(params)
     if errors:
         module.fail_json(msg='; '.join(errors), errors=errors)

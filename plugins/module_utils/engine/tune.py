@@ -19,7 +19,7 @@ import json
 from ansible_collections.iotune.storage.plugins.module_utils.act.records import Trusted
 from ansible_collections.iotune.storage.plugins.module_utils.act.rollback import RollbackError, roll_back
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import ERROR
-from ansible_collections.iotune.storage.plugins.module_utils.engine.run import BlockQueue, EngineError, run_concerns
+from ansible_collections.iotune.storage.plugins.module_utils.engine.run import BlockQueue, EngineError, MountOptions, run_concerns
 from ansible_collections.iotune.storage.plugins.module_utils.engine.snapshot import take_snapshot
 
 
@@ -39,21 +39,28 @@ def state_digest(sys_root='/sys', proc_root='/proc'):
     return hashlib.sha256(json.dumps(state, sort_keys=True).encode('utf-8')).hexdigest()
 
 
-class QueueTrials(object):
-    """Applies a candidate value of a block-queue setting of the target's device live (persist
-    false: no udev rule is written), each under its own run id of the journal, and undoes it."""
+MOUNT_SETTING = 'mount_options'
 
-    def __init__(self, runner, match, journal_dir, run_id, sys_root='/sys', proc_root='/proc', warn=None):
+
+class Trials(object):
+    """Applies a candidate, each under its own run id of the journal, and undoes it: a block-queue
+    setting of the target's device live (persist false: no udev rule is written), or a mount option of
+    the target (fstab and a live remount, both put back by the undo)."""
+
+    def __init__(self, runner, match, journal_dir, run_id, sys_root='/sys', proc_root='/proc', warn=None, fstab='/etc/fstab'):
         self.runner, self.match, self.journal_dir, self.run_id = runner, match, journal_dir, run_id
-        self.sys_root, self.proc_root, self.warn = sys_root, proc_root, warn
+        self.sys_root, self.proc_root, self.warn, self.fstab = sys_root, proc_root, warn, fstab
         self.applied = []
 
     def concern(self, values):
+        if MOUNT_SETTING in values:
+            return MountOptions(self.runner, [{'path': self.match['mountpoint'], 'present': [values[MOUNT_SETTING]], 'absent': []}],
+                                fstab=self.fstab, proc_root=self.proc_root)
         return BlockQueue(self.runner, [dict(values, match=self.match)], persist=False, sys_root=self.sys_root,
                           proc_root=self.proc_root)
 
     def plan(self, values):
-        """The block_queue plan of ``values`` on the target's device; reads only."""
+        """The plan of ``values`` (one mount option, or block-queue settings) on the target; reads only."""
         return self.concern(values).plan()
 
     def apply(self, values, number):
@@ -74,7 +81,8 @@ class QueueTrials(object):
     def undo(self, trial_id):
         """Put back what run ``trial_id`` changed; SearchError naming the run when that fails."""
         try:
-            errors = roll_back(self.journal_dir, trial_id, Trusted((), self.sys_root, self.proc_root), self.runner)['errors']
+            trusted = Trusted((self.fstab,), self.sys_root, self.proc_root, mount_bin=self.runner.bin('mount', 'mount'))
+            errors = roll_back(self.journal_dir, trial_id, trusted, self.runner)['errors']
         except RollbackError as exc:
             errors = [str(exc)]
         if errors:
@@ -82,9 +90,15 @@ class QueueTrials(object):
                               % (trial_id, '; '.join(errors), trial_id))
 
 
-def plan_errors(plan, field):
-    """The error checks of a candidate's plan, as sentences naming ``field``."""
-    return ['%s: %s' % (field, check['message']) for check in plan['checks'] if check['status'] == ERROR]
+def plan_errors(plan, field, live_kind=None):
+    """The error checks of a candidate's plan, as sentences naming ``field``; with ``live_kind``, also a plan
+    that would change something but nothing of that kind (a mount option no live remount can set: a
+    measurement would not see it)."""
+    errors = ['%s: %s' % (field, check['message']) for check in plan['checks'] if check['status'] == ERROR]
+    if not errors and live_kind and plan['changes'] and not [c for c in plan['changes'] if c['kind'] == live_kind]:
+        errors.append('%s: %s' % (field, '; '.join(check['message'] for check in plan['checks'] if check['status'] != 'compliant')
+                                  or 'no live change') + ' (a search measures only what a live remount changes)')
+    return errors
 
 
 def run_rounds(orders, trial, clock, deadline):

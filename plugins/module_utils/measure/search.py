@@ -10,6 +10,7 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import random
+import re
 
 from ansible_collections.iotune.storage.plugins.module_utils.common.units import to_bytes
 from ansible_collections.iotune.storage.plugins.module_utils.measure.decide import min_rounds
@@ -35,10 +36,13 @@ WORKLOADS = {
 # Settings a search can try: the block queue of the target's device (read through sysfs, applied
 # live through the journal and undone after each measurement; nothing persistent is written), and
 # with the copy workload the copy tool's buffer size and --direct (options of its command line).
-SEARCHABLE = tuple(sorted(QUEUE_SETTINGS))
+MOUNT_SETTING = 'mount_options'
+SEARCHABLE = tuple(sorted(QUEUE_SETTINGS)) + (MOUNT_SETTING,)
+_MOUNT_OPTION_RE = re.compile(r'^[a-z0-9_][a-z0-9_.=:+-]*$')
 COPY_WORKLOAD = 'copy'
 COPY_SETTINGS = ('buffer_size', 'direct')
-COPY_ACCEPTED = {'buffer_size': 'a size from 1 byte to 1g (4k, 1m, 8M)', 'direct': 'true or false'}
+COPY_ACCEPTED = {'buffer_size': 'a size from 1 byte to 1g (4k, 1m, 8M)', 'direct': 'true or false',
+                 MOUNT_SETTING: 'one mount option a live remount can set, such as noatime or commit=30'}
 MAX_COPY_BUFFER = 1024 * 1024 * 1024
 # the rate the estimate assumes for a copy (a 4 KiB direct copy is far slower: give it a small size)
 COPY_BYTES_PER_S = 50 * 1024 * 1024
@@ -58,6 +62,8 @@ def _whole(value, field, minimum, maximum, errors):
 
 
 def _valid_setting_value(setting, value):
+    if setting == MOUNT_SETTING:
+        return isinstance(value, str) and bool(_MOUNT_OPTION_RE.match(value))
     if setting == 'direct':
         return isinstance(value, bool)
     if setting == 'buffer_size':
@@ -87,7 +93,7 @@ def check_settings(settings, errors, copy=False):
         if name in COPY_SETTINGS and not copy:
             errors.append('settings.%s: a setting of the copy tool, searched only with workload: copy' % name)
             continue
-        if name not in QUEUE_SETTINGS and name not in COPY_SETTINGS:
+        if name not in SEARCHABLE and name not in COPY_SETTINGS:
             errors.append('settings.%s: not a setting a search can try; accepted: %s' % (name, ', '.join(SEARCHABLE + COPY_SETTINGS)))
             continue
         if not isinstance(values, list) or not values:
@@ -236,10 +242,11 @@ def stable_match(name, info):
                             'give another disk' % name)
 
 
-def policy_fragment(name, info, values):
+def policy_fragment(name, info, values, mount_point=None):
     """The policy to give harden_io.yml for the values a search recommends on device ``name``
     (``info``: its io_facts, for the match and the hardware named): {'iotune_block_devices': [...]}
-    for a queue setting, {'iotune_copy_tools': {...}} for the copy tool's buffer size (--direct is an
+    for a queue setting, {'iotune_mounts': [...]} for a mount option of ``mount_point``,
+    {'iotune_copy_tools': {...}} for the copy tool's buffer size (--direct is an
     option of each command, not of the policy: the answer's message says it), and the hardware line
     (model, WWN, serial) a person reads before giving it to a group of hosts."""
     hardware = ', '.join('%s %s' % (key, info[key]) for key in ('model', 'wwn', 'serial') if info.get(key)) or 'unknown hardware'
@@ -248,6 +255,8 @@ def policy_fragment(name, info, values):
     if queue:
         match, warning = stable_match(name, info)
         fragment['iotune_block_devices'] = [dict(queue, match=match)]
+    if MOUNT_SETTING in values:
+        fragment['iotune_mounts'] = [{'path': mount_point, 'present': [values[MOUNT_SETTING]]}]
     if 'buffer_size' in values:
         fragment['iotune_copy_tools'] = {'state': 'present', 'buffer_size': values['buffer_size']}
     return fragment, hardware, warning

@@ -18,6 +18,7 @@ mkfs.xfs -q -f "$loop"
 mounts=("$work/mnt/xfs")
 mount -t xfs "$loop" "$work/mnt/xfs"
 queue=/sys/block/$(basename "$loop")/queue
+printf '%s %s xfs defaults 0 0\n' "$loop" "$work/mnt/xfs" >"$work/fstab"
 echo 512 >"$queue/read_ahead_kb"
 
 echo "localhost ansible_connection=local ansible_python_interpreter=$(command -v python3)" >"$work/inventory"
