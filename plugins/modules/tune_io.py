@@ -13,16 +13,18 @@ module: tune_io
 short_description: Find the value of an I/O setting by measurement, beyond the noise
 version_added: 0.3.0
 description:
-  - A measured search on one target, a mounted file system or a bare block device. Each round measures the current
-    value and every candidate once, in a new shuffled order, each candidate applied live through the write-ahead
-    journal under a run id of its own and undone from it right after its measurement, each measurement on a new
-    file fio lays out. The host is left as it was found; a digest of its managed state before and after says so.
+  - A measured search on one target, a mounted file system or a bare block device, of block-queue settings, mount
+    options or the copy tool's buffer. Each round measures the current value and every candidate once, in a new
+    shuffled order, each candidate applied through the write-ahead journal under a run id of its own and undone
+    from it right after its measurement, each measurement on a new file. The host is left as it was found; a
+    digest of its managed state before and after says so.
   - A candidate is recommended only when it beats the current value beyond the noise. The rule (docs/tuning.md) pairs
     the rounds, takes a distribution-free confidence interval of the median effect shared among the candidates, and
     asks for a minimum effect; rounds that fall into two modes are reported, and a win must hold within each mode.
     Otherwise the answer is to keep the current value.
   - The answer comes with a policy fragment for C(harden_io.yml) that matches the device by what survives a reboot
-    (its WWN, else its serial) and names the hardware, so it can serve a group of identical hosts.
+    (its WWN, else its serial) and names the hardware, so it can serve a group of identical hosts; a mount option
+    gives C(iotune_mounts), the copy tool's buffer C(iotune_copy_tools).
   - Check mode checks the request and every candidate against what the device keeps, and returns the plan and its
     duration without measuring or changing anything.
 author:
