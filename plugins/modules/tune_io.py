@@ -68,6 +68,8 @@ options:
         C(rq_affinity), C(scheduler)). A value the device would refuse or round is found before anything is measured.
       - C(mount_options), one mount option per candidate (V(noatime), V(commit=30)), set in O(fstab) and by a live
         remount, both put back by the undo. An option no live remount can set is refused before anything is measured.
+      - The VxFS tunables of a target mounted as vxfs (C(read_pref_io), C(write_pref_io), C(discovered_direct_iosz),
+        ...), set in O(tunefstab) and live with C(vxtunefs -o), both put back by the undo.
       - With O(workload=copy), also the copy tool's C(buffer_size) and C(direct).
     type: dict
     required: true
@@ -94,6 +96,16 @@ options:
     description: The fstab a C(mount_options) candidate is written to (and put back from) during its measurement.
     type: path
     default: /etc/fstab
+  vxfs_device:
+    description: The tunefstab device of a VxFS target (default the source of its mount, C(/dev/vx/dsk/<dg>/<vol>)).
+    type: str
+  tunefstab:
+    description: The tunefstab file a VxFS candidate is written to (and put back from) during its measurement.
+    type: path
+    default: /etc/vx/tunefstab
+  vxtunefs:
+    description: The vxtunefs program (default found in C(/opt/VRTS/bin), C(/sbin) and the PATH).
+    type: path
   copy_direct:
     description: The current value of C(direct) for a V(copy) workload (whether the copies use C(--direct) today).
     type: bool
@@ -283,12 +295,13 @@ from ansible_collections.iotune.storage.plugins.module_utils.measure.search impo
 from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import read_mountinfo, visible_mounts
 from ansible_collections.iotune.storage.plugins.module_utils.parse.sysfs import read_block_device
 from ansible_collections.iotune.storage.plugins.module_utils.plan.block_queue import resolve_match
+from ansible_collections.iotune.storage.plugins.module_utils.plan.tunefstab import TUNABLE_NAMES, find_vxtunefs, normalize_tunable, validate_entry
 from ansible_collections.iotune.storage.plugins.module_utils.parse.udev import DB_DIR
 from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import SCHEMA
 from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import QUEUE_SETTINGS
 
 # the settings a trial applies through the journal (the copy tool's are options of its command line)
-APPLIED = tuple(QUEUE_SETTINGS) + (MOUNT_SETTING,)
+APPLIED = tuple(QUEUE_SETTINGS) + (MOUNT_SETTING,) + TUNABLE_NAMES
 
 ARGUMENT_SPEC = dict(
     target=dict(type='path', required=True),
@@ -313,6 +326,9 @@ ARGUMENT_SPEC = dict(
     copy_config=dict(type='path', default='/etc/iotune/copy.conf'),
     copy_direct=dict(type='bool', default=False),
     fstab=dict(type='path', default='/etc/fstab'),
+    vxfs_device=dict(type='str'),
+    tunefstab=dict(type='path', default='/etc/vx/tunefstab'),
+    vxtunefs=dict(type='path'),
     sys_root=dict(type='path', default='/sys'),
     proc_root=dict(type='path', default='/proc'),
 )
@@ -335,22 +351,26 @@ def resolve_target(runner, params):
         except MeasureError as exc:
             raise SearchError('target: %s' % exc)
         return {'name': os.path.basename(os.path.realpath(target))}, None, target
-    if not os.path.ismount(target):
+    # a mount point as the host's mount table (proc_root) says
+    if target not in visible_mounts(read_mountinfo(params['proc_root'])):
         raise SearchError('target %s is neither a mount point nor a block device' % target)
     return {'mountpoint': target}, params['directory'] or target, None
 
 
 def current_values(trials, settings, params):
-    """{setting: current value} (a queue setting's live value; the copy tool's from its config) and the
-    kernel name of the target's device."""
+    """{setting: current value} (a queue setting's live value, a mount's live options, a VxFS tunable's live
+    value, the copy tool's from its config) and the kernel name of the target's device (None when no queue
+    setting is searched and the target has no block device: a VxFS volume of the simulator)."""
+    queue = dict((setting, values[0]) for setting, values in settings.items() if setting in QUEUE_SETTINGS)
     names, dummy, problem = resolve_match(trials.match, params['sys_root'], params['proc_root'], DB_DIR)
-    if problem or len(names) != 1:
+    if (problem or len(names) != 1) and queue:
         raise SearchError('target: a search tries the queue of one device: %s' % (problem or '%s selects %s' % (
             params['target'], ', '.join(names))))
     current = {}
-    queue = dict((setting, values[0]) for setting, values in settings.items() if setting in QUEUE_SETTINGS)
-    for check in trials.plan(queue)['checks'] if queue else []:
-        current.setdefault(check['setting'], check['live'])
+    vxfs = dict((setting, values[0]) for setting, values in settings.items() if setting in TUNABLE_NAMES)
+    for values in (queue, vxfs):
+        for check in trials.plan(values)['checks'] if values else []:
+            current.setdefault(check['setting'], check['live'])
     if 'buffer_size' in settings:
         current['buffer_size'] = config_buffer_size(read_config(params['copy_config']),
                                                     SCHEMA['iotune_copy_tools']['options']['buffer_size']['default'])
@@ -361,7 +381,28 @@ def current_values(trials, settings, params):
         if entry is None:
             raise SearchError('settings.%s: the target must be a mount point' % MOUNT_SETTING)
         current[MOUNT_SETTING] = ','.join(entry['options'])
-    return current, names[0]
+    return current, names[0] if len(names) == 1 and not problem else None
+
+
+def vxfs_of(params):
+    """The VxFS side of a search: {device (vxfs_device, else the source of the target's mount), tunefstab,
+    vxtunefs}; SearchError when a tunable is searched and the target is not mounted as vxfs."""
+    if not set(params['settings']) & set(TUNABLE_NAMES):
+        return {}
+    entry = visible_mounts(read_mountinfo(params['proc_root'])).get(params['target'])
+    if entry is None or entry['fstype'] != 'vxfs':
+        raise SearchError('settings: a VxFS tunable is searched, but %s is not mounted as vxfs' % params['target'])
+    vxtunefs, problem = find_vxtunefs(params['vxtunefs'])
+    if problem or vxtunefs is None:
+        raise SearchError('vxtunefs: %s' % (problem or 'not found: give its path in vxtunefs'))
+    device = params['vxfs_device'] or entry['source']
+    errors = []
+    for name in sorted(set(params['settings']) & set(TUNABLE_NAMES)):
+        for index, value in enumerate(params['settings'][name]):
+            errors.extend(validate_entry({'device': device, 'tunables': {name: value}}, 'settings.%s[%d]' % (name, index))[1])
+    if errors:
+        raise SearchError('; '.join(error.replace('.tunables.%s' % name, '') for error in errors))
+    return {'device': device, 'tunefstab': params['tunefstab'], 'vxtunefs': vxtunefs}
 
 
 def read_config(path):
@@ -388,11 +429,14 @@ def checked_candidates(trials, found, current):
     SearchError naming ``settings.<name>`` when the device would refuse one or no live remount can set it."""
     errors = []
     live = (current.get(MOUNT_SETTING) or '').split(',')
-    found[:] = [candidate for candidate in found if not (candidate['setting'] == MOUNT_SETTING and candidate['value'] in live)]
+    found[:] = [candidate for candidate in found if not (candidate['setting'] == MOUNT_SETTING and candidate['value'] in live)
+                and not (candidate['setting'] in TUNABLE_NAMES and normalize_tunable(candidate['setting'], candidate['value'])
+                         == current.get(candidate['setting']))]
     for candidate in found:
-        if candidate['setting'] in APPLIED:
-            errors.extend(plan_errors(trials.plan({candidate['setting']: candidate['value']}), 'settings.%s' % candidate['setting'],
-                                      live_kind='mount' if candidate['setting'] == MOUNT_SETTING else None))
+        setting, value = candidate['setting'], candidate['value']
+        if setting in APPLIED:
+            kind = 'mount' if setting == MOUNT_SETTING else 'vxtunefs' if setting in TUNABLE_NAMES else None
+            errors.extend(plan_errors(trials.plan({setting: value}), 'settings.%s' % setting, live_kind=kind))
     if errors:
         raise SearchError('nothing measured: %s' % '; '.join(errors))
 
@@ -493,10 +537,11 @@ def plan_search(module, runner, params, result):
     """Everything checked before the first change: (trials, measure, by_name, orders); SearchError or fail otherwise."""
     job = workload_job(params['workload'])
     match, directory, device = resolve_target(runner, params)
+    vxfs = vxfs_of(params)
     trials = Trials(runner, match, params['journal_dir'], result['run_id'], params['sys_root'], params['proc_root'],
-                    warn=module.warn, fstab=params['fstab'])
+                    warn=module.warn, fstab=params['fstab'], vxfs=vxfs)
     current, name = current_values(trials, params['settings'], params)
-    info = read_block_device(params['sys_root'], name, udev_db_dir=DB_DIR)
+    info = read_block_device(params['sys_root'], name, udev_db_dir=DB_DIR) if name else {}
     result.update(current=current, device=dict(name=name, **dict((key, info.get(key)) for key in ('model', 'wwn', 'serial'))))
     found = candidates(params['settings'], current, params['aa'])
     checked_candidates(trials, found, current)
@@ -545,7 +590,8 @@ def search(module, runner, params, result):
     decision = decide(rounds, BASELINE, [candidate['name'] for candidate in result['candidates']], params['confidence'],
                       params['min_effect'], params['metric'] == 'bw', suspect=suspect)
     values = recommended_values(decision, by_name)
-    fragment, hardware, warning = policy_fragment(fragment_info[0], fragment_info[1], values, trials.match.get('mountpoint'))
+    fragment, hardware, warning = policy_fragment(fragment_info[0], fragment_info[1], values, trials.match.get('mountpoint'),
+                                                  trials.vxfs.get('device'))
     if warning and values:
         module.warn(warning)
     result.update(rounds=rounds, decision=decision, recommended=values, policy_fragment=fragment if values else {},
@@ -560,8 +606,8 @@ def main():
     module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
     params = module.params
     errors = check_args(params, paths=('target', 'directory', 'journal_dir', 'fio_path', 'copy_tool', 'copy_config', 'fstab',
-                                       'sys_root', 'proc_root'))
-    errors += check_request(params)
+                                       'tunefstab', 'vxtunefs', 'sys_root', 'proc_root'))
+    errors += check_request(params, TUNABLE_NAMES)
     if errors:
         module.fail_json(msg='; '.join(errors), errors=errors)
     runner = CommandRunner(module)

@@ -19,7 +19,9 @@ import json
 from ansible_collections.iotune.storage.plugins.module_utils.act.records import Trusted
 from ansible_collections.iotune.storage.plugins.module_utils.act.rollback import RollbackError, roll_back
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import ERROR
-from ansible_collections.iotune.storage.plugins.module_utils.engine.run import BlockQueue, EngineError, MountOptions, run_concerns
+from ansible_collections.iotune.storage.plugins.module_utils.engine.run import (
+    BlockQueue, EngineError, MountOptions, Tunefstab, run_concerns)
+from ansible_collections.iotune.storage.plugins.module_utils.plan.tunefstab import TUNABLE_NAMES, normalize_tunable, read_live
 from ansible_collections.iotune.storage.plugins.module_utils.engine.snapshot import take_snapshot
 
 
@@ -44,15 +46,23 @@ MOUNT_SETTING = 'mount_options'
 
 class Trials(object):
     """Applies a candidate, each under its own run id of the journal, and undoes it: a block-queue
-    setting of the target's device live (persist false: no udev rule is written), or a mount option of
-    the target (fstab and a live remount, both put back by the undo)."""
+    setting of the target's device live (persist false: no udev rule is written), a mount option of
+    the target (fstab and a live remount), or a VxFS tunable (tunefstab and vxtunefs -o), each put back
+    by the undo."""
 
-    def __init__(self, runner, match, journal_dir, run_id, sys_root='/sys', proc_root='/proc', warn=None, fstab='/etc/fstab'):
+    def __init__(self, runner, match, journal_dir, run_id, sys_root='/sys', proc_root='/proc', warn=None, fstab='/etc/fstab',
+                 vxfs=None):
         self.runner, self.match, self.journal_dir, self.run_id = runner, match, journal_dir, run_id
         self.sys_root, self.proc_root, self.warn, self.fstab = sys_root, proc_root, warn, fstab
+        # {device, tunefstab, vxtunefs}: the target's VxFS device, the tunefstab file and the vxtunefs to run
+        self.vxfs = vxfs or {}
         self.applied = []
 
     def concern(self, values):
+        if set(values) & set(TUNABLE_NAMES):
+            tunables = dict((name, normalize_tunable(name, value)) for name, value in values.items())
+            return Tunefstab(self.runner, [{'device': self.vxfs.get('device'), 'tunables': tunables}], path=self.vxfs.get('tunefstab'),
+                             apply=True, vxtunefs=self.vxfs.get('vxtunefs'), proc_root=self.proc_root)
         if MOUNT_SETTING in values:
             return MountOptions(self.runner, [{'path': self.match['mountpoint'], 'present': [values[MOUNT_SETTING]], 'absent': []}],
                                 fstab=self.fstab, proc_root=self.proc_root)
@@ -81,8 +91,11 @@ class Trials(object):
     def undo(self, trial_id):
         """Put back what run ``trial_id`` changed; SearchError naming the run when that fails."""
         try:
-            trusted = Trusted((self.fstab,), self.sys_root, self.proc_root, mount_bin=self.runner.bin('mount', 'mount'))
-            errors = roll_back(self.journal_dir, trial_id, trusted, self.runner)['errors']
+            files = (self.fstab,) + ((self.vxfs['tunefstab'],) if self.vxfs.get('tunefstab') else ())
+            trusted = Trusted(files, self.sys_root, self.proc_root, mount_bin=self.runner.bin('mount', 'mount'),
+                              vxtunefs=self.vxfs.get('vxtunefs'))
+            errors = roll_back(self.journal_dir, trial_id, trusted, self.runner,
+                               lambda binary, mount_point: read_live(binary, mount_point, self.runner))['errors']
         except RollbackError as exc:
             errors = [str(exc)]
         if errors:
@@ -92,12 +105,12 @@ class Trials(object):
 
 def plan_errors(plan, field, live_kind=None):
     """The error checks of a candidate's plan, as sentences naming ``field``; with ``live_kind``, also a plan
-    that would change something but nothing of that kind (a mount option no live remount can set: a
-    measurement would not see it)."""
+    that would change something but nothing of that kind (a mount option no live remount can set, a VxFS
+    tunable of a file system that is not mounted: a measurement would not see it)."""
     errors = ['%s: %s' % (field, check['message']) for check in plan['checks'] if check['status'] == ERROR]
     if not errors and live_kind and plan['changes'] and not [c for c in plan['changes'] if c['kind'] == live_kind]:
         errors.append('%s: %s' % (field, '; '.join(check['message'] for check in plan['checks'] if check['status'] != 'compliant')
-                                  or 'no live change') + ' (a search measures only what a live remount changes)')
+                                  or 'no live change') + ' (a search measures only what changes live)')
     return errors
 
 

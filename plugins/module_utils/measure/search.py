@@ -81,9 +81,10 @@ def _accepted(name):
     return COPY_ACCEPTED[name] if name in COPY_ACCEPTED else accepted_text(name)
 
 
-def check_settings(settings, errors, copy=False):
+def check_settings(settings, errors, copy=False, vxfs=()):
     """settings: {setting: [candidate values]}; errors name ``settings.<name>[i]`` and the accepted values.
-    ``copy``: the workload is the copy tool's copy, which alone takes its settings."""
+    ``copy``: the workload is the copy tool's copy, which alone takes its settings. ``vxfs``: the VxFS
+    tunables' names (plan.tunefstab checks their values when it plans each candidate)."""
     if not isinstance(settings, dict) or not settings:
         errors.append('settings: give at least one setting to search, with its candidate values: one of %s'
                       % ', '.join(SEARCHABLE + (COPY_SETTINGS if copy else ())))
@@ -93,8 +94,13 @@ def check_settings(settings, errors, copy=False):
         if name in COPY_SETTINGS and not copy:
             errors.append('settings.%s: a setting of the copy tool, searched only with workload: copy' % name)
             continue
-        if name not in SEARCHABLE and name not in COPY_SETTINGS:
-            errors.append('settings.%s: not a setting a search can try; accepted: %s' % (name, ', '.join(SEARCHABLE + COPY_SETTINGS)))
+        if name not in SEARCHABLE and name not in COPY_SETTINGS and name not in vxfs:
+            errors.append('settings.%s: not a setting a search can try; accepted: %s, the VxFS tunables (%s)'
+                          % (name, ', '.join(SEARCHABLE + COPY_SETTINGS), ', '.join(vxfs)))
+            continue
+        if name in vxfs:
+            if not isinstance(values, list) or not values:
+                errors.append('settings.%s: expected a non-empty list of candidate values' % name)
             continue
         if not isinstance(values, list) or not values:
             errors.append('settings.%s: expected a non-empty list of candidate values (%s)' % (name, _accepted(name)))
@@ -128,10 +134,11 @@ def workload_job(workload):
         raise ValueError('workload: %s' % str(exc).replace('jobs[0]', 'job'))
 
 
-def check_request(params):
-    """The errors of a search request (the tune_io module's parameters), each naming its field."""
+def check_request(params, vxfs=()):
+    """The errors of a search request (the tune_io module's parameters), each naming its field; ``vxfs``
+    the names of the VxFS tunables."""
     errors = []
-    check_settings(params.get('settings'), errors, params.get('workload') == COPY_WORKLOAD)
+    check_settings(params.get('settings'), errors, params.get('workload') == COPY_WORKLOAD, vxfs)
     try:
         workload_job(params.get('workload'))
     except ValueError as exc:
@@ -242,10 +249,11 @@ def stable_match(name, info):
                             'give another disk' % name)
 
 
-def policy_fragment(name, info, values, mount_point=None):
+def policy_fragment(name, info, values, mount_point=None, vxfs_device=None):
     """The policy to give harden_io.yml for the values a search recommends on device ``name``
     (``info``: its io_facts, for the match and the hardware named): {'iotune_block_devices': [...]}
-    for a queue setting, {'iotune_mounts': [...]} for a mount option of ``mount_point``,
+    for a queue setting, {'iotune_mounts': [...]} for a mount option of ``mount_point``, {'iotune_tunefstab':
+    [...]} for a VxFS tunable of ``vxfs_device``,
     {'iotune_copy_tools': {...}} for the copy tool's buffer size (--direct is an
     option of each command, not of the policy: the answer's message says it), and the hardware line
     (model, WWN, serial) a person reads before giving it to a group of hosts."""
@@ -257,6 +265,10 @@ def policy_fragment(name, info, values, mount_point=None):
         fragment['iotune_block_devices'] = [dict(queue, match=match)]
     if MOUNT_SETTING in values:
         fragment['iotune_mounts'] = [{'path': mount_point, 'present': [values[MOUNT_SETTING]]}]
+    vxfs = dict((key, value) for key, value in values.items() if key not in QUEUE_SETTINGS and key not in
+                (MOUNT_SETTING,) + COPY_SETTINGS)
+    if vxfs:
+        fragment['iotune_tunefstab'] = [{'device': vxfs_device, 'tunables': vxfs}]
     if 'buffer_size' in values:
         fragment['iotune_copy_tools'] = {'state': 'present', 'buffer_size': values['buffer_size']}
     return fragment, hardware, warning

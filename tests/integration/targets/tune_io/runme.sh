@@ -29,6 +29,42 @@ ansible-playbook -i "$work/inventory" copy_tools.yml -e tune_work="$work" >"$wor
 ansible-playbook -i "$work/inventory" tune_io.yml -e tune_work="$work" -e tune_mnt="$work/mnt/xfs" -e tune_loop="$loop" "$@"
 [ "$(cat "$queue/read_ahead_kb")" = 512 ] || { echo "FAIL: read_ahead_kb is $(cat "$queue/read_ahead_kb") after the searches"; exit 1; }
 
+# A VxFS tunable through the simulator (tests/vxfs-sim, not VxFS: the plan, the journal and the undo
+# are tested, no measured claim is made): a procfs stand-in whose mountinfo shows a simulated VxFS
+# volume, each candidate set in the tunefstab and by vxtunefs -o, then put back.
+sim=
+IFS=: read -ra roots <<<"${ANSIBLE_COLLECTIONS_PATH:-}"
+for root in "${roots[@]}"; do
+  [ -x "$root/ansible_collections/iotune/storage/tests/vxfs-sim/vxtunefs" ] &&
+    { sim=$root/ansible_collections/iotune/storage/tests/vxfs-sim/vxtunefs; break; }
+done
+[ -n "$sim" ] || { echo "FAIL: tests/vxfs-sim/vxtunefs not found under ANSIBLE_COLLECTIONS_PATH" >&2; exit 1; }
+mkdir -p "$work/vx" "$work/vxfs" "$work/proc/self" "$work/mnt/vx"
+printf '# VxFS tunables (simulated)\n/dev/vx/dsk/testdg/vol01 write_pref_io=131072\n' >"$work/vx/tunefstab"
+cp "$work/vx/tunefstab" "$work/vx/tunefstab.before"
+export VXFS_SIM_STATE=$work/vxfs/state.json VXTUNEFSTAB=$work/vx/tunefstab
+"$sim" --sim-mount /dev/vx/dsk/testdg/vol01 "$work/mnt/vx"
+{ cat /proc/self/mountinfo
+  echo "900 1 199:1000 / $work/mnt/vx rw,relatime shared:90 - vxfs /dev/vx/dsk/testdg/vol01 rw,delaylog,largefiles"; } >"$work/proc/self/mountinfo"
+vx_before=$("$sim" -p "$work/mnt/vx")
+ANSIBLE_LOAD_CALLBACK_PLUGINS=1 ANSIBLE_STDOUT_CALLBACK=ansible.builtin.json ansible localhost -i "$work/inventory" \
+  -m iotune.storage.tune_io -a "{\"target\": \"$work/mnt/vx\", \"directory\": \"$work/mnt/xfs\", \"proc_root\": \"$work/proc\",
+  \"settings\": {\"read_pref_io\": [\"64k\", \"1m\"], \"write_pref_io\": [\"128k\", \"4m\"]}, \"workload\": \"seq-read-direct\",
+  \"tunefstab\": \"$work/vx/tunefstab\", \"vxtunefs\": \"$sim\", \"size\": \"16m\", \"runtime\": 1, \"rounds\": 7,
+  \"journal_dir\": \"$work/journal\"}" >"$work/vxfs.json" 2>"$work/vxfs.err" || { cat "$work/vxfs.err"; echo "FAIL: the VxFS search"; exit 1; }
+python3 - "$work/vxfs.json" <<'PY'
+import json, sys
+result = list(json.load(open(sys.argv[1]))["plays"][0]["tasks"][0]["hosts"].values())[0]
+assert not result.get("failed"), result.get("msg")
+# 64k and 128k are the current values (the default, and the tunefstab's live value): left out
+assert [c["name"] for c in result["candidates"]] == ["read_pref_io=1m", "write_pref_io=4m"], result["candidates"]
+assert result["current"] == {"read_pref_io": 65536, "write_pref_io": 131072}, result["current"]
+assert len(result["trials"]) == 14 and result["state_digest"]["before"] == result["state_digest"]["after"]
+print("tune_io VxFS (simulator): %s; 14 trials applied and undone" % result["msg"])
+PY
+[ "$("$sim" -p "$work/mnt/vx")" = "$vx_before" ] || { echo "FAIL: the simulated VxFS tunables were not put back"; exit 1; }
+cmp -s "$work/vx/tunefstab" "$work/vx/tunefstab.before" || { echo "FAIL: the tunefstab was not put back"; exit 1; }
+
 # The role through tune_io.yml: check mode plans and changes nothing; then, from read-ahead off (0),
 # a search of 4096 on 4 KiB buffered reads (each read its own request without read-ahead: many times
 # slower, far beyond the noise), deployed through io_policy (live and a udev rule) and confirmed by a
