@@ -168,7 +168,7 @@ def _rounds_table(search):
     metric = search.get('metric', 'bw')
     rows = ['<h2>Rounds</h2><table><tr><th>round</th>%s</tr>' % ''.join('<th>%s</th>' % escape(name) for name in names)]
     for number, measured in enumerate(search.get('rounds') or []):
-        rows.append('<tr><td>%d</td>%s</tr>' % (number + 1, ''.join('<td>%s</td>' % escape(format_figure(measured.get(name), metric))
-                                                                     for name in names)))
+        cells = ''.join('<td>%s</td>' % escape(format_figure(measured.get(name), metric)) for name in names)
+        rows.append('<tr><td>%d</td>%s</tr>' % (number + 1, cells))
     rows.append('</table>')
     return '\n'.join(rows)
