@@ -283,12 +283,12 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.iotune.storage.plugins.module_utils.act.journal import new_run_id
 from ansible_collections.iotune.storage.plugins.module_utils.common.args import check_args
 from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandRunner
-from ansible_collections.iotune.storage.plugins.module_utils.common.units import to_bytes
+from ansible_collections.iotune.storage.plugins.module_utils.common.units import format_bytes, to_bytes
 from ansible_collections.iotune.storage.plugins.module_utils.engine.tune import (
     MOUNT_SETTING, SearchError, Trials, plan_errors, run_rounds, state_digest)
 from ansible_collections.iotune.storage.plugins.module_utils.measure.decide import decide
 from ansible_collections.iotune.storage.plugins.module_utils.measure.fio_run import (
-    MeasureError, check_device, create_scratch, device_bytes, run_fio, stop_on_signal)
+    MeasureError, check_device, create_scratch, device_bytes, free_bytes, run_fio, stop_on_signal)
 from ansible_collections.iotune.storage.plugins.module_utils.measure.search import (
     BASELINE, budget_problem, cache_suspect_job, candidates, check_request, config_buffer_size, copy_argv, measured_value,
     policy_fragment, recommended_values, round_orders, rounds_problem, trial_argv, trial_seconds, value_text, workload_job)
@@ -560,8 +560,27 @@ def plan_search(module, runner, params, result):
     return trials, measurer(module, runner, job, params, directory, device), by_name, info, job
 
 
+def space_problem(job, params, directory):
+    """The sentence refusing a search whose files do not fit in ``directory`` (checked before the first change), or None."""
+    if directory is None:
+        return None
+    needed = to_bytes(params['size']) * (2 if job.get('copy') else 1) + to_bytes(params['min_free'])
+    try:
+        free = free_bytes(directory)
+    except OSError as exc:
+        return 'directory %s: %s' % (directory, exc.strerror)
+    if free < needed:
+        return ('size: each measurement needs %s in %s (%s%s and min_free), %s are free' % (
+            format_bytes(needed), directory, 'a source and its copy of ' if job.get('copy') else 'a file of ', params['size'],
+            format_bytes(free)))
+    return None
+
+
 def measurer(module, runner, job, params, directory, device):
     """The measurement of the workload: the copy tool's copy, or fio."""
+    problem = space_problem(job, params, directory)
+    if problem:
+        raise SearchError(problem)
     if job.get('copy'):
         if directory is None:
             raise SearchError('workload: copy needs a mount point as target (it copies a file there)')

@@ -78,6 +78,12 @@ def device_bytes(path):
         return handle.seek(0, os.SEEK_END)
 
 
+def free_bytes(directory):
+    """The bytes an unprivileged user may still write in ``directory``'s file system."""
+    fs = os.statvfs(directory)
+    return fs.f_bavail * fs.f_frsize
+
+
 def create_scratch(directory, size, min_free):
     """Create the scratch file (0600, exclusive) after checking the directory and its free space."""
     if not os.path.isdir(directory):
@@ -88,8 +94,12 @@ def create_scratch(directory, size, min_free):
     problem = scratch_directory_problem(directory, 'directory')
     if problem:
         raise MeasureError(problem)
-    fs = os.statvfs(directory)
-    free = fs.f_bavail * fs.f_frsize
+    free = free_bytes(directory)
+    if free < size + min_free:
+        # the blocks of a file just removed may be freed later (xfs inactivates inodes in the background
+        # since Linux 5.19); a sync makes the file system finish that
+        os.sync()
+        free = free_bytes(directory)
     if free < size + min_free:
         raise MeasureError('not enough free space in {0} for a {1} scratch file: {2} free, {3} needed '
                            '(size + min_free)'.format(directory, format_bytes(size), format_bytes(free), format_bytes(size + min_free)))

@@ -120,7 +120,7 @@ echo 512 >"$queue/read_ahead_kb"
 # rolled-back mark), then rollback_io.yml (the latest open run) puts it back.
 digest() {
   ansible localhost -i "$work/inventory" -m iotune.storage.tune_io --check -o -a \
-    "{\"target\": \"$work/mnt/xfs\", \"settings\": {\"read_ahead_kb\": [64]}, \"journal_dir\": \"$work/journal\"}" |
+    "{\"target\": \"$work/mnt/xfs\", \"settings\": {\"read_ahead_kb\": [64]}, \"size\": \"16m\", \"journal_dir\": \"$work/journal\"}" |
     sed 's/^[^{]*//' | python3 -c 'import json, sys; print(json.load(sys.stdin)["state_digest"]["before"])'
 }
 before=$(digest)
