@@ -14,6 +14,8 @@ loop_fs_init tune_io
 mkdir -p "$work/img" "$work/mnt/xfs"
 truncate -s 400M "$work/img/xfs.img"
 loop=$(losetup -f --show --direct-io=on "$work/img/xfs.img"); loops+=("$loop")
+truncate -s 64M "$work/img/blank.img"
+blank=$(losetup -f --show --direct-io=on "$work/img/blank.img"); loops+=("$blank")
 mkfs.xfs -q -f "$loop"
 mounts=("$work/mnt/xfs")
 mount -t xfs "$loop" "$work/mnt/xfs"
@@ -26,7 +28,8 @@ export ANSIBLE_LOCALHOST_WARNING=false ANSIBLE_NOCOLOR=true
 
 ansible-playbook -i "$work/inventory" copy_tools.yml -e tune_work="$work" >"$work/copy-tools.log" 2>&1 ||
   { tail -30 "$work/copy-tools.log"; echo "FAIL: copy tools"; exit 1; }
-ansible-playbook -i "$work/inventory" tune_io.yml -e tune_work="$work" -e tune_mnt="$work/mnt/xfs" -e tune_loop="$loop" "$@"
+ansible-playbook -i "$work/inventory" tune_io.yml -e tune_work="$work" -e tune_mnt="$work/mnt/xfs" -e tune_loop="$loop" \
+  -e tune_blank="$blank" "$@"
 [ "$(cat "$queue/read_ahead_kb")" = 512 ] || { echo "FAIL: read_ahead_kb is $(cat "$queue/read_ahead_kb") after the searches"; exit 1; }
 
 # A VxFS tunable through the simulator (tests/vxfs-sim, not VxFS: the plan, the journal and the undo
