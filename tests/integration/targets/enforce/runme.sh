@@ -40,13 +40,7 @@ loop_fs_cleanup_hook() { restore_vm; }
 loop_fs_init enforce
 
 # the simulator is not part of the target's copy: find it in the collection under test
-sim=
-IFS=: read -ra roots <<<"${ANSIBLE_COLLECTIONS_PATH:-}"
-for root in "${roots[@]}"; do
-  [ -x "$root/ansible_collections/iotune/storage/tests/vxfs-sim/vxtunefs" ] &&
-    { sim=$root/ansible_collections/iotune/storage/tests/vxfs-sim/vxtunefs; break; }
-done
-[ -n "$sim" ] || { echo "FAIL: tests/vxfs-sim/vxtunefs not found under ANSIBLE_COLLECTIONS_PATH" >&2; exit 1; }
+loop_fs_vxfs_sim
 
 # two loop devices: ext4, and xfs mounted under a path with a space
 mkdir -p "$work/img" "$work/mnt/ext4" "$work/mnt/xfs data" "$work/udev/rules.d" "$work/sysctl.d" \

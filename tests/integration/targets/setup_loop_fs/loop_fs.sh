@@ -37,3 +37,18 @@ loop_fs_python() {
   echo "FAIL: no Python with ansible found" >&2
   return 1
 }
+
+# `loop_fs_vxfs_sim`: sets sim to the VxFS simulator (tests/vxfs-sim/vxtunefs), which is not part of a
+# target's copy: it is found in the collection under test, on ANSIBLE_COLLECTIONS_PATH.
+# shellcheck disable=SC2034  # sim is read by the scripts that source this file
+loop_fs_vxfs_sim() {
+  local root roots
+  sim=
+  IFS=: read -ra roots <<<"${ANSIBLE_COLLECTIONS_PATH:-}"
+  for root in "${roots[@]}"; do
+    [ -x "$root/ansible_collections/iotune/storage/tests/vxfs-sim/vxtunefs" ] &&
+      { sim=$root/ansible_collections/iotune/storage/tests/vxfs-sim/vxtunefs; return 0; }
+  done
+  echo "FAIL: tests/vxfs-sim/vxtunefs not found under ANSIBLE_COLLECTIONS_PATH" >&2
+  return 1
+}

@@ -35,13 +35,7 @@ ansible-playbook -i "$work/inventory" tune_io.yml -e tune_work="$work" -e tune_m
 # A VxFS tunable through the simulator (tests/vxfs-sim, not VxFS: the plan, the journal and the undo
 # are tested, no measured claim is made): a procfs stand-in whose mountinfo shows a simulated VxFS
 # volume, each candidate set in the tunefstab and by vxtunefs -o, then put back.
-sim=
-IFS=: read -ra roots <<<"${ANSIBLE_COLLECTIONS_PATH:-}"
-for root in "${roots[@]}"; do
-  [ -x "$root/ansible_collections/iotune/storage/tests/vxfs-sim/vxtunefs" ] &&
-    { sim=$root/ansible_collections/iotune/storage/tests/vxfs-sim/vxtunefs; break; }
-done
-[ -n "$sim" ] || { echo "FAIL: tests/vxfs-sim/vxtunefs not found under ANSIBLE_COLLECTIONS_PATH" >&2; exit 1; }
+loop_fs_vxfs_sim
 mkdir -p "$work/vx" "$work/vxfs" "$work/proc/self" "$work/mnt/vx"
 printf '# VxFS tunables (simulated)\n/dev/vx/dsk/testdg/vol01 write_pref_io=131072\n' >"$work/vx/tunefstab"
 cp "$work/vx/tunefstab" "$work/vx/tunefstab.before"
