@@ -252,7 +252,7 @@ policy_fragment:
   type: dict
 hardware:
   description: The hardware the fragment was found on (model, WWN, serial).
-  returned: always
+  returned: unless check mode
   type: str
 state_digest:
   description:
@@ -534,7 +534,7 @@ def answer_message(decision, by_name, current, rounds):
 
 
 def plan_search(module, runner, params, result):
-    """Everything checked before the first change: (trials, measure, by_name, orders); SearchError or fail otherwise."""
+    """Everything checked before the first change: (trials, measure, by_name, device info, job); SearchError otherwise."""
     job = workload_job(params['workload'])
     match, directory, device = resolve_target(runner, params)
     vxfs = vxfs_of(params)
