@@ -25,7 +25,7 @@ import subprocess
 import sys
 import tempfile
 
-from _common import Interrupted, on_signal
+from _common import Interrupted, median, on_signal
 
 VM_NAME = 'iotune-bench-tune'
 AA_GOAL = 0.95
@@ -163,8 +163,7 @@ def print_verdicts(result):
         print('%-22s %6d %8.3f %13s %5s  %-14s' % row)
     medians = {}
     for name in ['current'] + [verdict['candidate'] for verdict in result['decision']['verdicts']]:
-        values = sorted(measured[name] for measured in result['rounds'] if name in measured)
-        medians[name] = values[len(values) // 2] / 1048576.0
+        medians[name] = median([measured[name] for measured in result['rounds'] if name in measured]) / 1048576.0
     print('median MiB/s: ' + ', '.join('%s %.0f' % item for item in sorted(medians.items())))
     print(result['msg'])
 

@@ -334,7 +334,7 @@ ARGUMENT_SPEC = dict(
 )
 
 
-def resolve_target(runner, params):
+def resolve_target(runner, params, mounts):
     """(match, scratch directory or None, raw device or None) of O(target); SearchError when it is neither
     a mount point nor a bare block device."""
     target = params['target']
@@ -352,12 +352,12 @@ def resolve_target(runner, params):
             raise SearchError('target: %s' % exc)
         return {'name': os.path.basename(os.path.realpath(target))}, None, target
     # a mount point as the host's mount table (proc_root) says
-    if target not in visible_mounts(read_mountinfo(params['proc_root'])):
+    if target not in mounts:
         raise SearchError('target %s is neither a mount point nor a block device' % target)
     return {'mountpoint': target}, params['directory'] or target, None
 
 
-def current_values(trials, settings, params):
+def current_values(trials, settings, params, mounts):
     """{setting: current value} (a queue setting's live value, a mount's live options, a VxFS tunable's live
     value, the copy tool's from its config) and the kernel name of the target's device (None when no queue
     setting is searched and the target has no block device: a VxFS volume of the simulator)."""
@@ -377,19 +377,19 @@ def current_values(trials, settings, params):
     if 'direct' in settings:
         current['direct'] = params['copy_direct']
     if MOUNT_SETTING in settings:
-        entry = visible_mounts(read_mountinfo(params['proc_root'])).get(trials.match.get('mountpoint'))
+        entry = mounts.get(trials.match.get('mountpoint'))
         if entry is None:
             raise SearchError('settings.%s: the target must be a mount point' % MOUNT_SETTING)
         current[MOUNT_SETTING] = ','.join(entry['options'])
     return current, names[0] if len(names) == 1 and not problem else None
 
 
-def vxfs_of(params):
+def vxfs_of(params, mounts):
     """The VxFS side of a search: {device (vxfs_device, else the source of the target's mount), tunefstab,
     vxtunefs}; SearchError when a tunable is searched and the target is not mounted as vxfs."""
     if not set(params['settings']) & set(TUNABLE_NAMES):
         return {}
-    entry = visible_mounts(read_mountinfo(params['proc_root'])).get(params['target'])
+    entry = mounts.get(params['target'])
     if entry is None or entry['fstype'] != 'vxfs':
         raise SearchError('settings: a VxFS tunable is searched, but %s is not mounted as vxfs' % params['target'])
     vxtunefs, problem = find_vxtunefs(params['vxtunefs'])
@@ -536,11 +536,13 @@ def answer_message(decision, by_name, current, rounds):
 def plan_search(module, runner, params, result):
     """Everything checked before the first change: (trials, measure, by_name, device info, job); SearchError otherwise."""
     job = workload_job(params['workload'])
-    match, directory, device = resolve_target(runner, params)
-    vxfs = vxfs_of(params)
+    # the host's mount table, read once for the target, the VxFS volume and the live mount options
+    mounts = visible_mounts(read_mountinfo(params['proc_root']))
+    match, directory, device = resolve_target(runner, params, mounts)
+    vxfs = vxfs_of(params, mounts)
     trials = Trials(runner, match, params['journal_dir'], result['run_id'], params['sys_root'], params['proc_root'],
                     warn=module.warn, fstab=params['fstab'], vxfs=vxfs)
-    current, name = current_values(trials, params['settings'], params)
+    current, name = current_values(trials, params['settings'], params, mounts)
     info = read_block_device(params['sys_root'], name, udev_db_dir=DB_DIR) if name else {}
     result.update(current=current, device=dict(name=name, **dict((key, info.get(key)) for key in ('model', 'wwn', 'serial'))))
     found = candidates(params['settings'], current, params['aa'])
@@ -636,7 +638,8 @@ def main():
     try:
         search(module, runner, params, result)
     except (SearchError, MeasureError, ValueError) as exc:
-        module.fail_json(msg=str(exc), **result)
+        # a search that failed after its answer (the digest differs) keeps the answer's figures, with the failure as msg
+        module.fail_json(**dict(result, msg=str(exc)))
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)

@@ -14,6 +14,8 @@ __metaclass__ = type
 import json
 from html import escape
 
+from ansible_collections.iotune.storage.plugins.module_utils.measure.fio import median
+
 WIDTH, HEIGHT = 640, 300
 LEFT, RIGHT, TOP, BOTTOM = 78, 16, 30, 58
 COLOURS = {'better': '#1a7f37', 'worse': '#cf222e', 'no-difference': '#57606a', 'inconsistent': '#9a6700',
@@ -37,14 +39,6 @@ def _values(rounds, name):
     return [measured[name] for measured in rounds if _number(measured.get(name))]
 
 
-def _median(values):
-    ordered = sorted(values)
-    if not ordered:
-        return None
-    middle = len(ordered) // 2
-    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2.0
-
-
 def setting_columns(search, setting):
     """The columns of one setting's chart: the current value, then its candidates, each with
     ``label``, ``name``, ``values`` (one per round), ``median`` and ``verdict`` (None for the current)."""
@@ -57,7 +51,7 @@ def setting_columns(search, setting):
                             'name': candidate['name'], 'verdict': verdicts.get(candidate['name'])})
     for column in columns:
         column['values'] = _values(rounds, column['name'])
-        column['median'] = _median(column['values'])
+        column['median'] = median(column['values']) if column['values'] else None
     return columns
 
 
