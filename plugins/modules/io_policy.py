@@ -369,7 +369,6 @@ from ansible_collections.iotune.storage.plugins.module_utils.engine.textfile imp
 from ansible_collections.iotune.storage.plugins.module_utils.common.trust import check_existing
 from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandRunner
 from ansible_collections.iotune.storage.plugins.module_utils.plan.tunefstab import find_vxtunefs, validate_entry
-from ansible_collections.iotune.storage.plugins.module_utils.plan.unix_mounts import live_mounts
 from ansible_collections.iotune.storage.plugins.module_utils.parse.unixfacts import host_platform
 from ansible_collections.iotune.storage.plugins.module_utils.settings.platforms import PLATFORMS, UNIX
 from ansible_collections.iotune.storage.plugins.module_utils.settings.unix_cache import UNIX_CACHE_KEYS
@@ -436,6 +435,8 @@ def host_facts(params, runner, mount_entries, facts):
         'fio': (facts['tools'].get('fio') or {}).get('version'),
         'coreutils': (facts['tools'].get('coreutils') or {}).get('version'),
         'vxfs_tools': facts['vxfs']['tools_present'],
+        # which binaries the versions were asked of: the next run asks again only of another file (parse/iofacts.gather_tools)
+        'tools': dict((key, tool) for key, tool in facts['tools'].items() if tool and tool.get('identity')),
         'block_devices': block_devices,
         'mounts': len(visible_mounts(mount_entries)),
     }
@@ -562,6 +563,7 @@ def read_live_mounts(params, platform, errors):
     lines of mnttab."""
     if platform not in UNIX:
         return read_mountinfo(params['proc_root'], errors)
+    from ansible_collections.iotune.storage.plugins.module_utils.plan.unix_mounts import live_mounts   # Solaris, HP-UX
     text = read_text(params['mnttab'], errors)
     return live_mounts(text or '')
 
@@ -606,7 +608,14 @@ def run_policy(module, runner, mount_entries, facts, platform='linux'):
     return result, failure
 
 
-def host_report(params, result, runner, mount_entries, facts):
+def previous_report(params):
+    """What history and the tool versions take from the host's last report of this mode (engine/history.read_previous),
+    or None without reports."""
+    spec = params['report']
+    return read_previous(os.path.join(spec['dir'], '%s-latest.json' % spec['mode'])) if spec is not None else None
+
+
+def host_report(params, result, runner, mount_entries, facts, previous):
     """The host's report of this run (docs/reports.md)."""
     spec = params['report']
     report = {
@@ -618,7 +627,7 @@ def host_report(params, result, runner, mount_entries, facts):
         'mode': spec['mode'],
         'summary': dict(result['summary']),
         'checks': result['checks'],
-        'history': changes_since(read_previous(os.path.join(spec['dir'], '%s-latest.json' % spec['mode'])), result['checks']),
+        'history': changes_since(previous, result['checks']),
     }
     if params['mode'] == 'enforce':
         report['summary']['changed'] = sum(1 for check in result['checks'] if check.get('changed'))
@@ -677,11 +686,13 @@ def main():
         module.fail_json(msg='invalid arguments, nothing read or changed: ' + '; '.join(errors), errors=errors)
     read_errors = []
     mount_entries = read_live_mounts(params, platform, read_errors)
+    previous = previous_report(params)
     facts = gather_io_facts(gather=['memory', 'vxfs', 'tools'], proc_root=params['proc_root'],
-                            tunefstab_path=params['tunefstab_path'], run_command=runner)
+                            tunefstab_path=params['tunefstab_path'], run_command=runner,
+                            known_tools=(previous or {}).get('tools') or {})
     result, failure = run_policy(module, runner, mount_entries if not read_errors or platform in UNIX else None, facts, platform)
     if params['report'] is not None:
-        result['report'] = host_report(params, result, runner, mount_entries, facts)
+        result['report'] = host_report(params, result, runner, mount_entries, facts, previous)
         write_host_report(module, params['report'], result)
     if failure:
         module.fail_json(**result)

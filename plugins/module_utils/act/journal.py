@@ -165,7 +165,8 @@ def record_entry(seq, run_id, module, kind, target, before, after, extra, run_se
 
 
 class Journal(object):
-    """Appends the records of one run; one instance per module invocation."""
+    """Appends the records of one run; one instance per module invocation. ``records`` keeps what this
+    instance wrote (engine/run reads it for the reload rule, act/reloads)."""
 
     def __init__(self, journal_dir, run_id, module, failpoint_file=None):
         problem = validate_run_id(run_id)
@@ -177,6 +178,7 @@ class Journal(object):
         self.path = journal_path(journal_dir, run_id)
         self.failpoint_file = failpoint_file
         self.written = 0
+        self.records = []
         self._seq = None
         self._run_seq = None
         self._dir_checked = False
@@ -227,6 +229,7 @@ class Journal(object):
         if created:
             fsync_dir(self.journal_dir)
         self.written += 1
+        self.records.append(entry)
         self._failpoint(entry['seq'])
         return entry
 

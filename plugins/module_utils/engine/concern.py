@@ -14,7 +14,6 @@ import stat
 import struct
 import sys
 
-from ansible_collections.iotune.storage.plugins.module_utils.act.apply import apply_file
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import STATUSES, summarize
 from ansible_collections.iotune.storage.plugins.module_utils.common.files import mount_point_of, nearest_existing
 
@@ -200,6 +199,7 @@ def live_diff(changes, kind, header, line):
 def apply_changes(journal, changes, **appliers):
     """Make a plan's ``changes`` in order: files with apply_file, every other
     kind with ``appliers[kind](journal, change)``."""
+    from ansible_collections.iotune.storage.plugins.module_utils.act.apply import apply_file   # changing runs only
     for change in changes:
         if change['kind'] == 'file':
             apply_file(journal, change.get('path') or change['target'], change['after'], mode=change.get('mode'))

@@ -17,7 +17,7 @@ __metaclass__ = type
 
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import DRIFT, ERROR, NOT_PERSISTENT
 from ansible_collections.iotune.storage.plugins.module_utils.engine.report import (
-    ANY, ListOf, ReadBackError, TIME_RE, read_json_file)
+    ANY, MAX_INT, ListOf, ReadBackError, TIME_RE, read_json_file)
 
 # what a finding is: a check in one of these statuses (waived or not: a waiver does not change it)
 FINDING_STATUSES = (DRIFT, NOT_PERSISTENT, ERROR)
@@ -27,13 +27,35 @@ def is_finding(check):
     return check.get('status') in FINDING_STATUSES
 
 
-# what history reads of a previous report; the other fields are not looked at
-PREVIOUS_SPEC = {'checks': ListOf({'id': str, 'status': str}), 'run_id': ANY, 'time': ANY}
+# what history reads of a previous report; the other fields are not looked at (host_facts.tools: known_tools)
+PREVIOUS_SPEC = {'checks': ListOf({'id': str, 'status': str}), 'run_id': ANY, 'time': ANY, 'host_facts': ANY}
+TOOL_KEYS = ('fio', 'coreutils')
+VERSION_MAX = 64
+
+
+def _identity(value):
+    return isinstance(value, list) and len(value) == 5 and \
+        all(isinstance(item, int) and not isinstance(item, bool) and 0 <= item <= MAX_INT for item in value)
+
+
+def known_tools(report):
+    """The tools (parse/iofacts.gather_tools) a previous report's host_facts name, each only when every field has
+    its form (an absolute path, a version string of at most 64 characters, an identity of five integers):
+    a version is reused only for the same file, and anything else is asked again."""
+    facts = report.get('host_facts') if isinstance(report, dict) else None
+    tools = facts.get('tools') if isinstance(facts, dict) else None
+    known = {}
+    for key in TOOL_KEYS if isinstance(tools, dict) else ():
+        entry = tools.get(key)
+        if isinstance(entry, dict) and isinstance(entry.get('path'), str) and entry['path'].startswith('/') and \
+                isinstance(entry.get('version'), str) and 0 < len(entry['version']) <= VERSION_MAX and _identity(entry.get('identity')):
+            known[key] = {'path': entry['path'], 'version': entry['version'], 'identity': entry['identity']}
+    return known
 
 
 def read_previous(path):
     """The parts of the report at ``path`` that history uses: {'run_id', 'time', 'statuses':
-    {check id: status}}; None when there is no such report; {'unreadable': why} when it is not one
+    {check id: status}, 'tools': known_tools}; None when there is no such report; {'unreadable': why} when it is not one
     (engine/report.ReadBackError: not a regular file of ours, too big or deep, not JSON, a check
     without a string id and status)."""
     try:
@@ -48,7 +70,7 @@ def read_previous(path):
     statuses = dict((check['id'], check['status']) for check in report['checks'])
     run_id = report.get('run_id') if isinstance(report.get('run_id'), str) else None
     when = report.get('time') if isinstance(report.get('time'), str) and TIME_RE.match(report['time']) else None
-    return {'run_id': run_id, 'time': when, 'statuses': statuses}
+    return {'run_id': run_id, 'time': when, 'statuses': statuses, 'tools': known_tools(report)}
 
 
 def _entry(check):

@@ -14,9 +14,6 @@ __metaclass__ = type
 
 import os
 
-from ansible_collections.iotune.storage.plugins.module_utils.act.apply import (
-    ApplyError, apply_directory, apply_file, apply_kctunes, apply_mount, apply_mount_cycle, apply_sysctl, apply_sysfs, apply_unix_remount,
-    apply_vxtunefs, remove_file)
 from ansible_collections.iotune.storage.plugins.module_utils.plan.block_queue import DEFAULT_RULES_FILE, plan_block_queue
 from ansible_collections.iotune.storage.plugins.module_utils.plan.cache import DEFAULT_SYSCTL_FILE, SYSTEMD_RUN_DIR, plan_cache
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import ERROR, NOT_APPLICABLE, make_check, summarize
@@ -27,12 +24,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.engine.concern impo
 from ansible_collections.iotune.storage.plugins.module_utils.plan.copy_tools import plan_copy_tools, wanted_file
 from ansible_collections.iotune.storage.plugins.module_utils.parse.fstab import normalize_mount_point
 from ansible_collections.iotune.storage.plugins.module_utils.parse.meminfo import read_memory_bytes
-from ansible_collections.iotune.storage.plugins.module_utils.act.journal import (
-    LOCK_TIMEOUT, Journal, JournalError, acquire_lock, journal_path, new_run_id)
-from ansible_collections.iotune.storage.plugins.module_utils.act.reloads import APPLY, needed_reloads, run_reloads
 from ansible_collections.iotune.storage.plugins.module_utils.plan.mounts import plan_mounts
-from ansible_collections.iotune.storage.plugins.module_utils.plan.unix_cache import plan_unix_cache
-from ansible_collections.iotune.storage.plugins.module_utils.plan.unix_mounts import plan_unix_mounts
 from ansible_collections.iotune.storage.plugins.module_utils.settings.platforms import PLATFORMS
 from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_algebra import is_userspace_option
 from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandError
@@ -40,6 +32,23 @@ from ansible_collections.iotune.storage.plugins.module_utils.parse.sysctl import
 from ansible_collections.iotune.storage.plugins.module_utils.plan.tunefstab import plan_tunefstab, read_live
 from ansible_collections.iotune.storage.plugins.module_utils.parse.udev import DB_DIR, RULES_DIRS
 
+
+# What only a run that changes the host needs (making changes, journals, reloads) and the planners of
+# Solaris and HP-UX are imported where they are used: an audit of a Linux host, the commonest run, does
+# not compile them on the host (docs/performance.md, "Fleet").
+def _act():
+    from ansible_collections.iotune.storage.plugins.module_utils.act import apply as act_apply
+    return act_apply
+
+
+def _journal():
+    from ansible_collections.iotune.storage.plugins.module_utils.act import journal as act_journal
+    return act_journal
+
+
+def _reloads():
+    from ansible_collections.iotune.storage.plugins.module_utils.act import reloads as act_reloads
+    return act_reloads
 
 class MountOptions(Concern):
     name = 'mount_options'
@@ -69,9 +78,9 @@ class MountOptions(Concern):
 
     def apply_live(self, journal, change, request):
         if change['kind'] == 'mount_cycle':
-            apply_mount_cycle(journal, change, self.runner.change, self.mount_bin, self.proc_root)
+            _act().apply_mount_cycle(journal, change, self.runner.change, self.mount_bin, self.proc_root)
             return
-        apply_mount(journal, change, self.runner.change, self.mount_bin, self.proc_root,
+        _act().apply_mount(journal, change, self.runner.change, self.mount_bin, self.proc_root,
                     [o for o in request['present'] if not is_userspace_option(o)],
                     [o for o in request['absent'] if not is_userspace_option(o)])
 
@@ -81,7 +90,7 @@ class MountOptions(Concern):
         too) before the error is raised."""
         fstab = plan['fstab']
         if fstab['changed']:
-            apply_file(journal, fstab['path'], fstab['after'])
+            _act().apply_file(journal, fstab['path'], fstab['after'])
         wanted = dict((normalize_mount_point(r['path']), r) for r in self.requests)
         text = fstab['after']
         for change in plan['changes']:
@@ -89,12 +98,12 @@ class MountOptions(Concern):
                 continue
             try:
                 self.apply_live(journal, change, wanted[change['target']])
-            except ApplyError as exc:
+            except _act().ApplyError as exc:
                 edits = [c for c in plan['changes'] if c['kind'] == 'fstab' and c['target'] == change['target']]
                 if edits:
                     text = revert_line(text, edits[0])
-                    apply_file(journal, fstab['path'], text)
-                    raise ApplyError('%s; line %d of %s was put back' % (exc, edits[0]['line'], fstab['path']))
+                    _act().apply_file(journal, fstab['path'], text)
+                    raise _act().ApplyError('%s; line %d of %s was put back' % (exc, edits[0]['line'], fstab['path']))
                 raise
 
     def extra(self, plan):
@@ -111,10 +120,11 @@ class UnixMountOptions(MountOptions):
         self.platform, self.mnttab = platform, mnttab or PLATFORMS[platform]['mnttab']
 
     def plan(self):
+        from ansible_collections.iotune.storage.plugins.module_utils.plan.unix_mounts import plan_unix_mounts
         return plan_unix_mounts(self.requests, self.platform, self.fstab, self.mnttab, self.remount)
 
     def apply_live(self, journal, change, request):
-        apply_unix_remount(journal, change, self.runner.change, self.mount_bin, self.mnttab)
+        _act().apply_unix_remount(journal, change, self.runner.change, self.mount_bin, self.mnttab)
 
 
 class NotApplicable(Concern):
@@ -159,7 +169,7 @@ class Tunefstab(Concern):
         def values(binary, mount_point):
             return read_live(binary, mount_point, self.runner)
         apply_changes(journal, plan['changes'],
-                      vxtunefs=lambda journal, change: apply_vxtunefs(journal, change, self.runner.change, values))
+                      vxtunefs=lambda journal, change: _act().apply_vxtunefs(journal, change, self.runner.change, values))
 
     def extra(self, plan):
         return {'devices': plan['devices'], 'vxtunefs': self.vxtunefs}
@@ -184,7 +194,7 @@ class BlockQueue(Concern):
             + file_diffs(plan['changes'])
 
     def apply(self, journal, plan):
-        apply_changes(journal, plan['changes'], sysfs=apply_sysfs)
+        apply_changes(journal, plan['changes'], sysfs=_act().apply_sysfs)
 
     def extra(self, plan):
         return {'devices': plan['devices']}
@@ -230,10 +240,10 @@ class CacheLimits(Concern):
             try:
                 self.runner.change([self.systemctl or 'systemctl', 'daemon-reload'], check_rc=True)
             except CommandError as exc:
-                raise ApplyError(str(exc))
+                raise _act().ApplyError(str(exc))
 
         apply_changes(journal, plan['changes'], unit=daemon_reload,
-                      sysctl=lambda journal, change: apply_sysctl(journal, change, self.proc_root))
+                      sysctl=lambda journal, change: _act().apply_sysctl(journal, change, self.proc_root))
 
     def extra(self, plan):
         return {'sysctl': plan['sysctl'], 'bulk_slice': plan['bulk_slice']}
@@ -254,6 +264,7 @@ class UnixCache(Concern):
         self.machinfo = runner.bin('machinfo') or next((path for path in MACHINFO if os.path.exists(path)), None)
 
     def plan(self):
+        from ansible_collections.iotune.storage.plugins.module_utils.plan.unix_cache import plan_unix_cache
         return plan_unix_cache(self.cache, self.platform, self.runner, self.system_file, self.machinfo)
 
     def diff(self, plan):
@@ -262,7 +273,7 @@ class UnixCache(Concern):
 
     def apply(self, journal, plan):
         apply_changes(journal, [change for change in plan['changes'] if change['kind'] == 'file'])
-        apply_kctunes(journal, [change for change in plan['changes'] if change['kind'] == 'kctune'], self.runner.change, self.kctune)
+        _act().apply_kctunes(journal, [change for change in plan['changes'] if change['kind'] == 'kctune'], self.runner.change, self.kctune)
 
     def extra(self, plan):
         return {'applies': plan['applies']}
@@ -314,8 +325,8 @@ class CopyTools(Concern):
                 if change['kind'] in ('file', 'remove') else change for change in changes]
 
     def apply(self, journal, plan):
-        apply_changes(journal, plan['changes'], dir=lambda journal, change: apply_directory(journal, change['target']),
-                      remove=lambda journal, change: remove_file(journal, change['target']))
+        apply_changes(journal, plan['changes'], dir=lambda journal, change: _act().apply_directory(journal, change['target']),
+                      remove=lambda journal, change: _act().remove_file(journal, change['target']))
 
     def extra(self, plan):
         return {'content_needed': plan['content_needed'], 'installed': plan['installed']}
@@ -360,15 +371,15 @@ def _concern_results(concerns, plans, applied=None):
 
 
 def run_concerns(concerns, runner, check_mode=False, diff=False, run_id=None, journal_dir=None, warn=None,
-                 apply=True, mark_all=False, lock_timeout=LOCK_TIMEOUT, waived_of=None):
+                 apply=True, mark_all=False, waived_of=None):
     """run_concerns_unlocked under the host lock when the run may change the host: its plan and
     its changes cannot interleave with another run's (act.journal.acquire_lock)."""
     args = (concerns, runner, check_mode, diff, run_id, journal_dir, warn, apply, mark_all, waived_of)
     if check_mode or not apply or journal_dir is None:
         return run_concerns_unlocked(*args)
     try:
-        lock = acquire_lock(journal_dir, lock_timeout)
-    except JournalError as exc:
+        lock = _journal().acquire_lock(journal_dir)
+    except _journal().JournalError as exc:
         # another run holds it, or journal_dir is not private, or a link is planted at the lock
         # (issue 23, T1/T2): a failure naming it, nothing changed, not a traceback
         raise EngineError(str(exc), dict(changed=False, checks=[], summary=summarize([]),
@@ -377,19 +388,6 @@ def run_concerns(concerns, runner, check_mode=False, diff=False, run_id=None, jo
         return run_concerns_unlocked(*args)
     finally:
         os.close(lock)
-
-
-class _RecordingJournal(Journal):
-    """A concern's journal that keeps the records it wrote, for the reload rule (act.reloads)."""
-
-    def __init__(self, journal_dir, run_id, module):
-        Journal.__init__(self, journal_dir, run_id, module)
-        self.records = []
-
-    def record(self, kind, target, before, after, **extra):
-        entry = Journal.record(self, kind, target, before, after, **extra)
-        self.records.append(entry)
-        return entry
 
 
 def _blocked(checks, planned, journal_dir, check_mode, waived=frozenset()):
@@ -420,14 +418,14 @@ def _apply_planned(planned, journal_dir, run_id, result, several):
     applied = []
     for concern, plan in planned:
         try:
-            journal = _RecordingJournal(journal_dir, run_id, concern.name)
-        except JournalError as exc:
+            journal = _journal().Journal(journal_dir, run_id, concern.name)
+        except _journal().JournalError as exc:
             result['changed'] = _written(applied) > 0
             raise EngineError('run_id: %s' % exc, result)
         applied.append((concern, journal))
         try:
             concern.apply(journal, plan)
-        except (ApplyError, CommandError, JournalError, IOError, OSError) as exc:
+        except (_act().ApplyError, CommandError, _journal().JournalError, IOError, OSError) as exc:
             written = _written(applied)
             result['changed'] = written > 0
             prefix = '%s: ' % concern.name if several else ''
@@ -445,9 +443,9 @@ def _reload(runner, applied, result):
     reloads = []
     for concern, journal in applied:
         # sysctl(8) loads into the real /proc only: a concern pointed at another proc_root reloads nothing there
-        needed = needed_reloads(journal.records, APPLY, find_program, proc_root=getattr(concern, 'proc_root', '/proc'))
+        needed = _reloads().needed_reloads(journal.records, _reloads().APPLY, find_program, proc_root=getattr(concern, 'proc_root', '/proc'))
         reloads.extend(item for item in needed if item not in reloads)
-    result['reloaded'], errors = run_reloads(reloads, runner)
+    result['reloaded'], errors = _reloads().run_reloads(reloads, runner)
     return errors
 
 
@@ -509,8 +507,8 @@ def run_concerns_unlocked(concerns, runner, check_mode=False, diff=False, run_id
     if check_mode or not planned:
         return result
 
-    run_id = run_id or new_run_id()
-    result.update(run_id=run_id, journal=journal_path(journal_dir, run_id))
+    run_id = run_id or _journal().new_run_id()
+    result.update(run_id=run_id, journal=_journal().journal_path(journal_dir, run_id))
     applied = _apply_planned(planned, journal_dir, run_id, result, len(concerns) > 1)
     reload_errors = _reload(runner, applied, result)
     after_plans = _plan_all(concerns, warn, plans)

@@ -7,7 +7,8 @@
 Pure: paths are parameters and commands run through an injected callable
 ``run_command(argv) -> (rc, stdout, stderr)``, so tests use fixture trees and
 fake commands.  Read-only; one pass; the only subprocesses are ``fio
---version`` and ``cp --version``.
+--version`` and ``cp --version``, each run only when the binary is not the one a previous
+run already asked (``known_tools``: the same path, device, inode, size, mtime and ctime).
 """
 
 from __future__ import (absolute_import, division, print_function)
@@ -55,12 +56,33 @@ def find_executable(name, extra_dirs=(), path=None):
     return None
 
 
-def gather_tools(run_command, find_bin=find_executable, errors=None):
-    """{fio: {path, version} | None, coreutils: {path, version} | None}."""
+def tool_identity(path):
+    """[device, inode, size, mtime_ns, ctime_ns] of the file at path (followed: the binary run), or None."""
+    try:
+        st = os.stat(path)
+    except (IOError, OSError):
+        return None
+    return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+
+
+def gather_tools(run_command, find_bin=find_executable, errors=None, known=None):
+    """{fio: {path, version, identity} | None, coreutils: {path, version, identity} | None}.
+
+    ``known``: {fio|coreutils: {path, version, identity}} of a previous run (engine/history.known_tools):
+    a binary with the same path and identity keeps its version without running ``--version`` (a package
+    upgrade replaces the file: a new inode or ctime, so the version is asked again). Without ``known``
+    (io_facts, snapshots) the result has no identity, which changes with every touch of the file."""
     tools = {'fio': None, 'coreutils': None}
+    remember = known is not None
+    known = known or {}
     for key, binary, parser in (('fio', 'fio', parse_fio_version), ('coreutils', 'cp', parse_cp_version)):
         path = find_bin(binary)
         if not path:
+            continue
+        identity = tool_identity(path) if remember else None
+        before = known.get(key)
+        if identity is not None and before and before['path'] == path and before['identity'] == identity:
+            tools[key] = {'path': path, 'version': before['version'], 'identity': identity}
             continue
         try:
             rc, out, err = run_command([path, '--version'])
@@ -72,7 +94,8 @@ def gather_tools(run_command, find_bin=find_executable, errors=None):
         if key == 'coreutils' and version is None:
             # a cp that is not GNU coreutils (busybox, BSD) is no coreutils
             continue
-        tools[key] = {'path': path, 'version': version}
+        # a version not told is asked again next time (no identity to match)
+        tools[key] = dict({'path': path, 'version': version}, **({'identity': identity if version else None} if remember else {}))
     return tools
 
 
@@ -177,14 +200,14 @@ def mount_facts(mount_entries, fstab_entries, sys_root='/sys', dev_root='/dev'):
 def gather_io_facts(gather=SUBSETS, sys_root='/sys', proc_root='/proc', dev_root='/dev',
                     fstab_path='/etc/fstab', tunefstab_path=_tunefstab.DEFAULT_PATH,
                     sysctl_conf_dirs=_sysctl.CONF_DIRS, sysctl_conf=_sysctl.SYSCTL_CONF,
-                    run_command=None, find_bin=None, udev_db_dir=None):
+                    run_command=None, find_bin=None, udev_db_dir=None, known_tools=None):
     """Gather the requested subsets of ``ansible_facts.iotune``.
 
     ``gather`` is a subset of SUBSETS.  ``run_command(argv)`` returns
     (rc, stdout, stderr); without it, tools is not gathered.  ``find_bin(name)``
     returns an executable path or None (default: PATH plus VXTUNEFS_DIRS).  ``udev_db_dir`` is the udev
     database the block devices' WWN, serial, model and revision are completed from (None: sysfs only).
-    Never raises for unreadable files: they are listed in ``errors``."""
+    ``known_tools``: the tools a previous run found (gather_tools). Never raises for unreadable files: they are listed in ``errors``."""
     if find_bin is None:
         def find_bin(name):
             return find_executable(name, VXTUNEFS_DIRS)
@@ -208,6 +231,6 @@ def gather_io_facts(gather=SUBSETS, sys_root='/sys', proc_root='/proc', dev_root
     if 'vxfs' in gather:
         facts['vxfs'] = gather_vxfs(tunefstab_path, find_bin, errors)
     if 'tools' in gather and run_command is not None:
-        facts['tools'] = gather_tools(run_command, find_bin, errors)
+        facts['tools'] = gather_tools(run_command, find_bin, errors, known_tools)
     facts['errors'] = errors
     return facts

@@ -87,7 +87,29 @@ def test_a_file_that_is_not_a_report_is_no_previous_report_and_is_named(tmp_path
 def test_only_the_fields_of_their_form_are_taken(tmp_path):
     found = read_previous(write(tmp_path / 'r.json', {'run_id': ['x'], 'time': 'yesterday', 'checks': [
         {'id': 'a:b:c', 'status': 'drift', 'message': {'anything': 1}}]}))
-    assert found == {'run_id': None, 'time': None, 'statuses': {'a:b:c': 'drift'}}
+    assert found == {'run_id': None, 'time': None, 'statuses': {'a:b:c': 'drift'}, 'tools': {}}
+
+
+GOOD_TOOL = {'path': '/usr/bin/fio', 'version': '3.33', 'identity': [2049, 131, 1009000, 1700000000000000000, 1700000000000000000]}
+
+
+@pytest.mark.parametrize('tools, known', [
+    ({'fio': GOOD_TOOL}, {'fio': GOOD_TOOL}),
+    ({'fio': GOOD_TOOL, 'rm': GOOD_TOOL}, {'fio': GOOD_TOOL}),                      # only the tools asked of
+    ({'fio': dict(GOOD_TOOL, path='fio')}, {}),                                       # not absolute
+    ({'fio': dict(GOOD_TOOL, version=None)}, {}),                                     # asked again
+    ({'fio': dict(GOOD_TOOL, version='x' * 65)}, {}),
+    ({'fio': dict(GOOD_TOOL, identity=[1, 2, 3, 4])}, {}),
+    ({'fio': dict(GOOD_TOOL, identity=[1, 2, 3, 4, True])}, {}),
+    ({'fio': dict(GOOD_TOOL, identity=[1, 2, 3, 4, -1])}, {}),
+    ({'fio': dict(GOOD_TOOL, identity=[1, 2, 3, 4, 1 << 64])}, {}),
+    ({'fio': dict(GOOD_TOOL, identity=None)}, {}),
+    ({'fio': 'fio-3.33'}, {}),
+    ('tools', {}),
+])
+def test_tool_versions_are_taken_only_in_their_form(tmp_path, tools, known):
+    report = {'run_id': 'r1', 'checks': [], 'host_facts': {'tools': tools}}
+    assert read_previous(write(tmp_path / 'r.json', report))['tools'] == known
 
 
 def test_a_link_at_the_latest_report_is_not_followed(tmp_path):

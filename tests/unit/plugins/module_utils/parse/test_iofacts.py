@@ -110,6 +110,58 @@ def test_gather_tools_fio_broken():
     assert errors == ['/usr/bin/fio --version failed (rc=127): error while loading shared libraries']
 
 
+def _real_tools(tmp_path):
+    """Two executable files standing in for fio and cp (their identity is real: stat of these files)."""
+    paths = {}
+    for name in ('fio', 'cp'):
+        path = tmp_path / name
+        path.write_text(u'#!/bin/sh\n')
+        path.chmod(0o755)
+        paths[name] = str(path)
+    return paths
+
+
+def test_gather_tools_reuses_a_version_only_for_the_same_file(tmp_path):
+    paths = _real_tools(tmp_path)
+    runner = FakeRunner({'fio': (0, 'fio-3.33\n', ''), 'cp': (0, 'cp (GNU coreutils) 9.1\n', '')})
+    first = gather_tools(runner, fake_find(paths), [], known={})
+    assert [first[key]['version'] for key in ('fio', 'coreutils')] == ['3.33', '9.1']
+    assert all(len(first[key]['identity']) == 5 for key in ('fio', 'coreutils'))
+    assert len(runner.calls) == 2
+    # the same files: no command, the versions of the run before
+    again = gather_tools(runner, fake_find(paths), [], known=first)
+    assert again == first and len(runner.calls) == 2
+    # fio replaced (an upgrade writes a new file): asked again, cp still not
+    os.unlink(paths['fio'])
+    _real_tools_one = tmp_path / 'fio'
+    _real_tools_one.write_text(u'#!/bin/sh\n# 3.36\n')
+    _real_tools_one.chmod(0o755)
+    runner.answers['fio'] = (0, 'fio-3.36\n', '')
+    upgraded = gather_tools(runner, fake_find(paths), [], known=first)
+    assert upgraded['fio']['version'] == '3.36' and upgraded['coreutils'] == first['coreutils']
+    assert runner.calls[2:] == [[paths['fio'], '--version']]
+
+
+def test_gather_tools_asks_again_what_it_could_not_tell(tmp_path):
+    paths = _real_tools(tmp_path)
+    runner = FakeRunner({'fio': (127, '', 'error while loading shared libraries'), 'cp': (0, 'cp (GNU coreutils) 9.1\n', '')})
+    errors = []
+    first = gather_tools(runner, fake_find(paths), errors, known={})
+    assert first['fio'] == {'path': paths['fio'], 'version': None, 'identity': None}
+    again_errors = []
+    gather_tools(runner, fake_find(paths), again_errors, known=first)
+    assert [call[0] for call in runner.calls] == [paths['fio'], paths['cp'], paths['fio']]
+    assert again_errors == errors
+
+
+def test_gather_tools_without_known_has_no_identity(tmp_path):
+    """io_facts and snapshots: no identity (it changes with every touch of the file), every version asked."""
+    paths = _real_tools(tmp_path)
+    runner = FakeRunner({'fio': (0, 'fio-3.33\n', ''), 'cp': (0, 'cp (GNU coreutils) 9.1\n', '')})
+    tools = gather_tools(runner, fake_find(paths), [])
+    assert tools == {'fio': {'path': paths['fio'], 'version': '3.33'}, 'coreutils': {'path': paths['cp'], 'version': '9.1'}}
+
+
 @pytest.mark.parametrize('vxtunefs, tunefstab, expected_present, expected_entries', [
     ('/opt/VRTS/bin/vxtunefs', 'constructed-solaris.tunefstab', True, 5),
     (None, 'constructed-hpux.tunefstab', True, 3),
