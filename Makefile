@@ -53,7 +53,7 @@ help:
 	@echo "make images       build the lab container images (Debian 11, 12, 13) and the VM image at once (cached by recipe hash)"
 	@echo "make test-upgrade the real Debian 12 -> 13 upgrade through upgrade_check.yml on a lab VM (~135 MB, 10-15 min; not in make test)"
 	@echo "make test-upgrade-kernel  the bookworm-backports kernel alone on the lab VM, before and after its reboot (~30 min; not in make test)"
-	@echo "make bench        benchmarks on this machine: fio module vs fio CLI, iotune-copy vs dd and cp (copy speed, cache pollution), playbooks vs ansible -m ping on 10/20/40 lab containers, A/A searches and the read-ahead search of tune_io on a lab VM"
+	@echo "make bench        benchmarks on this machine: fio module vs fio CLI, iotune-copy vs dd and cp (copy speed, cache pollution), playbooks vs ansible -m ping on 10/40/100 lab containers, A/A searches and the read-ahead search of tune_io on a lab VM; make bench PART... runs only those parts (fio copy fleet mounts args tune)"
 	@echo "make bench-tiny   every benchmark at a tiny size (in make test): each must run right; its goals are not judged"
 
 $(PYTHON): requirements-dev.txt scripts/setup
@@ -152,8 +152,14 @@ test: setup
 demo: collection images
 	bash scripts/demo
 
+# make bench PART...: only those parts of bench/run (make bench fleet: the fleet part alone)
+BENCH_PARTS := $(shell sed -n 's/^  "\([a-z]*\)|.*/\1/p' bench/run)
 bench: collection
-	bash bench/run
+	bash bench/run $(filter $(BENCH_PARTS),$(MAKECMDGOALS))
+ifneq ($(filter bench,$(MAKECMDGOALS)),)
+$(filter $(BENCH_PARTS),$(MAKECMDGOALS)):
+	@:
+endif
 
 # every part of bench/run at a tiny size, so that no benchmark rots unseen (a step of make test)
 bench-tiny: $(COLLECTION) $(IMAGES)

@@ -4,7 +4,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Fleet bench: the playbooks' wall time against Ansible's floor (one round trip per host, `ansible -m ping`).
 
-For each fleet size N (``--sizes``, default 10,20,40), on N fresh lab containers named
+For each fleet size N (``--sizes``, default 10,40,100), on N fresh lab containers named
 ``iotune-bench-1`` ... (``lab/fleet up``: image iotune-lab/debian12:latest, built by
 lab/container-image when missing, never pulled; a tmpfs at /mnt/scratch, an fstab line, a
 tunefstab and old copy tools, one policy and a different drift on each host), times side by side
@@ -22,11 +22,15 @@ in one run, with the docker connection (community.docker.docker), forks 10 and p
 
 Every run's exit status is checked and its play recap must name exactly the fleet's hosts with
 failed=0 and unreachable=0. The table shows each run's seconds and its ratio to ping, then the
-goals of issue 17, each PASS or FAIL with the measured value:
+goals of issue 41, each PASS or FAIL with the measured value:
 
-  audit/ping <= 2.0, first harden/ping <= 4.0, second harden/ping <= 3.0, rollback/ping <= 3.0
-  at every size, and no ratio growing by more than 15 % from N = 10 to N = 40 (only when both
-  10 and 40 are among the sizes).
+  audit/ping <= 1.5, first harden/ping <= 2.0, second harden/ping <= 1.5, rollback/ping <= 1.5
+  at every size, and no ratio growing by more than 10 % from the smallest size to the largest
+  (only when 10 and 100 are among the sizes).
+
+After each size's first harden (every container at its largest) the bench reads what the
+containers use (``docker stats``: the memory of each, summed) and how far the controller's
+MemAvailable fell since before the containers were started, and prints both.
 
 The containers are removed after each size, at the end, and on Ctrl-C or SIGTERM (the running
 ansible process group gets SIGINT first). The bench refuses to start while containers named
@@ -65,13 +69,16 @@ RUNS = (
 )
 # (key, label, largest ratio to ping)
 GOALS = (
-    ('audit', 'audit/ping', 2.0),
-    ('harden1', 'first harden/ping', 4.0),
-    ('harden2', 'second harden/ping', 3.0),
-    ('rollback', 'rollback/ping', 3.0),
+    ('audit', 'audit/ping', 1.5),
+    ('harden1', 'first harden/ping', 2.0),
+    ('harden2', 'second harden/ping', 1.5),
+    ('rollback', 'rollback/ping', 1.5),
 )
-GROWTH = 0.15
-GROWTH_FROM, GROWTH_TO = 10, 40
+GROWTH = 0.10
+GROWTH_FROM, GROWTH_TO = 10, 100
+MIB = 1 << 20
+MEMORY_UNITS = {'B': 1, 'KiB': 1 << 10, 'MiB': 1 << 20, 'GiB': 1 << 30, 'TiB': 1 << 40, 'kB': 1000, 'MB': 10 ** 6, 'GB': 10 ** 9}
+MEMORY_RE = re.compile(r'^\s*([0-9.]+)\s*([A-Za-z]+)\s*/')
 RECAP_RE = re.compile(r'^(\S+)\s+: ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)', re.M)
 PING_RE = re.compile(r'^(\S+) \| SUCCESS => ', re.M)
 EXIT_STATUS = ('exit status: 0 every run right and every goal met; 1 every run right but a goal missed; '
@@ -206,6 +213,33 @@ def check_run(key, changed, summary):
         raise BenchError('{0}: {1}'.format(key, '; '.join(found)))
 
 
+# --------------------------------------------------------------------------- memory
+
+def mem_available():
+    """The controller's MemAvailable in bytes (/proc/meminfo)."""
+    with open('/proc/meminfo') as handle:
+        for line in handle:
+            if line.startswith('MemAvailable:'):
+                return int(line.split()[1]) * 1024
+    raise BenchError('/proc/meminfo has no MemAvailable')
+
+
+def parse_memory_usage(text):
+    """Bytes of docker stats' MemUsage (``12.5MiB / 23.4GiB``: the part before the slash); BenchError otherwise."""
+    match = MEMORY_RE.match(text)
+    if not match or match.group(2) not in MEMORY_UNITS:
+        raise BenchError('docker stats: cannot read the memory use {0!r}'.format(text))
+    return int(float(match.group(1)) * MEMORY_UNITS[match.group(2)])
+
+
+def containers_memory(prefix):
+    """(containers, bytes): the memory docker stats reports for the containers named prefix-N, summed."""
+    out = run(['docker', 'stats', '--no-stream', '--format', '{{.Name}} {{.MemUsage}}'], what='docker stats')[1]
+    used = [parse_memory_usage(line.split(' ', 1)[1]) for line in out.splitlines()
+            if re.match(r'^{0}-[0-9]+ '.format(re.escape(prefix)), line)]
+    return len(used), sum(used)
+
+
 # --------------------------------------------------------------------------- measuring
 
 class Bench(object):
@@ -215,6 +249,7 @@ class Bench(object):
         self.work = work
         self.prefix = args.prefix
         self.started = False    # containers of this bench may exist: remove them at the end
+        self.memory = {}        # size: (bytes the containers use, bytes MemAvailable fell) after the first harden
         self.ansible = tool('ansible')
         self.playbook = tool('ansible-playbook')
         config = os.path.join(work, 'ansible.cfg')
@@ -242,6 +277,7 @@ class Bench(object):
         """{key: seconds} at one fleet size, every run checked."""
         inventory = os.path.join(self.work, 'inventory-{0}.json'.format(size))
         self.started = True
+        available = mem_available()
         hosts = fleet('up', self.prefix, str(size), inventory)
         before = fleet('digest', self.prefix)
         if sorted(before) != sorted(hosts):
@@ -268,6 +304,12 @@ class Bench(object):
             times[key] = seconds
             print('  {0} {1:.2f} s ({2:.2f}x ping), changed on {3} of {4} hosts'.format(
                 title, seconds, seconds / times['ping'], len(hosts_where(changed, bool)), len(hosts)), flush=True)
+            if key == 'harden1':
+                counted, used = containers_memory(self.prefix)
+                self.memory[size] = (used, available - mem_available())
+                print('  memory after the first harden: {0} containers use {1:.0f} MiB (docker stats), {2:.1f} MiB each; '
+                      'MemAvailable {3:+.0f} MiB since before they started'.format(
+                          counted, used / MIB, used / MIB / max(counted, 1), -self.memory[size][1] / MIB), flush=True)
         after = fleet('digest', self.prefix)
         differs = sorted(host for host in before if before[host] != after.get(host))
         if differs:
@@ -348,11 +390,11 @@ def parse_args(argv):
     parser = argparse.ArgumentParser(
         description='Time ansible -m ping, audit_io.yml, a first and a second harden_io.yml and rollback_io.yml side by side '
                     'on N lab containers for each N, check every run, and print each playbook\'s ratio to ping with the goals '
-                    '(audit <= 2.0, first harden <= 4.0, second harden <= 3.0, rollback <= 3.0, no ratio growing by more than '
-                    '15 % from 10 to 40 hosts).',
+                    '(audit <= 1.5, first harden <= 2.0, second harden <= 1.5, rollback <= 1.5, no ratio growing by more than '
+                    '10 % from 10 to 100 hosts), and what the containers use in memory.',
         epilog=EXIT_STATUS + '. Run through make bench or bench/run fleet (they set ANSIBLE_COLLECTIONS_PATH to the built collection).')
-    parser.add_argument('--sizes', type=parse_sizes, default='10,20,40',
-                        help='fleet sizes, comma-separated (default: %(default)s); the growth goals need 10 and 40')
+    parser.add_argument('--sizes', type=parse_sizes, default='10,40,100',
+                        help='fleet sizes, comma-separated (default: %(default)s); the growth goals need 10 and 100')
     parser.add_argument('--forks', type=int, default=10, help='Ansible forks (default: %(default)s)')
     parser.add_argument('--prefix', default=PREFIX, help='container names are PREFIX-1 ... (default: %(default)s)')
     parser.add_argument('--markdown', action='store_true', help='print the table in Markdown (for docs/performance.md)')
@@ -398,6 +440,10 @@ def main(argv=None):
         print('wall time of each run and its ratio to ping (ping: median of {0} after a warm-up); load average {1} at the start, '
               '{2} at the end'.format(PINGS, load_start, loadavg()))
         print(table(rows, args.markdown))
+        for size, (used, fell) in sorted(bench.memory.items()):
+            print('  memory at {0} hosts, after the first harden: the containers {1:.0f} MiB ({2:.1f} MiB each), the machine\'s '
+                  'MemAvailable {3:+.0f} MiB since before they started (of {4:.0f} MiB in all)'.format(
+                      size, used / MIB, used / MIB / size, -fell / MIB, os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / MIB))
         print('')
         verdicts = goals(rows)
         for passed, sentence in verdicts:
