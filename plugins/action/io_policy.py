@@ -23,7 +23,7 @@ from ansible_collections.iotune.storage.plugins.plugin_utils._benchmark import v
 from ansible_collections.iotune.storage.plugins.plugin_utils._copy_tools import (
     DEFAULT_BIN_DIR, DEFAULT_CONFIG, DEFAULT_SLICE, copy_tool_files)
 from ansible_collections.iotune.storage.plugins.plugin_utils._profiles import PolicyError, effective_policy
-from ansible_collections.iotune.storage.plugins.plugin_utils._variables import selects_nothing, unknown_variables
+from ansible_collections.iotune.storage.plugins.plugin_utils._variables import selects_nothing, slicing_errors, unknown_variables
 
 # Arguments only the controller side reads; the module never sees them.
 CONTROLLER_ARGS = ('benchmark', 'measuring', 'validate_only', 'copy_tools_bin_dir', 'copy_tools_config',
@@ -179,7 +179,7 @@ class ActionModule(ActionBase):
         task_args = with_host_vars(self._task.args, lookup)
         args, errors = module_args(task_args, check_mode=bool(self._task.check_mode), known=known,
                                    host=task_vars.get('inventory_hostname'), groups=task_vars.get('group_names') or ())
-        errors = unknown_variables(task_vars) + errors
+        errors = unknown_variables(task_vars) + slicing_errors(lookup) + errors
         if errors:
             result.update(failed=True, changed=False, errors=errors,
                           msg='Invalid iotune policy: %s' % '; '.join(errors))

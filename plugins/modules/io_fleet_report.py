@@ -18,6 +18,10 @@ description:
   - Adds the run to C(history.json) in O(dir) (its findings, waived, new and resolved counts), which C(report.html)
     draws as the fleet's findings over the kept runs; its first section lists what is new and resolved since each
     host's previous report (docs/reports.md).
+  - The fleet files list the hosts by name, whatever the order of O(reports).
+  - Under job slicing (docs/fleet.md, Job slicing), each slice writes its part with O(part) instead of the fleet
+    files, and one task with O(merge) writes the fleet files from the parts of the run exactly as one run of all the
+    hosts writes them.
   - An action plugin only; use it with C(run_once) and C(delegate_to=localhost). It changes no managed state and
     returns C(changed=false).
 author:
@@ -37,14 +41,47 @@ options:
     type: path
     required: true
   reports:
-    description: The host reports (as the C(report) that C(iotune.storage.io_policy) returns).
+    description:
+      - The host reports (as the C(report) that C(iotune.storage.io_policy) returns).
+      - Required unless O(merge) is given; not with O(merge).
     type: list
     elements: dict
-    required: true
   keep:
     description: How many runs C(history.json) keeps, the newest (V(0) keeps every one).
     type: int
     default: 30
+  part:
+    description:
+      - The name of this slice of a sliced job, for example AWX's C(awx_job_id); 1 to 64 letters, digits and C(.)
+        C(_) C(-), starting with a letter or a digit.
+      - Writes C(hosts/<host>.json) as without it and, instead of the fleet files, C(parts/<run id>/<part>.json) in
+        O(dir) with the host reports and the time it was written, atomically and under the directory's lock.
+      - A part holds at most 64 MiB; a bigger slice is refused (split the job into more slices).
+      - The run id is O(run_id), or the one the reports share.
+    type: str
+    version_added: 0.3.0
+  run_id:
+    description:
+      - With O(part), the run the part belongs to, the same for every slice (C(iotune_run_id)); every report must be of
+        it. Needed when the slice has no host report.
+    type: str
+    version_added: 0.3.0
+  merge:
+    description:
+      - The run id of a sliced run whose parts (C(parts/<merge>/*.json) in O(dir)) to merge. Writes C(summary.json),
+        C(junit.xml), C(report.html) and one C(history.json) line for all the hosts of the parts, byte for byte as one
+        run of those hosts writes them, with the time of the latest part.
+      - Each part is read back as input, not trusted; it is refused when it is a link or not a regular file of the
+        controller's user, its directory can be written by others, it is larger than 64 MiB or nested deeper than 32
+        levels, or a field is not of its type; a host in two parts is refused naming both.
+    type: str
+    version_added: 0.3.0
+  parts:
+    description:
+      - With O(merge), how many parts there must be (the job's slice count); fewer or more is an error naming what was
+        found. Without it, every part found is merged.
+    type: int
+    version_added: 0.3.0
 seealso:
   - module: iotune.storage.io_policy
 '''
@@ -56,6 +93,21 @@ EXAMPLES = r'''
     reports: "{{ ansible_play_hosts | map('extract', hostvars, ['audit', 'report']) | list }}"
   delegate_to: localhost
   run_once: true
+
+- name: Write this slice's part of a sliced job (AWX job slicing)
+  iotune.storage.io_fleet_report:
+    dir: /srv/iotune-reports
+    reports: "{{ ansible_play_hosts | map('extract', hostvars, ['audit', 'report']) | list }}"
+    part: "{{ awx_job_id }}"
+    run_id: "{{ iotune_run_id }}"
+  delegate_to: localhost
+  run_once: true
+
+- name: Merge the parts of the run into the fleet reports (playbooks/merge_reports.yml)
+  iotune.storage.io_fleet_report:
+    dir: /srv/iotune-reports
+    merge: "{{ iotune_run_id }}"
+    parts: 4
 '''
 
 RETURN = r'''
@@ -64,4 +116,34 @@ files:
   returned: always
   type: list
   elements: str
+run_id:
+  description: The run of the part written, or of the parts merged.
+  returned: with part or merge
+  type: str
+  sample: chg-4711
+part:
+  description: The name of the part written.
+  returned: with part
+  type: str
+  sample: "4712"
+part_file:
+  description: The part's file.
+  returned: with part
+  type: str
+  sample: /srv/iotune-reports/parts/chg-4711/4712.json
+parts:
+  description: The names of the parts merged, in order.
+  returned: with merge
+  type: list
+  elements: str
+  sample: ["4712", "4713", "4714"]
+hosts:
+  description: How many hosts the merged reports hold.
+  returned: with merge
+  type: int
+time:
+  description: The time of the merged fleet files, the latest part's.
+  returned: with merge
+  type: str
+  sample: "2026-11-25T05:00:00Z"
 '''

@@ -783,6 +783,13 @@ def lock_report_dir(directory, timeout=LOCK_TIMEOUT):
             time.sleep(0.05)
 
 
+def by_host(reports):
+    """``reports`` in the order every fleet file lists them: by host name (as Python orders the names, upper case
+    before lower case), whatever order the play or the slices gave, so that one run and the merged parts of a
+    sliced one (_fleet_parts) write the same files."""
+    return sorted(reports, key=lambda report: u'%s' % (report['host'],))
+
+
 def write_reports(directory, reports, now=None, keep=30, history=True):
     """Write hosts/<host>.json for each report and the fleet files (summary.json, junit.xml,
     report.html and, with ``history``, history.json with this run added and the last ``keep`` runs)
@@ -791,32 +798,48 @@ def write_reports(directory, reports, now=None, keep=30, history=True):
     controller's user and not be writable by group or other (UnsafeDirectory, a ValueError, names
     it); a host name becomes a file name that stays in hosts/ (``web/../x`` is ``web%2F..%2Fx``;
     issue 23, T4), and a link planted at a report's name is replaced, never written through.
-    Two runs into one directory take turns (lock_report_dir), so neither loses the other's history line."""
+    Two runs into one directory take turns (lock_report_dir), so neither loses the other's history line.
+    The fleet files list the hosts by name (by_host)."""
     # a host's result that holds a byte of its files that is not UTF-8 (MODULE_STRICT_UTF8_RESPONSE off, an
     # older module) is written with the byte shown as \xe9, where it would stop the writing (issue 38, item 12)
-    reports = visible_data(reports)
+    reports = by_host(visible_data(reports))
     private_directory(directory, 'iotune_report_dir', 0o755)
     private_directory(os.path.join(directory, 'hosts'), 'iotune_report_dir', 0o755)
     lock = lock_report_dir(directory)
     try:
-        return _write_locked(directory, reports, now, keep, history)
+        written = write_hosts(directory, reports)
+        run_id = (reports[0].get('run_id') if reports else '') or ''
+        return written + write_files(directory, fleet_files(directory, reports, run_id, now, keep, history))
     finally:
         os.close(lock)
 
 
-def _write_locked(directory, reports, now, keep, history):
+def write_hosts(directory, reports):
+    """hosts/<host>.json of each report (the caller holds the lock); the paths written."""
     written = []
     for report in reports:
         path = os.path.join(directory, 'hosts', '%s.json' % path_safe_name(report['host']))
         _write_atomic(path, host_json(report))
         written.append(path)
-    run_id = (reports[0].get('run_id') if reports else '') or ''
+    return written
+
+
+def fleet_files(directory, reports, run_id, now=None, keep=30, history=True):
+    """{file name: text} of the fleet files of ``reports`` (in the order given), history.json with
+    this run added to the one in ``directory`` (the caller holds the lock); ``now`` defaults to the
+    controller's UTC time."""
     now = now or time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())
     runs = next_runs(read_runs(os.path.join(directory, HISTORY_FILE)), run_line(reports, run_id, now, mode_of(reports)),
                      keep) if history else None
     files = render(reports, run_id, now, runs)
     if history:
         files[HISTORY_FILE] = history_json(runs)
+    return files
+
+
+def write_files(directory, files):
+    """Each of ``files`` (name: text) into ``directory``, atomically, in the order of their names; the paths."""
+    written = []
     for name, text in sorted(files.items()):
         path = os.path.join(directory, name)
         _write_atomic(path, text)

@@ -9,6 +9,7 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import difflib
+import re
 
 from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import POLICY_KEYS
 
@@ -17,7 +18,8 @@ PREFIX = 'iotune_'
 # io_policy keeps (tests/unit/plugins/plugin_utils/test_variables.py fails while one is missing)
 OTHER_VARIABLES = (
     'iotune_audit_fail_on', 'iotune_audit_fail_on_drift', 'iotune_benchmark', 'iotune_copy_tools_installed',
-    'iotune_hosts', 'iotune_journal_dir', 'iotune_report_dir', 'iotune_report_keep', 'iotune_run_id',
+    'iotune_hosts', 'iotune_journal_dir', 'iotune_report_dir', 'iotune_report_keep', 'iotune_report_part',
+    'iotune_report_parts', 'iotune_run_id',
     'iotune_severity', 'iotune_snapshot_after_name', 'iotune_snapshot_name', 'iotune_textfile_dir', 'iotune_tune',
     'iotune_upgrade_fail_on', 'iotune_upgrade_io_sysctls', 'iotune_upgrade_phase', 'iotune_upgrade_strict',
     'iotune_waivers',
@@ -42,3 +44,33 @@ def unknown_variables(names):
 def selects_nothing(policy):
     """Whether a (validated) policy names nothing to audit: every one of its variables unset or empty."""
     return not any(policy.get(name) not in (None, {}, [], '') for name in POLICY_KEYS)
+
+
+# a slice's name (docs/fleet.md, "Job slicing"): it becomes the file parts/<run id>/<name>.json
+PART_RE = re.compile(r'^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z')
+PART_ACCEPTED = '1 to 64 letters, digits and . _ - starting with a letter or a digit, such as an AWX job id'
+
+
+def part_name_problem(name, field='part'):
+    """None when ``name`` (a string, or an integer such as AWX's job id) names a slice's part, else why not,
+    naming ``field``."""
+    text = u'%d' % name if isinstance(name, int) and not isinstance(name, bool) else name
+    if isinstance(text, str) and PART_RE.match(text):
+        return None
+    return '%s: must be %s, got %r' % (field, PART_ACCEPTED, name)
+
+
+def slicing_errors(lookup):
+    """Errors in the job slicing variables, found before any host work: iotune_report_part must be a
+    part's name, and a slice needs iotune_run_id, the run id every slice shares, or merge_reports.yml
+    would find each slice under a run id of its own. ``lookup(name)``: a variable's value, None when unset."""
+    part = lookup('iotune_report_part')
+    if part in (None, ''):
+        return []
+    problem = part_name_problem(part, 'iotune_report_part')
+    if problem:
+        return [problem]
+    if lookup('iotune_run_id') in (None, ''):
+        return ['iotune_report_part: a slice needs iotune_run_id, the run id every slice of the job shares (docs/fleet.md, '
+                'Job slicing), or each slice writes its part under a run id of its own and merge_reports.yml finds one']
+    return []

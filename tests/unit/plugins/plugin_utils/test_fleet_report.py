@@ -377,8 +377,9 @@ def test_control_characters_and_bytes_that_are_not_utf8_leave_junit_well_formed_
     assert done.returncode == 0, done.stderr[-2000:]
     root = ElementTree.parse(str(tmp_path / 'junit.xml')).getroot()
     suites = root.findall('testsuite')
-    assert [suite.get('hostname') for suite in suites] == ['web\\x01', 'caf\\xe9']
-    cases = suites[0].findall('testcase')
+    # by host name, whatever the order given
+    assert [suite.get('hostname') for suite in suites] == ['caf\\xe9', 'web\\x01']
+    cases = suites[1].findall('testcase')
     assert cases[0].get('name') == 'mount_options:/mnt/\\x1b[31mred\\x0b\\x0c:present:noatime'
     assert cases[0].find('failure').get('message') == 'noatime is not on /mnt/\\x1b[31mred\\x0b\\x0c (fstab: caf\\xe9)'
     assert cases[1].find('skipped').get('message').endswith('by db\\x1ba: signed off\\x00by\\x07nobody')
@@ -386,12 +387,12 @@ def test_control_characters_and_bytes_that_are_not_utf8_leave_junit_well_formed_
     assert cases[3].find('skipped').get('message') == '\\x08'
     # summary.json keeps the texts as they are (JSON can), but a byte that was not UTF-8 is shown
     summary = json.loads((tmp_path / 'summary.json').read_bytes().decode('utf-8'))
-    assert summary['checks'][0]['target'] == u'/mnt/\x1b[31mred\x0b\x0c'
-    assert summary['checks'][0]['message'].endswith('(fstab: caf\\xe9)')
+    assert summary['checks'][1]['target'] == u'/mnt/\x1b[31mred\x0b\x0c'
+    assert summary['checks'][1]['message'].endswith('(fstab: caf\\xe9)')
     assert sorted(summary['by_host']) == [u'caf\\xe9', u'web\x01']
     # the page data: every text shown as junit.xml shows it
     data = page_data_of((tmp_path / 'report.html').read_bytes().decode('utf-8'))
-    assert data['hosts'] == ['web\\x01', 'caf\\xe9']
+    assert data['hosts'] == ['caf\\xe9', 'web\\x01']
     assert 'mount_options:/mnt/\\x1b[31mred\\x0b\\x0c:present:noatime' in data['strings']
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from ansible_collections.iotune.storage.plugins.action.io_policy import ARG_VARS, INSTALLED_FACT, SEVERITY_VAR, WAIVERS_VAR
 from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import POLICY_KEYS
-from ansible_collections.iotune.storage.plugins.plugin_utils._variables import KNOWN_VARIABLES, selects_nothing, unknown_variables
+from ansible_collections.iotune.storage.plugins.plugin_utils._variables import KNOWN_VARIABLES, selects_nothing, slicing_errors, unknown_variables
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..', '..'))
 NAME_RE = re.compile(r'\biotune_[a-z0-9_]+')
@@ -61,3 +61,20 @@ def test_a_policy_that_selects_nothing():
     assert selects_nothing(dict((name, None) for name in POLICY_KEYS))
     assert selects_nothing({'iotune_mounts': [], 'iotune_cache': {}})
     assert not selects_nothing({'iotune_mounts': [{'path': '/'}]})
+
+
+@pytest.mark.parametrize('variables, errors', [
+    ({}, []),
+    ({'iotune_report_part': ''}, []),
+    ({'iotune_report_part': '4712', 'iotune_run_id': 'chg-4711'}, []),
+    ({'iotune_report_part': 4712, 'iotune_run_id': 4700}, []),
+    ({'iotune_report_part': '4712'}, ['iotune_report_part: a slice needs iotune_run_id, the run id every slice of the job shares '
+                                      '(docs/fleet.md, Job slicing), or each slice writes its part under a run id of its own and '
+                                      'merge_reports.yml finds one']),
+    ({'iotune_report_part': '../4712', 'iotune_run_id': 'chg-4711'},
+     ["iotune_report_part: must be 1 to 64 letters, digits and . _ - starting with a letter or a digit, such as an AWX job id, "
+      "got '../4712'"]),
+])
+def test_a_slice_needs_a_part_name_and_the_shared_run_id(variables, errors):
+    """issue 41: checked by io_policy on the controller, before any host work."""
+    assert slicing_errors(variables.get) == errors

@@ -1,0 +1,88 @@
+# -*- coding: utf-8 -*-
+# Copyright: iotune.storage contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""io_fleet_report on the controller: the fleet files of one run, a slice's part, and the merge of
+the parts (issue 41), each option checked and named."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import json
+import os
+
+import pytest
+
+from ansible.errors import AnsibleActionFail
+from ansible.playbook.task import Task
+from ansible.plugins.loader import connection_loader
+from ansible.playbook.play_context import PlayContext
+
+from ansible_collections.iotune.storage.plugins.action.io_fleet_report import ActionModule
+
+RUN_ID = 'chg-4711'
+
+
+def report(host, status='drift'):
+    return {'host': host, 'run_id': RUN_ID, 'time': '2026-11-25T05:00:00Z', 'mode': 'audit', 'summary': {status: 1},
+            'checks': [{'id': 'mount_options:/:present:noatime', 'concern': 'mount_options', 'target': '/',
+                        'setting': 'present:noatime', 'status': status, 'message': 'm'}]}
+
+
+def run_action(args):
+    task = Task()
+    task.args = args
+    connection = connection_loader.get('local', PlayContext())
+    action = ActionModule(task, connection, PlayContext(), loader=None, templar=None, shared_loader_obj=None)
+    return action.run(task_vars={})
+
+
+def test_without_part_the_fleet_files_are_written(tmp_path):
+    result = run_action({'dir': str(tmp_path), 'reports': [report('b'), report('a')], 'keep': '5'})
+    assert result['changed'] is False and 'part' not in result
+    assert [os.path.basename(path) for path in result['files']] == [
+        'a.json', 'b.json', 'history.json', 'junit.xml', 'report.html', 'summary.json']
+
+
+def test_a_slice_writes_its_part_and_the_merge_the_fleet_files(tmp_path):
+    first = run_action({'dir': str(tmp_path), 'reports': [report('a')], 'part': 4712, 'run_id': RUN_ID})
+    assert (first['part'], first['run_id']) == ('4712', RUN_ID)
+    assert first['part_file'] == str(tmp_path / 'parts' / RUN_ID / '4712.json') == first['files'][-1]
+    assert not (tmp_path / 'summary.json').exists()
+    run_action({'dir': str(tmp_path), 'reports': [report('b', 'compliant')], 'part': '4713'})
+    merged = run_action({'dir': str(tmp_path), 'merge': RUN_ID, 'parts': '2'})
+    times = [json.loads((tmp_path / 'parts' / RUN_ID / name).read_text())['time'] for name in ('4712.json', '4713.json')]
+    assert (merged['parts'], merged['hosts'], merged['run_id'], merged['time']) == (['4712', '4713'], 2, RUN_ID, max(times))
+    assert sorted(os.path.basename(path) for path in merged['files']) == [
+        'history.json', 'junit.xml', 'report.html', 'summary.json']
+    summary = json.loads((tmp_path / 'summary.json').read_text())
+    assert (summary['run_id'], summary['hosts'], summary['time']) == (RUN_ID, 2, merged['time'])
+
+
+@pytest.mark.parametrize('args, message', [
+    ({'dir': 'reports', 'reports': []}, "dir: must be an absolute path on the controller, got 'reports'"),
+    ({'reports': [{'nohost': 1}]}, 'reports: must be a list of host reports (each a dict with a host)'),
+    ({'keep': -1, 'reports': []}, 'keep: must be 0 (keep every run) or a number of runs to keep in history.json, got -1'),
+    ({'part': 'a', 'merge': RUN_ID}, 'part, merge: one or the other (a slice writes its part; one task merges the parts)'),
+    ({'merge': RUN_ID, 'reports': []}, 'reports: not with merge (the reports of a merge are those of its parts)'),
+    ({'merge': RUN_ID, 'run_id': RUN_ID}, 'run_id: not with merge (the reports of a merge are those of its parts)'),
+    ({'reports': [], 'parts': 3}, 'parts: only with merge (how many parts the merge must find)'),
+    ({'reports': [], 'run_id': RUN_ID}, 'run_id: only with part (the run the part belongs to)'),
+    ({'merge': RUN_ID, 'parts': 0}, 'parts: must be a number of parts, at least 1, got 0'),
+    ({'merge': RUN_ID, 'parts': 'three'}, "parts: must be a number of parts, at least 1, got 'three'"),
+    ({'merge': '../../etc'}, "merge: run_id must be 1-128 characters of letters, digits and . _ : + - (not starting with a "
+                             "punctuation mark), got '../../etc'"),
+    ({'reports': [], 'part': '../x', 'run_id': RUN_ID},
+     "part: must be 1 to 64 letters, digits and . _ - starting with a letter or a digit, such as an AWX job id, got '../x'"),
+])
+def test_a_bad_option_is_named(tmp_path, args, message):
+    with pytest.raises(AnsibleActionFail) as raised:
+        run_action(dict({'dir': str(tmp_path)}, **args))
+    assert str(raised.value) == message
+    assert not os.path.exists(str(tmp_path / 'parts')) and not os.path.exists(str(tmp_path / 'summary.json'))
+
+
+def test_a_merge_with_a_missing_part_names_how_many_were_found(tmp_path):
+    run_action({'dir': str(tmp_path), 'reports': [report('a')], 'part': 'one'})
+    with pytest.raises(AnsibleActionFail, match=r'^parts: 3 part\(s\) expected, 1 found in .*/parts/chg-4711 \(one\)'):
+        run_action({'dir': str(tmp_path), 'merge': RUN_ID, 'parts': 3})
