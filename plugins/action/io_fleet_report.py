@@ -13,10 +13,11 @@ __metaclass__ = type
 import os
 
 from ansible.errors import AnsibleActionFail
+from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.iotune.storage.plugins.plugin_utils._fleet_parts import merge_parts, write_part
-from ansible_collections.iotune.storage.plugins.plugin_utils._fleet_report import write_reports
+from ansible_collections.iotune.storage.plugins.plugin_utils._fleet_report import console, write_reports
 
 
 def _count(args, name, default, least, accepted):
@@ -36,6 +37,24 @@ def _text(value):
     return u'%d' % value if isinstance(value, int) and not isinstance(value, bool) else value
 
 
+def registered_reports(task_vars, hosts, name):
+    """The host reports of ``hosts``: the ``report`` of each one's registered result ``name``, in the order given,
+    hosts without one left out. Read from the host's variables as they are (HostVars.raw_get), not through a
+    template: templating every host's checks costs seconds per ten hosts (docs/performance.md, "Fleet")."""
+    if not isinstance(name, str) or not name:
+        raise AnsibleActionFail('results: must be the name of the variable io_policy registered, got %r' % (name,))
+    if not isinstance(hosts, list) or not all(isinstance(host, str) for host in hosts):
+        raise AnsibleActionFail('hosts: must be a list of host names (ansible_play_hosts), got %r' % (hosts,))
+    hostvars = task_vars.get('hostvars')
+    reports = []
+    for host in hosts:
+        result = hostvars.raw_get(host).get(name) if hostvars is not None and host in hostvars else None
+        report = result.get('report') if isinstance(result, dict) else None
+        if isinstance(report, dict) and report.get('host'):
+            reports.append(report)
+    return reports
+
+
 def checked_args(args):
     """(dir, keep) after the checks every mode shares, and the checks of which options go together."""
     directory = args.get('dir')
@@ -49,7 +68,7 @@ def checked_args(args):
         return directory, keep
     reports = args.get('reports')
     if not isinstance(reports, list) or not all(isinstance(r, dict) and r.get('host') for r in reports):
-        raise AnsibleActionFail('reports: must be a list of host reports (each a dict with a host)')
+        raise AnsibleActionFail('reports: must be a list of host reports (each a dict with a host), or give results and hosts')
     if args.get('parts') is not None:
         raise AnsibleActionFail('parts: only with merge (how many parts the merge must find)')
     if args.get('run_id') is not None and args.get('part') is None:
@@ -70,22 +89,38 @@ def run_mode(args, directory, keep):
     return write_reports(directory, args['reports'], keep=keep), {}
 
 
+def with_reports(args, task_vars):
+    """The task's arguments with ``reports`` read from ``results`` and ``hosts`` when those are given."""
+    args = dict(args)
+    given = [name for name in ('results', 'hosts') if args.get(name) is not None]
+    if given and args.get('reports') is not None:
+        raise AnsibleActionFail('%s: not with reports (the reports are read from each host\'s registered result)' % given[0])
+    if given:
+        args['reports'] = registered_reports(task_vars, args.get('hosts'), args.get('results'))
+    return args
+
+
 class ActionModule(ActionBase):
     TRANSFERS_FILES = False
-    _VALID_ARGS = frozenset(('dir', 'reports', 'keep', 'part', 'run_id', 'merge', 'parts'))
+    _VALID_ARGS = frozenset(('dir', 'reports', 'results', 'hosts', 'write', 'keep', 'part', 'run_id', 'merge', 'parts'))
     _requires_connection = False
 
     def run(self, tmp=None, task_vars=None):
         result = super(ActionModule, self).run(tmp, task_vars)
         del tmp
-        args = self._task.args
+        args = with_reports(self._task.args, task_vars or {})
         if args.get('part') is not None and args.get('merge') is not None:
             raise AnsibleActionFail('part, merge: one or the other (a slice writes its part; one task merges the parts)')
         directory, keep = checked_args(args)
+        write = boolean(args.get('write', True), strict=False)
         try:
-            written, extra = run_mode(args, directory, keep)
+            written, extra = run_mode(args, directory, keep) if write else ([], {})
+            if args.get('merge') is None:
+                extra['console'] = console(args['reports'], directory)
         except ValueError as exc:
             raise AnsibleActionFail(str(exc))
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise AnsibleActionFail('reports: a host report without its checks\' status, message or host: %s' % exc)
         result.update(extra)
         result.update(changed=False, files=written)
         return result

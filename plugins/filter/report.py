@@ -10,6 +10,7 @@ __metaclass__ = type
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.iotune.storage.plugins.plugin_utils._bench_chart import fleet_view, host_charts
+from ansible_collections.iotune.storage.plugins.plugin_utils._fleet_report import console_lines as fleet_console_lines
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import summarize
 
 
@@ -63,27 +64,13 @@ def host_checks(report):
 
 
 def console_lines(checks):
-    """The console's lines of a fleet's checks (each with its ``host``, as host_checks gives them):
-    ``host: status: message`` for every check that is not compliant, not applicable ones too (their
-    message names what the host lacks: a mount point that does not exist, a concern of another platform),
-    a waived one as ``waived <status> (waiver <name>)``, never as a bare drift."""
+    """The console's lines of a fleet's checks (plugin_utils/_fleet_report.console_lines)."""
     if not isinstance(checks, (list, tuple)):
         raise AnsibleFilterError('console_lines expects a list of checks, got %s' % type(checks).__name__)
-    lines = []
-    for check in checks:
-        try:
-            status = check['status']
-            if status == 'compliant':
-                continue
-            shown = status.replace('_', ' ')
-            waiver = check.get('waiver')
-            if waiver:
-                name = waiver.get('name') if isinstance(waiver, dict) else None
-                shown = 'waived %s%s' % (shown, ' (waiver %s)' % name if name else '')
-            lines.append('%s: %s: %s' % (check['host'], shown, check['message']))
-        except (KeyError, TypeError, AttributeError) as exc:
-            raise AnsibleFilterError('console_lines expects checks with host, status and message: %s' % exc)
-    return lines
+    try:
+        return fleet_console_lines(checks)
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise AnsibleFilterError('console_lines expects checks with host, status and message: %s' % exc)
 
 
 def bench_charts(benchmark):

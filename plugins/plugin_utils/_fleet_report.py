@@ -85,6 +85,44 @@ def host_checks(report):
     return [dict(check, host=report['host']) for check in report.get('checks', [])]
 
 
+def console_lines(checks):
+    """The console's lines of a fleet's checks (each with its ``host``, as host_checks gives them):
+    ``host: status: message`` for every check that is not compliant, not applicable ones too (their
+    message names what the host lacks: a mount point that does not exist, a concern of another platform),
+    a waived one as ``waived <status> (waiver <name>)``, never as a bare drift. KeyError, TypeError or
+    AttributeError for a check without host, status or message."""
+    lines = []
+    for check in checks:
+        status = check['status']
+        if status == 'compliant':
+            continue
+        shown = status.replace('_', ' ')
+        waiver = check.get('waiver')
+        if waiver:
+            name = waiver.get('name') if isinstance(waiver, dict) else None
+            shown = 'waived %s%s' % (shown, ' (waiver %s)' % name if name else '')
+        lines.append('%s: %s: %s' % (check['host'], shown, check['message']))
+    return lines
+
+
+# at most this many lines of checks on the console; the rest are in report.html
+CONSOLE_LIMIT = 50
+
+
+def console(reports, report_dir, limit=CONSOLE_LIMIT):
+    """What the console says at the end of an audit or a harden, from the host reports in one pass (a template
+    over every host's checks costs seconds per ten hosts: docs/performance.md, "Fleet"): ``hosts``, ``summary``
+    (check_summary of every check, ``waived`` always there) and ``lines`` (console_lines, at most ``limit`` and
+    then one that says how many more and where)."""
+    checks = [check for report in reports for check in host_checks(report)]
+    summary = dict(check_summary(checks))
+    summary.setdefault('waived', 0)
+    lines = console_lines(checks)
+    if len(lines) > limit:
+        lines = lines[:limit] + ['... and %d more: see %s/report.html' % (len(lines) - limit, report_dir)]
+    return {'hosts': len(reports), 'summary': summary, 'lines': lines}
+
+
 def benched(reports):
     return [report for report in reports if report.get('benchmark') is not None]
 

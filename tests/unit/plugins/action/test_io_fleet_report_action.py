@@ -29,12 +29,27 @@ def report(host, status='drift'):
                         'setting': 'present:noatime', 'status': status, 'message': 'm'}]}
 
 
-def run_action(args):
+def run_action(args, task_vars=None):
     task = Task()
     task.args = args
     connection = connection_loader.get('local', PlayContext())
     action = ActionModule(task, connection, PlayContext(), loader=None, templar=None, shared_loader_obj=None)
-    return action.run(task_vars={})
+    return action.run(task_vars=task_vars or {})
+
+
+class FakeHostVars(object):
+    """What the action reads of HostVars: membership and raw_get (each host's variables, not templated)."""
+
+    def __init__(self, variables):
+        self.variables = variables
+        self.asked = []
+
+    def __contains__(self, host):
+        return host in self.variables
+
+    def raw_get(self, host):
+        self.asked.append(host)
+        return self.variables[host]
 
 
 def test_without_part_the_fleet_files_are_written(tmp_path):
@@ -61,7 +76,7 @@ def test_a_slice_writes_its_part_and_the_merge_the_fleet_files(tmp_path):
 
 @pytest.mark.parametrize('args, message', [
     ({'dir': 'reports', 'reports': []}, "dir: must be an absolute path on the controller, got 'reports'"),
-    ({'reports': [{'nohost': 1}]}, 'reports: must be a list of host reports (each a dict with a host)'),
+    ({'reports': [{'nohost': 1}]}, 'reports: must be a list of host reports (each a dict with a host), or give results and hosts'),
     ({'keep': -1, 'reports': []}, 'keep: must be 0 (keep every run) or a number of runs to keep in history.json, got -1'),
     ({'part': 'a', 'merge': RUN_ID}, 'part, merge: one or the other (a slice writes its part; one task merges the parts)'),
     ({'merge': RUN_ID, 'reports': []}, 'reports: not with merge (the reports of a merge are those of its parts)'),
@@ -86,3 +101,41 @@ def test_a_merge_with_a_missing_part_names_how_many_were_found(tmp_path):
     run_action({'dir': str(tmp_path), 'reports': [report('a')], 'part': 'one'})
     with pytest.raises(AnsibleActionFail, match=r'^parts: 3 part\(s\) expected, 1 found in .*/parts/chg-4711 \(one\)'):
         run_action({'dir': str(tmp_path), 'merge': RUN_ID, 'parts': 3})
+
+
+def test_the_reports_are_read_from_each_hosts_registered_result_and_the_console_computed_once(tmp_path):
+    hostvars = FakeHostVars({
+        'b': {'audit': {'report': report('b')}},
+        'a': {'audit': {'report': report('a', 'compliant')}},
+        'down': {'audit': {'unreachable': True}},             # no report: left out, as a host that failed
+        'other': {'something': 1},
+    })
+    result = run_action({'dir': str(tmp_path), 'results': 'audit', 'hosts': ['b', 'a', 'down', 'other']}, {'hostvars': hostvars})
+    assert hostvars.asked == ['b', 'a', 'down', 'other']
+    assert sorted(os.path.basename(path) for path in result['files'])[:2] == ['a.json', 'b.json']
+    assert json.loads((tmp_path / 'summary.json').read_text())['hosts'] == 2
+    assert result['console'] == {'hosts': 2, 'lines': ['b: drift: m'], 'summary': {
+        'compliant': 1, 'drift': 1, 'error': 0, 'not_applicable': 0, 'not_persistent': 0, 'waived': 0}}
+
+
+def test_write_false_writes_nothing_and_says_the_console(tmp_path):
+    result = run_action({'dir': str(tmp_path / 'none'), 'reports': [report('a')], 'write': False})
+    assert result['files'] == [] and not (tmp_path / 'none').exists()
+    assert result['console']['lines'] == ['a: drift: m']
+
+
+def test_the_console_names_at_most_fifty_checks_and_where_the_rest_are(tmp_path):
+    many = [report('h%03d' % number) for number in range(60)]
+    lines = run_action({'dir': str(tmp_path), 'reports': many, 'write': 'no'})['console']['lines']
+    assert len(lines) == 51 and lines[-1] == '... and 10 more: see %s/report.html' % tmp_path
+
+
+@pytest.mark.parametrize('args, message', [
+    ({'results': 'audit', 'hosts': ['a'], 'reports': []}, '^results: not with reports'),
+    ({'results': '', 'hosts': ['a']}, '^results: must be the name'),
+    ({'results': 'audit', 'hosts': 'a'}, '^hosts: must be a list of host names'),
+    ({'hosts': ['a']}, '^results: must be the name'),
+])
+def test_results_and_hosts_are_checked(tmp_path, args, message):
+    with pytest.raises(AnsibleActionFail, match=message):
+        run_action(dict(args, dir=str(tmp_path)), {'hostvars': FakeHostVars({'a': {}})})
