@@ -12,6 +12,7 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.iotune.storage.plugins.plugin_utils._bench_chart import fleet_view, host_charts
 from ansible_collections.iotune.storage.plugins.plugin_utils._fleet_report import console_lines as fleet_console_lines
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import summarize
+from ansible_collections.iotune.storage.plugins.plugin_utils import _run_summary
 
 
 def check_summary(checks):
@@ -96,7 +97,32 @@ def bench_fleet(reports):
         raise AnsibleFilterError('bench_fleet: malformed benchmark: %s' % exc)
 
 
+def report_dir_problem(path, check_mode=False):
+    """'' when the fleet reports can be written in ``path`` (iotune_report_dir) on the controller,
+    else why not, naming iotune_report_dir (plugin_utils/_run_summary.py); in check mode only the form."""
+    return _run_summary.report_dir_problem(path, check_mode=bool(check_mode)) or ''
+
+
+def fleet_summary(reports, mode, run_id=None, failed_hosts=None, report_dir=None, check_mode=False, fail_on=None):
+    """iotune_summary of an audit or harden run (what set_stats publishes) from the play's host reports."""
+    try:
+        return _run_summary.fleet_summary(reports, mode, run_id=run_id, failed_hosts=failed_hosts, report_dir=report_dir,
+                                          check_mode=check_mode, fail_on=fail_on)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise AnsibleFilterError('fleet_summary: %s' % exc)
+
+
+def rollback_summary(results, failed_hosts=None, check_mode=False):
+    """iotune_summary of a rollback run (what set_stats publishes) from its io_rollback results by host."""
+    try:
+        return _run_summary.rollback_summary(results, failed_hosts=failed_hosts, check_mode=check_mode)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise AnsibleFilterError('rollback_summary: %s' % exc)
+
+
 class FilterModule(object):
     def filters(self):
         return {'bench_charts': bench_charts, 'bench_fleet': bench_fleet, 'check_summary': check_summary,
-                'console_lines': console_lines, 'host_checks': host_checks, 'snapshot_pair': snapshot_pair, 'with_changes': with_changes}
+                'console_lines': console_lines, 'fleet_summary': fleet_summary, 'host_checks': host_checks,
+                'report_dir_problem': report_dir_problem, 'rollback_summary': rollback_summary, 'snapshot_pair': snapshot_pair,
+                'with_changes': with_changes}

@@ -10,7 +10,8 @@ import pytest
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.iotune.storage.plugins.filter.report import check_summary, console_lines, host_checks
+from ansible_collections.iotune.storage.plugins.filter.report import (
+    check_summary, console_lines, fleet_summary, host_checks, report_dir_problem, rollback_summary)
 
 
 def test_check_summary_counts_every_status():
@@ -50,3 +51,18 @@ def test_console_lines_name_what_is_not_applicable_and_what_is_waived():
 def test_console_lines_refuses_what_is_not_checks(checks):
     with pytest.raises(AnsibleFilterError, match='^console_lines expects'):
         console_lines(checks)
+
+
+def test_report_dir_problem_is_empty_for_a_directory_the_writer_takes(tmp_path):
+    tmp_path.chmod(0o700)
+    assert report_dir_problem(str(tmp_path / 'reports')) == ''
+    assert report_dir_problem('reports', True).startswith('iotune_report_dir: must be an absolute path')
+
+
+def test_the_summaries_name_bad_input_as_filter_errors():
+    with pytest.raises(AnsibleFilterError, match='^fleet_summary: '):
+        fleet_summary([{'host': 'web1', 'checks': [{'status': 'fine'}]}], 'audit')
+    with pytest.raises(AnsibleFilterError, match='^rollback_summary: '):
+        rollback_summary(['web1'])
+    assert fleet_summary([], 'audit', run_id='r1')['run_id'] == 'r1'
+    assert rollback_summary({})['hosts'] == 0
