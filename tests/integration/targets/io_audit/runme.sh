@@ -49,6 +49,29 @@ grep -qF 'the policy selects nothing on this host: iotune_' "$out/empty.log" ||
   { tail -30 "$out/empty.log"; echo "FAIL: an empty policy is not named"; exit 1; }
 echo "ok   a policy that selects nothing says so"
 
+# issue 41: a report directory the fleet reports cannot be written in stops the run at its start, naming
+# iotune_report_dir and why, before io_policy works on any host (no host report, no io_policy task in the log);
+# in check mode, which writes no report, only the form of the path is checked
+mkdir -m 0775 "$out/shared" && touch "$out/a-file"
+bad_dir() {  # REPORT_DIR EXPECTED_MESSAGE [ARGS]: the audit fails at its start with the message
+  local dir=$1 want=$2; shift 2
+  if run -e iotune_report_dir="$dir" -e io_audit_host_report_dir="$out/host-bad" "$@" >"$out/bad-dir.log" 2>&1; then
+    echo "FAIL: the audit into $dir passed"; exit 1
+  fi
+  grep -qF "\"msg\": \"iotune_report_dir: $want; the run stopped before any host work\"" "$out/bad-dir.log" ||
+    { tail -20 "$out/bad-dir.log"; echo "FAIL: the failure does not say: iotune_report_dir: $want"; exit 1; }
+  if grep -q 'Audit every concern of the policy' "$out/bad-dir.log" || [ -e "$out/host-bad" ]; then
+    tail -20 "$out/bad-dir.log"; echo "FAIL: the audit into $dir worked on the host"; exit 1
+  fi
+}
+bad_dir "$out/shared" "$out/shared has mode 0775, writable by group; refused, since others could replace what the collection writes and reads back there (chmod go-w $out/shared)"
+bad_dir "$out/a-file" "$out/a-file is not a directory"
+bad_dir "$out/a-file/reports" "cannot create $out/a-file/reports: $out/a-file is not a directory"
+bad_dir reports "must be an absolute path on the controller, got 'reports'" --check
+run -e iotune_report_dir="$out/shared" -e io_audit_host_report_dir="$out/host-check" --check >"$out/check-dir.log" 2>&1 ||
+  { tail -20 "$out/check-dir.log"; echo "FAIL: check mode refused a report directory it does not write in"; exit 1; }
+echo "ok   a report directory that cannot be written stops the audit before any host work, naming iotune_report_dir"
+
 if run -e iotune_audit_fail_on_drift=true >"$out/fail.log" 2>&1; then
   echo "FAIL: iotune_audit_fail_on_drift=true did not fail the play"; exit 1
 fi
