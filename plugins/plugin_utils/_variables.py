@@ -23,6 +23,8 @@ OTHER_VARIABLES = (
     'iotune_severity', 'iotune_snapshot_after_name', 'iotune_snapshot_name', 'iotune_textfile_dir', 'iotune_tune',
     'iotune_upgrade_fail_on', 'iotune_upgrade_io_sysctls', 'iotune_upgrade_phase', 'iotune_upgrade_strict',
     'iotune_waivers',
+    # not a variable the collection reads: the key of the run's summary the playbooks publish with set_stats
+    'iotune_summary',
 )
 KNOWN_VARIABLES = frozenset(tuple(POLICY_KEYS) + OTHER_VARIABLES)
 
