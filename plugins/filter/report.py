@@ -103,19 +103,23 @@ def report_dir_problem(path, check_mode=False):
     return _run_summary.report_dir_problem(path, check_mode=bool(check_mode)) or ''
 
 
-def fleet_summary(reports, mode, run_id=None, failed_hosts=None, report_dir=None, check_mode=False, fail_on=None):
-    """iotune_summary of an audit or harden run (what set_stats publishes) from the play's host reports."""
+def fleet_summary(hostvars, hosts, result_var, mode, run_id=None, failed_hosts=None, report_dir=None, check_mode=False, fail_on=None,
+                  written=None):
+    """iotune_summary of an audit or harden run (what set_stats publishes) from the host reports in the registered
+    results ``result_var`` of ``hosts``, read from ``hostvars`` as they are, not through a template."""
     try:
+        reports = _run_summary.host_reports(_run_summary.registered(hostvars, hosts, result_var))
         return _run_summary.fleet_summary(reports, mode, run_id=run_id, failed_hosts=failed_hosts, report_dir=report_dir,
-                                          check_mode=check_mode, fail_on=fail_on)
+                                          check_mode=check_mode, fail_on=fail_on, written=written)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise AnsibleFilterError('fleet_summary: %s' % exc)
 
 
-def rollback_summary(results, failed_hosts=None, check_mode=False):
-    """iotune_summary of a rollback run (what set_stats publishes) from its io_rollback results by host."""
+def rollback_summary(hostvars, hosts, result_var='io_rollback_result', failed_hosts=None, check_mode=False):
+    """iotune_summary of a rollback run (what set_stats publishes) from the io_rollback results ``result_var`` of ``hosts``."""
     try:
-        return _run_summary.rollback_summary(results, failed_hosts=failed_hosts, check_mode=check_mode)
+        return _run_summary.rollback_summary(_run_summary.registered(hostvars, hosts, result_var), failed_hosts=failed_hosts,
+                                             check_mode=check_mode)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise AnsibleFilterError('rollback_summary: %s' % exc)
 

@@ -81,24 +81,52 @@ def _failed(failed_hosts):
     return set(failed_hosts)
 
 
-def report_paths(report_dir):
-    """The paths iotune_summary names: the directory and its three fleet files."""
+def registered(hostvars, hosts, name):
+    """{host: value} of the variable ``name`` of each of ``hosts`` that has it, as registered: read with
+    HostVars.raw_get (a plain dict of host variables in the tests), not through a template, since templating
+    every host's result costs seconds per ten hosts (docs/performance.md, "Fleet"; io_fleet_report reads so too)."""
+    if isinstance(hosts, str) or not isinstance(hosts, (list, tuple)):
+        raise ValueError('hosts: must be a list of host names (ansible_play_hosts), got %r' % (hosts,))
+    if not isinstance(name, str) or not name:
+        raise ValueError('the name of the registered variable must be a string, got %r' % (name,))
+    read = getattr(hostvars, 'raw_get', None) or hostvars.get
+    values = {}
+    for host in hosts:
+        host_vars = read(host) if host in hostvars else None
+        if host_vars is not None and name in host_vars:
+            values[host] = host_vars[name]
+    return values
+
+
+def host_reports(results):
+    """The host reports (``report``) of registered io_policy results by host, in host order."""
+    reports = [result.get('report') for dummy, result in sorted(results.items()) if isinstance(result, dict)]
+    return [report for report in reports if isinstance(report, dict) and report.get('host')]
+
+
+def report_paths(report_dir, written=None):
+    """What iotune_summary names of the reports: the directory and its three fleet files; the directory and
+    the slice's part when io_fleet_report (its registered result ``written``) wrote a part (job slicing)."""
+    if isinstance(written, dict) and written.get('part_file'):
+        return {'dir': report_dir, 'part': written['part_file']}
     paths = {'dir': report_dir}
     paths.update((key, os.path.join(report_dir, name)) for key, name in REPORT_FILES)
     return paths
 
 
 def gate_fails(check, fail_on):
-    """True when the audit's gate (iotune_audit_fail_on: ``statuses`` and ``severities``) fails the check's host."""
+    """True when the audit's gate (iotune_audit_fail_on: ``statuses`` and ``severities``) fails the check's host,
+    as the role's "Fail hosts that drift" task decides: a check with a waiver never does."""
     return (check.get('status') in fail_on.get('statuses', ()) and check.get('severity') in fail_on.get('severities', ())
-            and not check.get('waiver'))
+            and 'waiver' not in check)
 
 
-def fleet_summary(reports, mode, run_id=None, failed_hosts=None, report_dir=None, check_mode=False, fail_on=None):
+def fleet_summary(reports, mode, run_id=None, failed_hosts=None, report_dir=None, check_mode=False, fail_on=None, written=None):
     """iotune_summary of an audit or a harden run from the host reports of the play: the check
     counts per status, the changed and waived ones, the hosts that failed (``failed_hosts``: the
     play's failed and unreachable ones; with ``fail_on``, those the audit's gate fails next), the
-    report paths (None in check mode, when none is written), the run id and the mode."""
+    report paths (None in check mode, when none is written; the part of a slice, from io_fleet_report's
+    result ``written``), the run id and the mode."""
     if not isinstance(reports, (list, tuple)) or not all(isinstance(r, dict) and r.get('host') for r in reports):
         raise ValueError('fleet_summary expects a list of host reports (each a dict with a host)')
     failed = _failed(failed_hosts)
@@ -112,9 +140,9 @@ def fleet_summary(reports, mode, run_id=None, failed_hosts=None, report_dir=None
         'hosts': len(reports),
         'statuses': summarize(checks),
         'changed': sum(1 for check in checks if check.get('changed')),
-        'waived': sum(1 for check in checks if check.get('waiver')),
+        'waived': sum(1 for check in checks if 'waiver' in check),
         'failed_hosts': sorted(failed),
-        'reports': None if check_mode or not report_dir else report_paths(report_dir),
+        'reports': None if check_mode or not report_dir else report_paths(report_dir, written),
     }
 
 

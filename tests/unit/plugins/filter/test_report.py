@@ -59,10 +59,28 @@ def test_report_dir_problem_is_empty_for_a_directory_the_writer_takes(tmp_path):
     assert report_dir_problem('reports', True).startswith('iotune_report_dir: must be an absolute path')
 
 
+class HostVars(dict):
+    def raw_get(self, host):
+        return self[host]
+
+
+def test_the_summaries_read_the_registered_results_of_the_hosts_asked():
+    checks = [{'id': 'a', 'status': 'drift', 'severity': 'low'}, {'id': 'b', 'status': 'compliant', 'severity': 'low'}]
+    hostvars = HostVars(web1={'io_audit_result': {'report': {'host': 'web1', 'run_id': 'r1', 'checks': checks}}},
+                        web2={'io_audit_result': {'report': {'host': 'web2', 'run_id': 'r1', 'checks': checks}}},
+                        web3={'io_rollback_result': {'run_id': 'h1', 'records': [{'restored': True}], 'checks': [{'status': 'compliant'}]}})
+    summary = fleet_summary(hostvars, ['web1', 'web2'], 'io_audit_result', 'audit', report_dir='/r',
+                            fail_on={'statuses': ['drift'], 'severities': ['low']})
+    assert (summary['hosts'], summary['statuses']['drift'], summary['failed_hosts'], summary['run_id']) == (2, 2, ['web1', 'web2'], 'r1')
+    summary = rollback_summary(hostvars, ['web1', 'web3'], failed_hosts=['web2'])
+    assert (summary['hosts'], summary['changed'], summary['run_id'], summary['failed_hosts']) == (1, 1, 'h1', ['web2'])
+
+
 def test_the_summaries_name_bad_input_as_filter_errors():
+    hostvars = HostVars(web1={'res': {'report': {'host': 'web1', 'checks': [{'status': 'fine'}]}}})
     with pytest.raises(AnsibleFilterError, match='^fleet_summary: '):
-        fleet_summary([{'host': 'web1', 'checks': [{'status': 'fine'}]}], 'audit')
+        fleet_summary(hostvars, ['web1'], 'res', 'audit')
     with pytest.raises(AnsibleFilterError, match='^rollback_summary: '):
-        rollback_summary(['web1'])
-    assert fleet_summary([], 'audit', run_id='r1')['run_id'] == 'r1'
-    assert rollback_summary({})['hosts'] == 0
+        rollback_summary(hostvars, 'web1')
+    assert fleet_summary(hostvars, [], 'res', 'audit', run_id='r1')['run_id'] == 'r1'
+    assert rollback_summary(hostvars, [])['hosts'] == 0

@@ -14,7 +14,7 @@ import pytest
 
 from ansible_collections.iotune.storage.plugins.plugin_utils import _fleet_report
 from ansible_collections.iotune.storage.plugins.plugin_utils._run_summary import (
-    fleet_summary, report_dir_problem, rollback_summary)
+    fleet_summary, host_reports, registered, report_dir_problem, rollback_summary)
 
 EUID = os.geteuid()
 
@@ -179,6 +179,51 @@ def test_a_harden_summary_counts_the_changes_and_check_mode_names_no_file():
                 'checks': [check('a', 'compliant', changed=True), check('b', 'compliant', changed=False)]}]
     summary = fleet_summary(reports, 'harden', run_id='h1', report_dir='/r', check_mode=True)
     assert (summary['mode'], summary['run_id'], summary['changed'], summary['reports'], summary['check_mode']) == ('harden', 'h1', 1, None, True)
+
+
+def test_a_slice_names_its_part_not_the_fleet_files():
+    written = {'changed': False, 'files': ['/r/hosts/web1.json', '/r/parts/r1/7.json'], 'part': '7', 'part_file': '/r/parts/r1/7.json'}
+    assert fleet_summary(REPORTS, 'audit', report_dir='/r', written=written)['reports'] == {'dir': '/r', 'part': '/r/parts/r1/7.json'}
+    # in check mode io_fleet_report is skipped and nothing is written
+    assert fleet_summary(REPORTS, 'audit', report_dir='/r', check_mode=True, written={'skipped': True})['reports'] is None
+
+
+class RawHostVars(object):
+    """What HostVars offers the filters: membership and raw_get, never a template."""
+
+    def __init__(self, data):
+        self.data = data
+        self.read = []
+
+    def __contains__(self, host):
+        return host in self.data
+
+    def raw_get(self, host):
+        self.read.append(host)
+        return self.data[host]
+
+    def __getitem__(self, host):
+        raise AssertionError('a host read through a template: %s' % host)
+
+
+def test_the_registered_results_are_read_raw_for_the_hosts_asked_only():
+    hostvars = RawHostVars({'web1': {'res': {'report': REPORTS[0]}}, 'web2': {'res': {'report': REPORTS[1]}},
+                            'web3': {'other': 1}, 'db9': {'res': {'report': {'host': 'db9'}}}})
+    results = registered(hostvars, ['web2', 'web1', 'web3', 'nosuch'], 'res')
+    assert sorted(results) == ['web1', 'web2'] and hostvars.read == ['web2', 'web1', 'web3']
+    assert [r['host'] for r in host_reports(results)] == ['web1', 'web2']
+    assert registered({'web1': {'res': 1}}, ['web1'], 'res') == {'web1': 1}
+
+
+@pytest.mark.parametrize('hosts, name', [('web1', 'res'), (None, 'res'), (['web1'], ''), (['web1'], None)])
+def test_registered_refuses_what_is_not_hosts_and_a_name(hosts, name):
+    with pytest.raises(ValueError):
+        registered({}, hosts, name)
+
+
+def test_host_reports_leaves_out_results_without_a_report():
+    results = {'web2': {'report': REPORTS[1]}, 'web1': {'failed': True, 'msg': 'x'}, 'web3': None, 'web4': {'report': {'checks': []}}}
+    assert host_reports(results) == [REPORTS[1]]
 
 
 def test_a_play_whose_hosts_all_failed_still_has_its_run_id():
