@@ -50,6 +50,7 @@ def _reloads():
     from ansible_collections.iotune.storage.plugins.module_utils.act import reloads as act_reloads
     return act_reloads
 
+
 class MountOptions(Concern):
     name = 'mount_options'
     # the change kinds of the live side, each made by apply_live
@@ -81,8 +82,8 @@ class MountOptions(Concern):
             _act().apply_mount_cycle(journal, change, self.runner.change, self.mount_bin, self.proc_root)
             return
         _act().apply_mount(journal, change, self.runner.change, self.mount_bin, self.proc_root,
-                    [o for o in request['present'] if not is_userspace_option(o)],
-                    [o for o in request['absent'] if not is_userspace_option(o)])
+                           [o for o in request['present'] if not is_userspace_option(o)],
+                           [o for o in request['absent'] if not is_userspace_option(o)])
 
     def apply(self, journal, plan):
         """fstab first, then the live side of each mount point (a remount; for an NFS mount with
