@@ -13,11 +13,11 @@ __metaclass__ = type
 import os
 
 from ansible.errors import AnsibleActionFail
-from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.iotune.storage.plugins.plugin_utils._fleet_parts import merge_parts, write_part
 from ansible_collections.iotune.storage.plugins.plugin_utils._fleet_report import console, write_reports
+from ansible_collections.iotune.storage.plugins.plugin_utils._run_summary import fleet_summary
 
 
 def _count(args, name, default, least, accepted):
@@ -100,10 +100,24 @@ def with_reports(args, task_vars):
     return args
 
 
+SUMMARY_KEYS = ('mode', 'run_id', 'failed_hosts', 'fail_on')
+
+
+def run_summary(args, directory, written, check_mode):
+    """iotune_summary (plugin_utils/_run_summary.fleet_summary) of the reports, with the task's ``summary``
+    (mode, run_id, failed_hosts, fail_on): the set_stats of the playbooks take it from here."""
+    summary = args['summary']
+    if not isinstance(summary, dict) or not summary.get('mode') or set(summary) - set(SUMMARY_KEYS):
+        raise AnsibleActionFail('summary: must be a dict with mode and any of run_id, failed_hosts, fail_on, got %r' % (summary,))
+    return fleet_summary(args['reports'], summary['mode'], run_id=summary.get('run_id'), failed_hosts=summary.get('failed_hosts'),
+                         report_dir=directory, check_mode=check_mode, fail_on=summary.get('fail_on'), written=written)
+
+
 class ActionModule(ActionBase):
     TRANSFERS_FILES = False
-    _VALID_ARGS = frozenset(('dir', 'reports', 'results', 'hosts', 'write', 'keep', 'part', 'run_id', 'merge', 'parts'))
+    _VALID_ARGS = frozenset(('dir', 'reports', 'results', 'hosts', 'summary', 'keep', 'part', 'run_id', 'merge', 'parts'))
     _requires_connection = False
+    _supports_check_mode = True
 
     def run(self, tmp=None, task_vars=None):
         result = super(ActionModule, self).run(tmp, task_vars)
@@ -112,11 +126,14 @@ class ActionModule(ActionBase):
         if args.get('part') is not None and args.get('merge') is not None:
             raise AnsibleActionFail('part, merge: one or the other (a slice writes its part; one task merges the parts)')
         directory, keep = checked_args(args)
-        write = boolean(args.get('write', True), strict=False)
+        check_mode = bool(self._task.check_mode)
         try:
-            written, extra = run_mode(args, directory, keep) if write else ([], {})
+            # in check mode nothing is written: the console says what the reports would say
+            written, extra = run_mode(args, directory, keep) if not check_mode else ([], {})
             if args.get('merge') is None:
                 extra['console'] = console(args['reports'], directory)
+            if args.get('summary') is not None:
+                extra['iotune_summary'] = run_summary(args, directory, extra, check_mode)
         except ValueError as exc:
             raise AnsibleActionFail(str(exc))
         except (KeyError, TypeError, AttributeError) as exc:

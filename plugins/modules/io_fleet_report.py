@@ -23,14 +23,14 @@ description:
     files, and one task with O(merge) writes the fleet files from the parts of the run exactly as one run of all the
     hosts writes them.
   - An action plugin only; use it with C(run_once) and C(delegate_to=localhost). It changes no managed state and
-    returns C(changed=false).
+    returns C(changed=false). In check mode it writes nothing and returns RV(console) (and RV(iotune_summary)).
 author:
   - iotune.storage maintainers (@iotune)
 extends_documentation_fragment:
   - iotune.storage.attributes
 attributes:
   check_mode:
-    support: none
+    support: full
   diff_mode:
     support: none
   idempotent:
@@ -61,11 +61,12 @@ options:
     type: list
     elements: str
     version_added: 0.3.0
-  write:
+  summary:
     description:
-      - Whether to write the files. V(false) (check mode) writes nothing and returns only RV(console).
-    type: bool
-    default: true
+      - Also return RV(iotune_summary), the run's summary the playbooks publish with C(set_stats) (docs/fleet.md).
+      - C(mode) (V(audit), V(harden)), and any of C(run_id), C(failed_hosts) (the play's failed and unreachable
+        hosts) and C(fail_on) (the audit's gate, C(statuses) and C(severities); the hosts it fails are added).
+    type: dict
     version_added: 0.3.0
   keep:
     description: How many runs C(history.json) keeps, the newest (V(0) keeps every one).
@@ -140,10 +141,17 @@ EXAMPLES = r'''
 
 RETURN = r'''
 files:
-  description: The files written (none with O(write=false)).
+  description: The files written (none in check mode).
   returned: always
   type: list
   elements: str
+iotune_summary:
+  description:
+    - With O(summary), the run's summary (docs/fleet.md, AWX / ansible-runner) - C(mode), C(run_id), C(check_mode),
+      C(hosts), C(statuses) (every check status counted), C(changed), C(waived), C(failed_hosts) and C(reports) (the
+      directory and the fleet files, or a slice's part; V(null) in check mode).
+  returned: with O(summary)
+  type: dict
 console:
   description:
     - What the console says of the reports, computed once on the controller.

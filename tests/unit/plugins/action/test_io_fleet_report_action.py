@@ -29,9 +29,10 @@ def report(host, status='drift'):
                         'setting': 'present:noatime', 'status': status, 'message': 'm'}]}
 
 
-def run_action(args, task_vars=None):
+def run_action(args, task_vars=None, check_mode=False):
     task = Task()
     task.args = args
+    task.check_mode = check_mode
     connection = connection_loader.get('local', PlayContext())
     action = ActionModule(task, connection, PlayContext(), loader=None, templar=None, shared_loader_obj=None)
     return action.run(task_vars=task_vars or {})
@@ -118,15 +119,35 @@ def test_the_reports_are_read_from_each_hosts_registered_result_and_the_console_
         'compliant': 1, 'drift': 1, 'error': 0, 'not_applicable': 0, 'not_persistent': 0, 'waived': 0}}
 
 
-def test_write_false_writes_nothing_and_says_the_console(tmp_path):
-    result = run_action({'dir': str(tmp_path / 'none'), 'reports': [report('a')], 'write': False})
+def test_check_mode_writes_nothing_and_says_the_console_and_the_summary(tmp_path):
+    result = run_action({'dir': str(tmp_path / 'none'), 'reports': [report('a')], 'summary': {'mode': 'audit'}}, check_mode=True)
     assert result['files'] == [] and not (tmp_path / 'none').exists()
     assert result['console']['lines'] == ['a: drift: m']
+    assert (result['iotune_summary']['check_mode'], result['iotune_summary']['reports']) == (True, None)
+
+
+def test_the_summary_for_set_stats_is_computed_with_the_reports(tmp_path):
+    gate = {'statuses': ['drift'], 'severities': ['low', 'medium', 'high']}
+    failing = report('a')
+    failing['checks'][0]['severity'] = 'medium'
+    result = run_action({'dir': str(tmp_path), 'reports': [failing, report('b', 'compliant')],
+                         'summary': {'mode': 'audit', 'run_id': RUN_ID, 'failed_hosts': ['c'], 'fail_on': gate}})
+    summary = result['iotune_summary']
+    assert (summary['mode'], summary['run_id'], summary['hosts'], summary['check_mode']) == ('audit', RUN_ID, 2, False)
+    assert summary['reports']['summary_json'] == str(tmp_path / 'summary.json')
+    assert summary['statuses']['drift'] == 1
+    assert summary['failed_hosts'] == ['a', 'c']      # the play's failed host, and the one the audit's gate fails next
+
+
+@pytest.mark.parametrize('summary', [{'run_id': RUN_ID}, 'audit', {'mode': 'audit', 'colour': 'red'}])
+def test_a_bad_summary_is_named(tmp_path, summary):
+    with pytest.raises(AnsibleActionFail, match='^summary: must be a dict with mode'):
+        run_action({'dir': str(tmp_path), 'reports': [report('a')], 'summary': summary})
 
 
 def test_the_console_names_at_most_fifty_checks_and_where_the_rest_are(tmp_path):
     many = [report('h%03d' % number) for number in range(60)]
-    lines = run_action({'dir': str(tmp_path), 'reports': many, 'write': 'no'})['console']['lines']
+    lines = run_action({'dir': str(tmp_path), 'reports': many}, check_mode=True)['console']['lines']
     assert len(lines) == 51 and lines[-1] == '... and 10 more: see %s/report.html' % tmp_path
 
 
