@@ -615,6 +615,21 @@ def previous_report(params):
     return read_previous(os.path.join(spec['dir'], '%s-latest.json' % spec['mode'])) if spec is not None else None
 
 
+def known_tools(params, previous):
+    """The tools (path, identity, version) a previous report of this host names (parse/iofacts.gather_tools asks
+    only of another binary): this mode's last report, else the last of the other mode (an audit's before the
+    first harden)."""
+    if (previous or {}).get('tools'):
+        return previous['tools']
+    spec = params['report']
+    for other in ('audit', 'harden'):
+        if spec is not None and other != spec['mode']:
+            found = read_previous(os.path.join(spec['dir'], '%s-latest.json' % other))
+            if (found or {}).get('tools'):
+                return found['tools']
+    return {}
+
+
 def host_report(params, result, runner, mount_entries, facts, previous):
     """The host's report of this run (docs/reports.md)."""
     spec = params['report']
@@ -689,7 +704,7 @@ def main():
     previous = previous_report(params)
     facts = gather_io_facts(gather=['memory', 'vxfs', 'tools'], proc_root=params['proc_root'],
                             tunefstab_path=params['tunefstab_path'], run_command=runner,
-                            known_tools=(previous or {}).get('tools') or {})
+                            known_tools=known_tools(params, previous))
     result, failure = run_policy(module, runner, mount_entries if not read_errors or platform in UNIX else None, facts, platform)
     if params['report'] is not None:
         result['report'] = host_report(params, result, runner, mount_entries, facts, previous)

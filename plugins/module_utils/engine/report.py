@@ -287,7 +287,7 @@ def write_report(directory, names, report, mode=0o640, dir_mode=0o750, check=Fal
         return paths, written
     private_directory(directory, 'dir', dir_mode)
     for path in written:
-        atomic_write(path, data, mode=mode, follow_links=False)
+        atomic_write(path, data, mode=mode, follow_links=False, durable=False)
     return paths, written
 
 

@@ -100,5 +100,5 @@ def write_textfile(directory, report, report_dir, check=False):
     if not check:
         private_directory(directory, 'report.textfile_dir', 0o755)
         atomic_write(path, render_textfile(dict(report, mode=mode), last_times).encode('utf-8'), mode=0o644,
-                     follow_links=False)
+                     follow_links=False, durable=False)
     return path

@@ -191,20 +191,18 @@ def logical_lines(text):
     return result
 
 
+# a double-quoted value after its opening quote, up to its closing one: a backslash escapes a quote or a
+# backslash, any other backslash is itself
+_VALUE_RE = re.compile(r'(?:[^"\\]|\\["\\]|\\(?!["\\]))*"')
+_ESCAPED_RE = re.compile(r'\\(["\\])')
+
+
 def _read_value(line, pos):
     """Read a double-quoted value starting after its opening quote; (value, end)."""
-    out = []
-    while pos < len(line):
-        char = line[pos]
-        if char == '\\' and pos + 1 < len(line) and line[pos + 1] in '"\\':
-            out.append(line[pos + 1])
-            pos += 2
-            continue
-        if char == '"':
-            return ''.join(out), pos + 1
-        out.append(char)
-        pos += 1
-    raise ValueError('unterminated quoted value')
+    match = _VALUE_RE.match(line, pos)
+    if not match:
+        raise ValueError('unterminated quoted value')
+    return _ESCAPED_RE.sub(r'\1', line[pos:match.end() - 1]), match.end()
 
 
 def parse_rule_line(line):

@@ -309,3 +309,14 @@ def test_an_audit_gives_each_finding_its_fix_and_a_harden_none(monkeypatch, host
     assert fixes[tool]['changes'][-1].startswith('install %s (sha256 ' % tool) and fixes[tool]['needs'] == 'nothing'
     kind, check = run(monkeypatch, host, mode='enforce', _ansible_check_mode=True)
     assert kind == 'exit' and not [c for c in check['checks'] if 'fix' in c], check['checks']
+
+
+def test_the_tool_versions_come_from_the_last_report_of_this_mode_else_of_the_other(tmp_path):
+    tool = {'path': '/usr/bin/fio', 'version': '3.33', 'identity': [1, 2, 3, 4, 5]}
+    params = {'report': {'dir': str(tmp_path), 'mode': 'harden'}}
+    assert io_policy.known_tools(params, None) == {}
+    (tmp_path / 'audit-latest.json').write_text(json.dumps({'checks': [], 'host_facts': {'tools': {'fio': tool}}}))
+    assert io_policy.known_tools(params, None) == {'fio': tool}          # the audit's, before the first harden
+    own = dict(tool, version='3.36')
+    assert io_policy.known_tools(params, {'tools': {'fio': own}}) == {'fio': own}
+    assert io_policy.known_tools({'report': None}, None) == {}

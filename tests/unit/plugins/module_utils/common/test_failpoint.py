@@ -52,3 +52,14 @@ def test_a_write_leaves_a_failpoint_of_another_file_alone(tmp_path):
     proc = _write_fstab(tmp_path, failpoint)
     assert (proc.returncode, proc.stdout) == (0, 'renamed\n'), proc.stderr
     assert failpoint.exists() and (tmp_path / 'fstab').read_text() == 'written\n'
+
+
+def test_a_durable_write_syncs_the_file_and_its_directory_and_a_report_does_not(monkeypatch, tmp_path):
+    synced = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, 'fsync', lambda fd: synced.append(fd) or real_fsync(fd))
+    atomic.atomic_write(str(tmp_path / 'fstab'), b'managed\n')
+    assert len(synced) == 2                      # the file before the rename, the directory after it
+    del synced[:]
+    atomic.atomic_write(str(tmp_path / 'audit-latest.json'), b'{}\n', follow_links=False, durable=False)
+    assert synced == [] and (tmp_path / 'audit-latest.json').read_bytes() == b'{}\n'
