@@ -124,9 +124,18 @@ def rollback_summary(hostvars, hosts, result_var='io_rollback_result', failed_ho
         raise AnsibleFilterError('rollback_summary: %s' % exc)
 
 
+def rollback_lines(hostvars, hosts, result_var='io_rollback_result'):
+    """The console's lines of a rollback run from the io_rollback results ``result_var`` of ``hosts``."""
+    try:
+        return _run_summary.rollback_lines(_run_summary.registered(hostvars, hosts, result_var))
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise AnsibleFilterError('rollback_lines: %s' % exc)
+
+
 class FilterModule(object):
     def filters(self):
         return {'bench_charts': bench_charts, 'bench_fleet': bench_fleet, 'check_summary': check_summary,
                 'console_lines': console_lines, 'fleet_summary': fleet_summary, 'host_checks': host_checks,
-                'report_dir_problem': report_dir_problem, 'rollback_summary': rollback_summary, 'snapshot_pair': snapshot_pair,
+                'report_dir_problem': report_dir_problem, 'rollback_lines': rollback_lines, 'rollback_summary': rollback_summary,
+                'snapshot_pair': snapshot_pair,
                 'with_changes': with_changes}

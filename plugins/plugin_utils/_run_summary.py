@@ -168,3 +168,19 @@ def rollback_summary(results, failed_hosts=None, check_mode=False):
         'failed_hosts': sorted(_failed(failed_hosts)),
         'reports': None,
     }
+
+
+def rollback_lines(results, limit=50):
+    """What the console says at the end of a rollback, from its io_rollback results by host, in one task for the
+    fleet (a task per host costs every host a worker process): ``host: <the module's message>`` and a line per
+    record it restored, at most ``limit`` lines and then one that says how many more."""
+    if not isinstance(results, dict) or not all(isinstance(r, dict) for r in results.values()):
+        raise ValueError('rollback_lines expects the io_rollback results by host (a dict of dicts)')
+    lines = []
+    for host, result in sorted(results.items()):
+        lines.append('%s: %s' % (host, result.get('msg') or ('failed' if result.get('failed') else 'no message')))
+        lines.extend('%s: restored %s' % (host, record.get('target')) for record in result.get('records') or []
+                     if isinstance(record, dict) and record.get('restored'))
+    if len(lines) > limit:
+        lines = lines[:limit] + ['... and %d more lines: the io_rollback result of each host has them' % (len(lines) - limit)]
+    return lines

@@ -14,7 +14,7 @@ import pytest
 
 from ansible_collections.iotune.storage.plugins.plugin_utils import _fleet_report
 from ansible_collections.iotune.storage.plugins.plugin_utils._run_summary import (
-    fleet_summary, host_reports, registered, report_dir_problem, rollback_summary)
+    fleet_summary, host_reports, registered, report_dir_problem, rollback_lines, rollback_summary)
 
 EUID = os.geteuid()
 
@@ -261,3 +261,16 @@ def test_hosts_that_rolled_back_different_runs_or_none_have_no_one_run_id():
 def test_the_rollback_summary_refuses_what_is_not_results(results):
     with pytest.raises(ValueError):
         rollback_summary(results)
+
+
+def test_the_rollback_lines_name_each_host_and_what_it_restored():
+    results = {'web2': {'msg': '1 record restored', 'records': [{'target': '/etc/fstab', 'restored': True}]},
+               'web1': {'msg': '2 records restored', 'records': [{'target': '/etc/fstab', 'restored': True},
+                                                               {'target': '/sys/block/vdb/queue/read_ahead_kb', 'restored': False}]},
+               'web3': {'failed': True}}
+    assert rollback_lines(results) == ['web1: 2 records restored', 'web1: restored /etc/fstab',
+                                       'web2: 1 record restored', 'web2: restored /etc/fstab', 'web3: failed']
+    many = dict(('h%03d' % number, {'msg': 'm'}) for number in range(60))
+    assert rollback_lines(many)[-1] == '... and 10 more lines: the io_rollback result of each host has them'
+    with pytest.raises(ValueError, match='^rollback_lines expects'):
+        rollback_lines(['web1'])
