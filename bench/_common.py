@@ -60,6 +60,15 @@ def mount_of(path):
     return best
 
 
+def mem_available(error):
+    """MemAvailable of /proc/meminfo in bytes; ``error`` (the bench's exception class) when the kernel has none."""
+    with open('/proc/meminfo') as handle:
+        for line in handle:
+            if line.startswith('MemAvailable:'):
+                return int(line.split()[1]) * 1024
+    raise error('no MemAvailable in /proc/meminfo')
+
+
 def loadavg():
     """The 1-minute load average: other work on the machine shows in the noise."""
     with open('/proc/loadavg') as handle:

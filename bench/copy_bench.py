@@ -50,7 +50,7 @@ import sys
 import tempfile
 import time
 
-from _common import Interrupted, cov, loadavg, median, mount_of, mountinfo, on_signal, stop_group
+from _common import Interrupted, cov, loadavg, median, mem_available, mount_of, mountinfo, on_signal, stop_group
 
 MEMORY_FS = ('tmpfs', 'ramfs', 'devtmpfs', 'hugetlbfs')
 MIB = 1048576.0
@@ -103,14 +103,6 @@ def warm_bytes(setting, size, available):
     the page cache) and 512 MiB more, at most half of the available memory; rounded down to MiB."""
     wanted = 2 * size + (512 << 20) if setting == 'auto' else setting
     return min(wanted, available // 2) >> 20 << 20
-
-
-def mem_available():
-    with open('/proc/meminfo') as handle:
-        for line in handle:
-            if line.startswith('MemAvailable:'):
-                return int(line.split()[1]) * 1024
-    raise BenchError('no MemAvailable in /proc/meminfo')
 
 
 def parse_args(argv):
@@ -442,7 +434,7 @@ class Bench(object):
         self.source = os.path.join(workdir, 'source')
         self.dest = os.path.join(destdir, 'copy')
         self.tool = [args.python, '-I', '-S', args.tool]     # as installed: #!/usr/bin/python3 -IS
-        self.warm = warm_bytes(args.warm_memory, args.size, mem_available())
+        self.warm = warm_bytes(args.warm_memory, args.size, mem_available(BenchError))
         self.residual = 0.0        # highest share of a source still cached at the start of a timed copy, %
         # the devices of the sources and destinations, whose requests each timed copy counts
         self.devices = sorted(set(path for path in (device_stat(workdir), device_stat(destdir)) if path))

@@ -52,7 +52,7 @@ import sys
 import tempfile
 import time
 
-from _common import Interrupted, loadavg, median, on_signal, stop_group
+from _common import Interrupted, loadavg, median, mem_available, on_signal, stop_group
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FLEET = os.path.join(ROOT, 'lab', 'fleet')
@@ -215,15 +215,6 @@ def check_run(key, changed, summary):
 
 # --------------------------------------------------------------------------- memory
 
-def mem_available():
-    """The controller's MemAvailable in bytes (/proc/meminfo)."""
-    with open('/proc/meminfo') as handle:
-        for line in handle:
-            if line.startswith('MemAvailable:'):
-                return int(line.split()[1]) * 1024
-    raise BenchError('/proc/meminfo has no MemAvailable')
-
-
 def parse_memory_usage(text):
     """Bytes of docker stats' MemUsage (``12.5MiB / 23.4GiB``: the part before the slash); BenchError otherwise."""
     match = MEMORY_RE.match(text)
@@ -277,7 +268,7 @@ class Bench(object):
         """{key: seconds} at one fleet size, every run checked."""
         inventory = os.path.join(self.work, 'inventory-{0}.json'.format(size))
         self.started = True
-        available = mem_available()
+        available = mem_available(BenchError)
         hosts = fleet('up', self.prefix, str(size), inventory)
         before = fleet('digest', self.prefix)
         if sorted(before) != sorted(hosts):
@@ -306,7 +297,7 @@ class Bench(object):
                 title, seconds, seconds / times['ping'], len(hosts_where(changed, bool)), len(hosts)), flush=True)
             if key == 'harden1':
                 counted, used = containers_memory(self.prefix)
-                self.memory[size] = (used, available - mem_available())
+                self.memory[size] = (used, available - mem_available(BenchError))
                 print('  memory after the first harden: {0} containers use {1:.0f} MiB (docker stats), {2:.1f} MiB each; '
                       'MemAvailable {3:+.0f} MiB since before they started'.format(
                           counted, used / MIB, used / MIB / max(counted, 1), -self.memory[size][1] / MIB), flush=True)

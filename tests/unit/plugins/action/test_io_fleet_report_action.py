@@ -19,6 +19,7 @@ from ansible.plugins.loader import connection_loader
 from ansible.playbook.play_context import PlayContext
 
 from ansible_collections.iotune.storage.plugins.action.io_fleet_report import ActionModule
+from ansible_collections.iotune.storage.tests.unit.plugins.plugin_utils.test_run_summary import RawHostVars
 
 RUN_ID = 'chg-4711'
 
@@ -36,21 +37,6 @@ def run_action(args, task_vars=None, check_mode=False):
     connection = connection_loader.get('local', PlayContext())
     action = ActionModule(task, connection, PlayContext(), loader=None, templar=None, shared_loader_obj=None)
     return action.run(task_vars=task_vars or {})
-
-
-class FakeHostVars(object):
-    """What the action reads of HostVars: membership and raw_get (each host's variables, not templated)."""
-
-    def __init__(self, variables):
-        self.variables = variables
-        self.asked = []
-
-    def __contains__(self, host):
-        return host in self.variables
-
-    def raw_get(self, host):
-        self.asked.append(host)
-        return self.variables[host]
 
 
 def test_without_part_the_fleet_files_are_written(tmp_path):
@@ -105,14 +91,14 @@ def test_a_merge_with_a_missing_part_names_how_many_were_found(tmp_path):
 
 
 def test_the_reports_are_read_from_each_hosts_registered_result_and_the_console_computed_once(tmp_path):
-    hostvars = FakeHostVars({
+    hostvars = RawHostVars({
         'b': {'audit': {'report': report('b')}},
         'a': {'audit': {'report': report('a', 'compliant')}},
         'down': {'audit': {'unreachable': True}},             # no report: left out, as a host that failed
         'other': {'something': 1},
     })
     result = run_action({'dir': str(tmp_path), 'results': 'audit', 'hosts': ['b', 'a', 'down', 'other']}, {'hostvars': hostvars})
-    assert hostvars.asked == ['b', 'a', 'down', 'other']
+    assert hostvars.read == ['b', 'a', 'down', 'other']
     assert sorted(os.path.basename(path) for path in result['files'])[:2] == ['a.json', 'b.json']
     assert json.loads((tmp_path / 'summary.json').read_text())['hosts'] == 2
     assert result['console'] == {'hosts': 2, 'lines': ['b: drift: m'], 'summary': {
@@ -159,4 +145,4 @@ def test_the_console_names_at_most_fifty_checks_and_where_the_rest_are(tmp_path)
 ])
 def test_results_and_hosts_are_checked(tmp_path, args, message):
     with pytest.raises(AnsibleActionFail, match=message):
-        run_action(dict(args, dir=str(tmp_path)), {'hostvars': FakeHostVars({'a': {}})})
+        run_action(dict(args, dir=str(tmp_path)), {'hostvars': RawHostVars({'a': {}})})
