@@ -264,9 +264,9 @@ def test_the_rollback_summary_refuses_what_is_not_results(results):
 
 
 def test_the_rollback_lines_name_each_host_and_what_it_restored():
+    two = [{'target': '/etc/fstab', 'restored': True}, {'target': '/sys/block/vdb/queue/read_ahead_kb', 'restored': False}]
     results = {'web2': {'msg': '1 record restored', 'records': [{'target': '/etc/fstab', 'restored': True}]},
-               'web1': {'msg': '2 records restored', 'records': [{'target': '/etc/fstab', 'restored': True},
-                                                               {'target': '/sys/block/vdb/queue/read_ahead_kb', 'restored': False}]},
+               'web1': {'msg': '2 records restored', 'records': two},
                'web3': {'failed': True}}
     assert rollback_lines(results) == ['web1: 2 records restored', 'web1: restored /etc/fstab',
                                        'web2: 1 record restored', 'web2: restored /etc/fstab', 'web3: failed']
