@@ -74,9 +74,14 @@ def test_it_reads_all_of_the_output():
 
 
 def test_the_task_is_the_one_harden_io_runs_the_engine_in():
+    """harden_io.yml imports its one enforcing task from tasks/harden_enforce.yml, where it runs (issue 41)."""
     with open(os.path.join(ROOT, 'playbooks', 'harden_io.yml')) as handle:
         tasks = yaml.safe_load(handle)[0]['tasks']
-    assert [task['name'] for task in tasks if 'iotune.storage.io_policy' in task] == [demo_diff.TASK]
+    assert [task['ansible.builtin.import_tasks'] for task in tasks if 'ansible.builtin.import_tasks' in task] == [
+        'tasks/harden_enforce.yml']
+    with open(os.path.join(ROOT, 'playbooks', 'tasks', 'harden_enforce.yml')) as handle:
+        enforcing = yaml.safe_load(handle)
+    assert [task['name'] for task in enforcing if 'iotune.storage.io_policy' in task] == [demo_diff.TASK]
 
 
 def test_the_demo_shows_step_2_through_it():
