@@ -12,6 +12,8 @@ __metaclass__ = type
 
 import os
 
+from collections.abc import Mapping
+
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
@@ -50,8 +52,14 @@ def registered_reports(task_vars, hosts, name):
     for host in hosts:
         result = hostvars.raw_get(host).get(name) if hostvars is not None and host in hostvars else None
         report = result.get('report') if isinstance(result, dict) else None
-        if isinstance(report, dict) and report.get('host'):
-            reports.append(report)
+        unrendered = isinstance(result, str) or (isinstance(result, dict) and 'report' in result and not isinstance(report, dict))
+        if unrendered:
+            # a result a template made (harden_io.yml's set_fact after measuring): on ansible-core 2.19 and later it
+            # is kept as its template until read through the host's variables, which render it (one host's report)
+            rendered = hostvars[host].get(name)
+            report = rendered.get('report') if isinstance(rendered, Mapping) else None
+        if isinstance(report, Mapping) and report.get('host'):
+            reports.append(dict(report))
     return reports
 
 

@@ -146,3 +146,23 @@ def test_the_console_names_at_most_fifty_checks_and_where_the_rest_are(tmp_path)
 def test_results_and_hosts_are_checked(tmp_path, args, message):
     with pytest.raises(AnsibleActionFail, match=message):
         run_action(dict(args, dir=str(tmp_path)), {'hostvars': RawHostVars({'a': {}})})
+
+
+class RenderingHostVars(RawHostVars):
+    """HostVars whose raw value of a set_fact is its template (ansible-core 2.19 and later) and whose templated read renders it."""
+
+    def __init__(self, data, rendered):
+        RawHostVars.__init__(self, data)
+        self.rendered = rendered
+
+    def __getitem__(self, host):
+        return self.rendered[host]
+
+
+def test_a_result_a_template_made_is_read_rendered_and_the_others_raw(tmp_path):
+    hostvars = RenderingHostVars({'a': {'audit': {'report': "{{ harden_io_result.report | combine({'benchmark': b}) }}"}},
+                                  'b': {'audit': {'report': report('b')}}},
+                                 {'a': {'audit': {'report': report('a')}}})
+    result = run_action({'dir': str(tmp_path), 'results': 'audit', 'hosts': ['a', 'b']}, {'hostvars': hostvars})
+    assert json.loads((tmp_path / 'summary.json').read_text())['hosts'] == 2
+    assert result['console']['lines'] == ['a: drift: m', 'b: drift: m']
