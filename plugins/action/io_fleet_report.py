@@ -19,7 +19,7 @@ from ansible.plugins.action import ActionBase
 
 from ansible_collections.iotune.storage.plugins.plugin_utils._fleet_parts import merge_parts, write_part
 from ansible_collections.iotune.storage.plugins.plugin_utils._fleet_report import console, write_reports
-from ansible_collections.iotune.storage.plugins.plugin_utils._run_summary import fleet_summary
+from ansible_collections.iotune.storage.plugins.plugin_utils._run_summary import fleet_summary, registered
 
 
 def _count(args, name, default, least, accepted):
@@ -49,8 +49,7 @@ def registered_reports(task_vars, hosts, name):
         raise AnsibleActionFail('hosts: must be a list of host names (ansible_play_hosts), got %r' % (hosts,))
     hostvars = task_vars.get('hostvars')
     reports = []
-    for host in hosts:
-        result = hostvars.raw_get(host).get(name) if hostvars is not None and host in hostvars else None
+    for host, result in (registered(hostvars, hosts, name) if hostvars is not None else {}).items():
         report = result.get('report') if isinstance(result, dict) else None
         unrendered = isinstance(result, str) or (isinstance(result, dict) and 'report' in result and not isinstance(report, dict))
         if unrendered:
