@@ -256,7 +256,11 @@ hardware:
   type: str
 state_digest:
   description:
-    - sha256 of the host's managed state before and after the search (C(before), C(after)); they are equal.
+    - sha256 of the managed state a search of the target can change, before and after the search (C(before), C(after));
+      they are equal, else the search fails naming the settings that differ.
+    - That state is the queue settings of the target's device, the options and VxFS tunables of its mount point (live and
+      persistent), and the O(fstab) and O(tunefstab) files; what changes elsewhere on the host meanwhile (a device attached,
+      a container started) is not the search's.
     - In check mode C(before) only, to compare with a later run (a search killed half-way, then rolled back).
   returned: always
   type: dict
@@ -285,7 +289,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.common.args import 
 from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandRunner
 from ansible_collections.iotune.storage.plugins.module_utils.common.units import format_bytes, to_bytes
 from ansible_collections.iotune.storage.plugins.module_utils.engine.tune import (
-    MOUNT_SETTING, SearchError, Trials, plan_errors, run_rounds, state_digest)
+    MOUNT_SETTING, SearchError, Trials, managed_state, plan_errors, run_rounds, state_differences, state_digest, state_scope)
 from ansible_collections.iotune.storage.plugins.module_utils.measure.decide import decide
 from ansible_collections.iotune.storage.plugins.module_utils.measure.fio_run import (
     MeasureError, check_device, create_scratch, device_bytes, free_bytes, run_fio, stop_on_signal)
@@ -359,8 +363,9 @@ def resolve_target(runner, params, mounts):
 
 def current_values(trials, settings, params, mounts):
     """{setting: current value} (a queue setting's live value, a mount's live options, a VxFS tunable's live
-    value, the copy tool's from its config) and the kernel name of the target's device (None when no queue
-    setting is searched and the target has no block device: a VxFS volume of the simulator)."""
+    value, the copy tool's from its config) and the kernel names of the target's devices (none when no queue
+    setting is searched and the target has no block device: a VxFS volume of the simulator; one when a queue
+    setting is searched)."""
     queue = dict((setting, values[0]) for setting, values in settings.items() if setting in QUEUE_SETTINGS)
     names, dummy, problem = resolve_match(trials.match, params['sys_root'], params['proc_root'], DB_DIR)
     if (problem or len(names) != 1) and queue:
@@ -381,7 +386,7 @@ def current_values(trials, settings, params, mounts):
         if entry is None:
             raise SearchError('settings.%s: the target must be a mount point' % MOUNT_SETTING)
         current[MOUNT_SETTING] = ','.join(entry['options'])
-    return current, names[0] if len(names) == 1 and not problem else None
+    return current, [] if problem else names
 
 
 def vxfs_of(params, mounts):
@@ -534,7 +539,8 @@ def answer_message(decision, by_name, current, rounds):
 
 
 def plan_search(module, runner, params, result):
-    """Everything checked before the first change: (trials, measure, by_name, device info, job); SearchError otherwise."""
+    """Everything checked before the first change: (trials, measure, by_name, device info, job, the scope of the state
+    digest); SearchError otherwise."""
     job = workload_job(params['workload'])
     # the host's mount table, read once for the target, the VxFS volume and the live mount options
     mounts = visible_mounts(read_mountinfo(params['proc_root']))
@@ -542,7 +548,8 @@ def plan_search(module, runner, params, result):
     vxfs = vxfs_of(params, mounts)
     trials = Trials(runner, match, params['journal_dir'], result['run_id'], params['sys_root'], params['proc_root'],
                     warn=module.warn, fstab=params['fstab'], vxfs=vxfs)
-    current, name = current_values(trials, params['settings'], params, mounts)
+    current, names = current_values(trials, params['settings'], params, mounts)
+    name = names[0] if len(names) == 1 else None
     info = read_block_device(params['sys_root'], name, udev_db_dir=DB_DIR) if name else {}
     result.update(current=current, device=dict(name=name, **dict((key, info.get(key)) for key in ('model', 'wwn', 'serial'))))
     found = candidates(params['settings'], current, params['aa'])
@@ -559,7 +566,8 @@ def plan_search(module, runner, params, result):
         raise SearchError(problem)
     by_name = dict((candidate['name'], candidate) for candidate in found)
     by_name[BASELINE] = {'name': BASELINE, 'setting': None, 'value': None}
-    return trials, measurer(module, runner, job, params, directory, device), by_name, info, job
+    scope = state_scope(names, match.get('mountpoint'), params['fstab'], params['tunefstab'])
+    return trials, measurer(module, runner, job, params, directory, device), by_name, info, job, scope
 
 
 def space_problem(job, params, directory):
@@ -596,18 +604,18 @@ def measurer(module, runner, job, params, directory, device):
 
 
 def search(module, runner, params, result):
-    trials, measure, by_name, info, job = plan_search(module, runner, params, result)
+    trials, measure, by_name, info, job, scope = plan_search(module, runner, params, result)
     fragment_info = (result['device']['name'], info)
-    before = state_digest(params['sys_root'], params['proc_root'])
+    before = managed_state(scope, params['sys_root'], params['proc_root'])
     if module.check_mode:
-        result.update(state_digest={'before': before}, msg='check mode: would measure %d round(s) of %d (about %d s)' % (
+        result.update(state_digest={'before': state_digest(before)}, msg='check mode: would measure %d round(s) of %d (about %d s)' % (
             params['rounds'], len(result['orders'][0]), result['estimated_seconds']))
         return
     result['trials'] = trials.applied
     started = time.monotonic()
     rounds, suspect, stopped = run_rounds(result['orders'], make_trial(trials, measure, by_name, cache_suspect_job(job)),
                                           time.monotonic, started + params['max_seconds'])
-    after = state_digest(params['sys_root'], params['proc_root'])
+    after = managed_state(scope, params['sys_root'], params['proc_root'])
     decision = decide(rounds, BASELINE, [candidate['name'] for candidate in result['candidates']], params['confidence'],
                       params['min_effect'], params['metric'] == 'bw', suspect=suspect)
     values = recommended_values(decision, by_name)
@@ -616,11 +624,13 @@ def search(module, runner, params, result):
     if warning and values:
         module.warn(warning)
     result.update(rounds=rounds, decision=decision, recommended=values, policy_fragment=fragment if values else {},
-                  hardware=hardware, stopped=stopped, state_digest={'before': before, 'after': after},
+                  hardware=hardware, stopped=stopped, state_digest={'before': state_digest(before), 'after': state_digest(after)},
                   elapsed_seconds=round(time.monotonic() - started, 1), msg=answer_message(decision, by_name, result['current'], rounds))
-    if before != after:
-        raise SearchError('the managed state after the search differs from the state before (digest %s, then %s); the '
-                          'journal runs %s hold what was changed' % (before[:12], after[:12], ', '.join(trials.applied)))
+    differences = state_differences(before, after)
+    if differences:
+        raise SearchError('the managed state after the search differs from the state before (%s; digest %s, then %s); the '
+                          'journal runs %s hold what was changed' % (', '.join(differences), state_digest(before)[:12],
+                                                                     state_digest(after)[:12], ', '.join(trials.applied)))
 
 
 def main():

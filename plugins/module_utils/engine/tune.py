@@ -4,7 +4,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The measured search on a host (the tune_io module): every candidate applied through the journal,
 measured on a new file, undone from the journal, in a new shuffled order each round; then the
-decision rule (measure.decide). The host's managed state is digested before and after: a search
+decision rule (measure.decide). The managed state the search can change is digested before and after: a search
 leaves it as it found it, or says so.
 
 The driver (``run_rounds``) takes its trial as a function, so the order, the undo after every
@@ -33,12 +33,46 @@ class SearchError(Exception):
         self.result = result or {}
 
 
-def state_digest(sys_root='/sys', proc_root='/proc'):
-    """sha256 of the host's managed state (engine.snapshot: every managed setting, live and
-    persistent, the sysctl values and the source files), the time it was taken left out."""
-    snapshot = take_snapshot('tune-io', sys_root=sys_root, proc_root=proc_root)
-    state = dict((key, snapshot[key]) for key in ('settings', 'sysctl', 'sources'))
+def state_scope(devices, mountpoint, fstab='/etc/fstab', tunefstab='/etc/vx/tunefstab'):
+    """What a search of a target can change, and so what its digest covers: the queue settings of the
+    target's ``devices`` (kernel names), the options and VxFS tunables of its ``mountpoint`` (or None),
+    and the ``fstab`` and ``tunefstab`` files the trials write. A device attached, a container's mount
+    made or a sysctl set elsewhere on the host while a search runs is not the search's change."""
+    return {'devices': sorted(devices), 'mountpoint': mountpoint, 'fstab': fstab, 'tunefstab': tunefstab}
+
+
+def managed_state(scope, sys_root='/sys', proc_root='/proc'):
+    """{key: value} of the managed state in ``scope`` (state_scope), from engine.snapshot: each setting live
+    and persistent (``block_queue:<device>:<setting>``, ``mount_options:<mount point>``,
+    ``tunefstab:<mount point>:<tunable>``) and each source file (``source:<path>``, its sha256); reads only."""
+    snapshot = take_snapshot('tune-io', sys_root=sys_root, proc_root=proc_root, fstab_path=scope['fstab'],
+                             tunefstab_path=scope['tunefstab'])
+    state = dict((key, value) for key, value in snapshot['settings'].items() if _in_scope(key, scope))
+    for path in (scope['fstab'], scope['tunefstab']):
+        source = snapshot['sources'].get(path)
+        state['source:%s' % path] = source and source.get('sha256')
+    return state
+
+
+def _in_scope(key, scope):
+    kind, dummy, rest = key.partition(':')
+    if kind == 'block_queue':
+        return rest.split(':', 1)[0] in scope['devices']
+    if kind == 'mount_options':
+        return rest == scope['mountpoint']
+    if kind == 'tunefstab':
+        return rest.rsplit(':', 1)[0] == scope['mountpoint']
+    return False
+
+
+def state_digest(state):
+    """sha256 of a managed_state."""
     return hashlib.sha256(json.dumps(state, sort_keys=True).encode('utf-8')).hexdigest()
+
+
+def state_differences(before, after):
+    """The keys of two managed_states whose values differ (one side missing counts), sorted."""
+    return sorted(key for key in set(before) | set(after) if key not in before or key not in after or before[key] != after[key])
 
 
 MOUNT_SETTING = 'mount_options'

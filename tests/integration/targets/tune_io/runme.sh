@@ -120,6 +120,11 @@ digest() {
     "{\"target\": \"$work/mnt/xfs\", \"settings\": {\"read_ahead_kb\": [64]}, \"size\": \"16m\", \"journal_dir\": \"$work/journal\"}" |
     sed 's/^[^{]*//' | python3 -c 'import json, sys; print(json.load(sys.stdin)["state_digest"]["before"])'
 }
+# the whole host's snapshot too, so that a digest that differs names what differed
+snapshot() {
+  ansible localhost -i "$work/inventory" -m iotune.storage.io_snapshot -a "name=$1 snapshot_dir=$work/snapshots" >/dev/null
+}
+snapshot before-kill
 before=$(digest)
 ansible localhost -i "$work/inventory" -m iotune.storage.tune_io -a \
   "{\"target\": \"$work/mnt/xfs\", \"settings\": {\"read_ahead_kb\": [64, 4096]}, \"size\": \"64m\", \"runtime\": 2,
@@ -140,7 +145,18 @@ ansible-playbook -i "$work/inventory" iotune.storage.rollback_io -e iotune_journ
   { tail -30 "$work/rollback.log"; echo "FAIL: rollback_io.yml after the kill"; exit 1; }
 [ "$(cat "$queue/read_ahead_kb")" = 512 ] || { tail -30 "$work/rollback.log"; echo "FAIL: read_ahead_kb not put back"; exit 1; }
 after=$(digest)
-[ "$before" = "$after" ] || { echo "FAIL: state digest $before before the killed search, $after after its rollback"; exit 1; }
+if [ "$before" != "$after" ]; then
+  snapshot after-kill
+  python3 - "$work/snapshots" <<'PY'
+import json, os, sys
+before, after = (json.load(open(os.path.join(sys.argv[1], name + '.json'))) for name in ('before-kill', 'after-kill'))
+for part in ('settings', 'sources', 'sysctl'):
+    for key in sorted(set(before[part]) | set(after[part])):
+        if before[part].get(key) != after[part].get(key):
+            print('differs: %s %s: %s -> %s' % (part, key, json.dumps(before[part].get(key))[:300], json.dumps(after[part].get(key))[:300]))
+PY
+  echo "FAIL: state digest $before before the killed search, $after after its rollback"; exit 1
+fi
 if find "$work/mnt/xfs" -mindepth 1 -maxdepth 1 -name '.iotune-fio-*' | grep -q .; then
   echo "note: the killed search left its scratch file (SIGKILL), as the fio module documents"
 fi

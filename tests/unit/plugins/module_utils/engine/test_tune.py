@@ -8,9 +8,13 @@ cache guard's flags kept; and a trial undoes its candidate when the measurement 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import hashlib
+
 import pytest
 
-from ansible_collections.iotune.storage.plugins.module_utils.engine.tune import run_rounds
+from ansible_collections.iotune.storage.plugins.module_utils.engine import tune
+from ansible_collections.iotune.storage.plugins.module_utils.engine.tune import (
+    managed_state, run_rounds, state_differences, state_digest, state_scope)
 from ansible_collections.iotune.storage.plugins.modules.tune_io import make_trial
 
 
@@ -72,3 +76,70 @@ def test_a_trial_undoes_its_candidate_also_when_the_measurement_fails():
     trials.log = []
     assert make_trial(trials, lambda candidate: 42, by_name, True)('current', 4) == (42, True)
     assert trials.log == []
+
+
+def _snapshot(read_ahead=512, other_read_ahead=128, options=('noatime', 'rw'), fstab=b'a\n', extra_mounts=()):
+    settings = {
+        'vm.dirty_ratio': {'live': 20},
+        'block_queue:loop3:read_ahead_kb': {'live': read_ahead, 'persistent': []},
+        'block_queue:loop30:read_ahead_kb': {'live': other_read_ahead, 'persistent': []},
+        'mount_options:/mnt/xfs': {'live': list(options), 'persistent': []},
+        'mount_options:/mnt/xfs2': {'live': ['rw'], 'persistent': []},
+        'tunefstab:/mnt/xfs:read_pref_io': {'live': 65536, 'persistent': []},
+        'tunefstab:/mnt/xfs2:read_pref_io': {'live': 65536, 'persistent': []},
+    }
+    for mount_point in extra_mounts:
+        settings['mount_options:%s' % mount_point] = {'live': ['rw'], 'persistent': []}
+    return {'settings': settings, 'sources': {'/etc/fstab': {'sha256': hashlib.sha256(fstab).hexdigest()}},
+            'sysctl': {'vm.dirty_ratio': '20'}}
+
+
+def _state(monkeypatch, scope, **snapshot):
+    taken = []
+
+    def take_snapshot(name, **args):
+        taken.append(args)
+        return _snapshot(**snapshot)
+    monkeypatch.setattr(tune, 'take_snapshot', take_snapshot)
+    state = managed_state(scope, '/sys', '/proc')
+    assert taken[0]['fstab_path'] == scope['fstab'] and taken[0]['tunefstab_path'] == scope['tunefstab']
+    return state
+
+
+def test_the_state_is_what_a_search_of_the_target_can_change(monkeypatch):
+    scope = state_scope(['loop3'], '/mnt/xfs')
+    state = _state(monkeypatch, scope)
+    assert sorted(state) == ['block_queue:loop3:read_ahead_kb', 'mount_options:/mnt/xfs', 'source:/etc/fstab',
+                             'source:/etc/vx/tunefstab', 'tunefstab:/mnt/xfs:read_pref_io']
+    # a tunefstab that does not exist has no digest
+    assert state['source:/etc/vx/tunefstab'] is None
+    # a raw device: no mount point
+    assert sorted(_state(monkeypatch, state_scope(['loop3'], None))) == [
+        'block_queue:loop3:read_ahead_kb', 'source:/etc/fstab', 'source:/etc/vx/tunefstab']
+
+
+def test_what_changes_elsewhere_leaves_the_digest(monkeypatch):
+    scope = state_scope(['loop3'], '/mnt/xfs')
+    before = _state(monkeypatch, scope)
+    # another device's queue, another mount (a container's), a sysctl: not the search's
+    after = _state(monkeypatch, scope, other_read_ahead=4096, extra_mounts=['/var/lib/docker/overlay2/x/merged'])
+    assert state_digest(before) == state_digest(after) and state_differences(before, after) == []
+
+
+@pytest.mark.parametrize('change, key', [
+    ({'read_ahead': 64}, 'block_queue:loop3:read_ahead_kb'),
+    ({'options': ('rw',)}, 'mount_options:/mnt/xfs'),
+    ({'fstab': b'b\n'}, 'source:/etc/fstab'),
+])
+def test_a_change_in_scope_is_named(monkeypatch, change, key):
+    scope = state_scope(['loop3'], '/mnt/xfs')
+    before, after = _state(monkeypatch, scope), _state(monkeypatch, scope, **change)
+    assert state_digest(before) != state_digest(after)
+    assert state_differences(before, after) == [key]
+
+
+def test_a_key_on_one_side_only_differs():
+    assert state_differences({'a': 1}, {'a': 1}) == []
+    assert state_differences({'a': 1}, {'a': 1, 'b': None}) == ['b']
+    assert state_differences({'a': 1}, {'a': 1, 'b': 2}) == ['b']
+    assert state_differences({'a': 1, 'c': 3}, {}) == ['a', 'c']
