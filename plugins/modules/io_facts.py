@@ -355,6 +355,10 @@ ansible_facts:
 
 from ansible.module_utils.basic import AnsibleModule
 
+# AnsiballZ ships sources only: the collection's byte code comes from the host's cache (common.bytecode)
+if __name__ == '__main__':
+    from ansible_collections.iotune.storage.plugins.module_utils.common.bytecode import install as install_bytecode_cache
+    install_bytecode_cache()
 from ansible_collections.iotune.storage.plugins.module_utils.parse.iofacts import SUBSETS, gather_io_facts
 from ansible_collections.iotune.storage.plugins.module_utils.parse.unixfacts import gather_unix_facts, host_platform
 from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandRunner

@@ -266,6 +266,10 @@ checks_before:
 
 from ansible.module_utils.basic import AnsibleModule
 
+# AnsiballZ ships sources only: the collection's byte code comes from the host's cache (common.bytecode)
+if __name__ == '__main__':
+    from ansible_collections.iotune.storage.plugins.module_utils.common.bytecode import install as install_bytecode_cache
+    install_bytecode_cache()
 from ansible_collections.iotune.storage.plugins.module_utils.common.args import check_args, JOURNAL_ARGS
 from ansible_collections.iotune.storage.plugins.module_utils.engine.run import Tunefstab, exit_concern
 from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandRunner

@@ -104,5 +104,18 @@ xmllint --noout "$out/latin1/junit.xml" || { echo "FAIL: junit.xml of the Latin-
 # issue 41: three slices of a sliced job merged write what one run writes
 bash slices.sh
 
+# the modules' byte code is cached on the host (common.bytecode): a private directory of root, private
+# entries, and a run of a module that already ran compiles nothing new (no entry is added or rewritten)
+cache=/var/cache/iotune/bytecode
+[ "$(stat -c %a:%u "$cache")" = 700:0 ] || { ls -ld "$cache"; echo "FAIL: the byte-code cache is not a private directory of root"; exit 1; }
+if find "$cache" -mindepth 1 ! \( -type f -perm 600 -user root -name '*.code' \) | grep .; then
+  echo "FAIL: the byte-code cache holds something else than private entries of root"; exit 1
+fi
+entries=$(cd "$cache" && find . -type f -printf '%f %T@\n' | sort)
+run >"$out/cached.log" 2>&1 || { tail -20 "$out/cached.log"; echo "FAIL: the audit with its byte code cached failed"; exit 1; }
+[ "$entries" = "$(cd "$cache" && find . -type f -printf '%f %T@\n' | sort)" ] ||
+  { echo "FAIL: an audit of a host whose cache holds io_policy's modules compiled them again"; exit 1; }
+echo "ok   the byte-code cache: $(echo "$entries" | wc -l) private entries, none added by a second audit"
+
 [ "$fstab_before" = "$(sha256sum /etc/fstab 2>/dev/null || true)" ] || { echo "FAIL: /etc/fstab changed"; exit 1; }
 echo "ok   /etc/fstab unchanged"
