@@ -98,10 +98,6 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
-# AnsiballZ ships sources only: the collection's byte code comes from the host's cache (common.bytecode)
-if __name__ == '__main__':
-    from ansible_collections.iotune.storage.plugins.module_utils.common.bytecode import install as install_bytecode_cache
-    install_bytecode_cache()
 from ansible_collections.iotune.storage.plugins.module_utils.common.files import parse_mode
 from ansible_collections.iotune.storage.plugins.module_utils.engine.report import prune_reports, write_report
 
