@@ -228,12 +228,30 @@ def parse_rule_line(line):
     return tokens
 
 
+# (file name, text) -> its rules: a run that changes the host plans twice (before and after its changes)
+# and reads the same rule files both times; each file's text is parsed once per process
+_PARSED = {}
+_PARSED_MAX = 4096
+
+
 def parse_rules(text, filename='<rules>'):
     """Parse rule file text into a list of rule dicts, in file order.
 
     Each rule: ``file``, ``line`` (first physical line), ``text``, ``tokens``
     (list of (key, attr, op, value)) and ``invalid`` (why udev would ignore
-    the line, else None)."""
+    the line, else None). The same text of the same file is parsed once; each
+    call returns rules of its own."""
+    key = (filename, text)
+    rules = _PARSED.get(key)
+    if rules is None:
+        rules = _parse_rules(text, filename)
+        if len(_PARSED) >= _PARSED_MAX:
+            _PARSED.clear()
+        _PARSED[key] = rules
+    return [dict(rule, tokens=list(rule['tokens'])) for rule in rules]
+
+
+def _parse_rules(text, filename):
     rules = []
     cut = _lines_cut_by_nul(text)
     for number, line in logical_lines(text):

@@ -496,9 +496,10 @@ def plan_block_queue(requests, sys_root='/sys', proc_root='/proc', rules_dirs=_u
     """
     errors = []
     files, file_warning = _rule_files_with(rules_dirs, rules_file)
-    rules = _udev.read_rules(files, errors)
-    old_text, persist_file, warnings = _read_managed_file(rules_file, persist, errors)
     devices, checks = _selected_devices(requests, sys_root, proc_root, db_dir, mount_entries)
+    # the udev rules matter to the devices the requests select: when they select none, none is read
+    rules = _udev.read_rules(files, errors) if devices else []
+    old_text, persist_file, warnings = _read_managed_file(rules_file, persist, errors)
     sysfs_changes = []
     for entry in devices:
         device_checks, device_changes = _audit_device(entry, sys_root, db_dir, rules, persist, page_size)

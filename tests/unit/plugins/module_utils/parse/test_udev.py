@@ -323,3 +323,25 @@ def test_rq_affinity_is_read_from_the_rules_like_the_other_settings(sysfs_full, 
     text = 'KERNEL=="vda", RUN+="/bin/sh -c \'echo 2 > /sys/block/%k/queue/rq_affinity\'"\n'
     result = evaluate_text(sysfs_full, 'vda', text, tmp_path)['rq_affinity']
     assert len(result['unknown']) == 1 and 'which may set it after the rules' in result['unknown'][0]
+
+
+def test_a_text_is_parsed_once_and_each_call_gets_rules_of_its_own(monkeypatch):
+    text = 'KERNEL=="sd*", ATTR{queue/read_ahead_kb}="4096"\nbad line\n'
+    parsed = []
+    real = _udev._parse_rules
+
+    def counting(text, filename):
+        parsed.append(filename)
+        return real(text, filename)
+    monkeypatch.setattr(_udev, '_PARSED', {})
+    monkeypatch.setattr(_udev, '_parse_rules', counting)
+    first = _udev.parse_rules(text, '/etc/udev/rules.d/a.rules')
+    first[0]['tokens'].append(('X', None, '=', 'y'))
+    first[1]['invalid'] = 'changed by a caller'
+    second = _udev.parse_rules(text, '/etc/udev/rules.d/a.rules')
+    assert parsed == ['/etc/udev/rules.d/a.rules']
+    assert second == real(text, '/etc/udev/rules.d/a.rules') != first
+    # another file, or another text of the file, is parsed on its own
+    _udev.parse_rules(text, '/etc/udev/rules.d/b.rules')
+    _udev.parse_rules(text + 'KERNEL=="vd*"\n', '/etc/udev/rules.d/a.rules')
+    assert parsed == ['/etc/udev/rules.d/a.rules', '/etc/udev/rules.d/b.rules', '/etc/udev/rules.d/a.rules']

@@ -401,3 +401,19 @@ def test_rq_affinity_the_device_lacks_or_the_kernel_ignores(plan):
     assert (check['status'], check['message']) == ('not_applicable', 'zram0 has no queue/rq_affinity: the setting does not apply to it')
     assert bq.validate_request({'match': {'name': 'vda'}, 'rq_affinity': 3}) == [
         'rq_affinity: 3 is not valid; expected an integer from 0 to 2 (the kernel ignores larger values and refuses negative ones)']
+
+
+def test_rules_are_read_only_for_the_devices_selected(plan, monkeypatch):
+    """A policy whose matches select no device reads no udev rule (an audit of a host without the
+    policy's disks); one that selects a device reads them."""
+    read = []
+    real = bq._udev.read_rules
+
+    def counting(files, errors=None, override=None):
+        read.append(len(files))
+        return real(files, errors, override)
+    monkeypatch.setattr(bq._udev, 'read_rules', counting)
+    result = plan([{'match': {'name': 'nope'}, 'nr_requests': 128}])
+    assert [c['status'] for c in result['checks']] == ['not_applicable'] and read == []
+    plan([{'match': {'name': 'vda'}, 'read_ahead_kb': 4096}])
+    assert len(read) == 1 and read[0] > 0
