@@ -13,7 +13,8 @@ in one run, with the docker connection (community.docker.docker), forks 10 and p
   ping       ``ansible all -m ping``, the median of 3 after a warm-up ping: the denominator
   audit      ``audit_io.yml``: must change nothing and find drift on every host
   harden 1   ``harden_io.yml``: must change every host and leave no drift, nothing not persistent,
-             no error in its reports
+             no error in its reports, in one round trip per host (no host warned of a second one:
+             the copy tools' content resent)
   harden 2   ``harden_io.yml`` again: must report changed=0 on every host, in the play recap and
              in its reports
   rollback   ``rollback_io.yml -e iotune_run_id=<the first harden's>``: must change every host and
@@ -86,6 +87,8 @@ MEMORY_UNITS = {'B': 1, 'KiB': 1 << 10, 'MiB': 1 << 20, 'GiB': 1 << 30, 'TiB': 1
 MEMORY_RE = re.compile(r'^\s*([0-9.]+)\s*([A-Za-z]+)\s*/')
 RECAP_RE = re.compile(r'^(\S+)\s+: ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)', re.M)
 PING_RE = re.compile(r'^(\S+) \| SUCCESS => ', re.M)
+# io_policy's warning when a host's fact of its copy tools was wrong and the content went in a second round trip
+SECOND_TRIP = 'a second round trip'
 EXIT_STATUS = ('exit status: 0 every run right and every goal met; 1 every run right but a goal missed; '
                '2 a run failed or did not do what it must (or the bench could not run); 130 interrupted')
 
@@ -108,7 +111,8 @@ def tool(name):
 
 
 def run(argv, env=None, log=None, what=None):
-    """Run argv in its own process group; (seconds, stdout). Its output goes to log (when given).
+    """Run argv in its own process group; (seconds, its stdout then its stderr, where Ansible's warnings go).
+    Its output goes to log (when given).
 
     BenchError when it exits non-zero; on an interruption the whole group is stopped (SIGINT, then SIGKILL).
     """
@@ -128,7 +132,7 @@ def run(argv, env=None, log=None, what=None):
         tail = (out + err).strip()[-3000:]
         raise BenchError('{0} failed (rc={1}){2}:\n{3}'.format(
             what or ' '.join(argv), proc.returncode, ', log ' + log if log else '', tail))
-    return seconds, out
+    return seconds, out + err
 
 
 def fleet(*args):
@@ -281,6 +285,8 @@ class Bench(object):
             name = '{0}-{1}-{2}'.format(key, size, label)
             seconds, out = run(argv, self.env, self.log(name), title)
             try:
+                if key.startswith('harden') and SECOND_TRIP in out:
+                    raise BenchError('{0}: {1} host(s) needed {2} (io_policy warned)'.format(title, out.count(SECOND_TRIP), SECOND_TRIP))
                 changed = recap(out, hosts, key)
                 summary = report_summary(reports, hosts, key) if key != 'rollback' else None
                 check_run(key, changed, summary)

@@ -88,10 +88,27 @@ def controller_errors(controller):
     return errors
 
 
-# The host fact that says which copy tools (path: sha256) a host has, from io_policy's last result
-# there (kept across plays, and across runs with a fact cache): the tools' content is sent only
-# to a host that is not known to have them.
+# The host fact that says which copy tools a host has, from io_policy's last result there (kept
+# across plays, and across runs with a fact cache): {'host': inventory_hostname, 'files': {path:
+# sha256}}. The tools' content is sent only to a host that is not known to have them. The fact
+# names its host because a host's facts are not always its own: after a run_once task,
+# ansible-core 2.21 keeps one facts object for every host that had none (ansible/ansible#87148),
+# so the fact of the first host to finish showed on every host started after it, each of which
+# was sent no content and needed a second round trip.
 INSTALLED_FACT = 'iotune_copy_tools_installed'
+
+
+def installed_fact(host, files):
+    """The value of INSTALLED_FACT for ``host`` that has ``files`` (path: sha256)."""
+    return {'host': host, 'files': files}
+
+
+def known_tools(fact, host):
+    """The files (path: sha256) ``fact`` (INSTALLED_FACT's value) says ``host`` has; None when it
+    is not a fact of this host (absent, of another host, or of another form)."""
+    if isinstance(fact, dict) and fact.get('host') == host and isinstance(fact.get('files'), dict):
+        return fact['files']
+    return None
 
 
 def tools_sender(args, policy, check_mode, known):
@@ -145,21 +162,25 @@ def module_args(args, policy_errors=None, check_mode=False, known=None, host=Non
     return args, []
 
 
-def run_module(execute, task_args, args, check_mode, known):
+def run_module(execute, task_args, args, check_mode, known, host=None):
     """The module's result for ``args`` (``execute(args)`` runs it): one round trip, and a second,
     with the tools' content, only when the host's fact was stale (the host lost or changed a tool
-    since; the module then changed nothing). With the fact of the tools the host has now."""
+    since; the module then changed nothing). With the fact of the tools ``host`` has now."""
     done = execute(args)
     tools = (done.get('concerns') or {}).get('copy_tools') or {}
     if done.get('failed') and tools.get('content_needed') and known:
         retry = module_args(task_args, check_mode=check_mode, known=None)[0]
         if 'waivers' in args:
             retry['waivers'] = args['waivers']
+        stale = ', '.join(tools['content_needed'])
         done = execute(retry)
+        done = dict(done, warnings=list(done.get('warnings') or []) + [
+            '%s: a second round trip: the fact %s said this host had %s as this collection builds it, and it did '
+            'not (removed or changed since); the content was sent again' % (host, INSTALLED_FACT, stale)])
         tools = (done.get('concerns') or {}).get('copy_tools') or {}
     if isinstance(tools.get('installed'), dict):
         done = dict(done, ansible_facts=dict(done.get('ansible_facts') or {},
-                                             **{INSTALLED_FACT: dict(known or {}, **tools['installed'])}))
+                                             **{INSTALLED_FACT: installed_fact(host, dict(known or {}, **tools['installed']))}))
     return done
 
 
@@ -175,10 +196,11 @@ class ActionModule(ActionBase):
             return self._templar.template(task_vars[name]) if name in task_vars else None
 
         facts = task_vars.get('ansible_facts') or {}
-        known = facts.get(INSTALLED_FACT) if isinstance(facts.get(INSTALLED_FACT), dict) else None
+        host = task_vars.get('inventory_hostname')
+        known = known_tools(facts.get(INSTALLED_FACT), host)
         task_args = with_host_vars(self._task.args, lookup)
         args, errors = module_args(task_args, check_mode=bool(self._task.check_mode), known=known,
-                                   host=task_vars.get('inventory_hostname'), groups=task_vars.get('group_names') or ())
+                                   host=host, groups=task_vars.get('group_names') or ())
         errors = unknown_variables(task_vars) + slicing_errors(lookup) + errors
         if errors:
             result.update(failed=True, changed=False, errors=errors,
@@ -191,7 +213,7 @@ class ActionModule(ActionBase):
         result.update(run_module(
             lambda module_args: self._execute_module(module_name='iotune.storage.io_policy', module_args=module_args,
                                                      task_vars=task_vars),
-            task_args, args, bool(self._task.check_mode), known))
+            task_args, args, bool(self._task.check_mode), known, host))
         # the module's arguments may hold the copy tools' content: a result never echoes it
         result.pop('invocation', None)
         if nothing:
