@@ -14,8 +14,8 @@ import hashlib
 import json
 import os
 
-from ansible_collections.iotune.storage.plugins.action.io_policy import (INSTALLED_FACT, installed_fact, known_tools, module_args, run_module,
-                                                                      with_host_vars)
+from ansible_collections.iotune.storage.plugins.action.io_policy import (INSTALLED_FACT, installed_fact, known_tools, module_args,
+                                                                         run_module, with_host_vars)
 from ansible_collections.iotune.storage.plugins.module_utils.plan.cache import plan_slice
 
 POLICY = {
