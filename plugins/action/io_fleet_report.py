@@ -40,16 +40,21 @@ def _text(value):
 
 
 def registered_reports(task_vars, hosts, name):
-    """The host reports of ``hosts``: the ``report`` of each one's registered result ``name``, in the order given,
-    hosts without one left out. Read from the host's variables as they are (HostVars.raw_get), not through a
-    template: templating every host's checks costs seconds per ten hosts (docs/performance.md, "Fleet")."""
+    """(reports, gated hosts) of ``hosts``: the ``report`` of each one's registered result ``name``, in the order
+    given, hosts without one left out; and the hosts whose result has ``fail_on_drift`` true (io_policy returns it as
+    the io_audit role gives it): that role's failing task runs on each host only when there is one, and once
+    otherwise, since a task skipped on every host costs the controller a worker per host. Read from the host's
+    variables as they are (HostVars.raw_get), not through a template: templating every host's checks costs seconds
+    per ten hosts (docs/performance.md, "Fleet")."""
     if not isinstance(name, str) or not name:
         raise AnsibleActionFail('results: must be the name of the variable io_policy registered, got %r' % (name,))
     if not isinstance(hosts, list) or not all(isinstance(host, str) for host in hosts):
         raise AnsibleActionFail('hosts: must be a list of host names (ansible_play_hosts), got %r' % (hosts,))
     hostvars = task_vars.get('hostvars')
-    reports = []
+    reports, gated = [], []
     for host, result in (registered(hostvars, hosts, name) if hostvars is not None else {}).items():
+        if isinstance(result, Mapping) and result.get('fail_on_drift') is True:
+            gated.append(host)
         report = result.get('report') if isinstance(result, dict) else None
         unrendered = isinstance(result, str) or (isinstance(result, dict) and 'report' in result and not isinstance(report, dict))
         if unrendered:
@@ -59,7 +64,7 @@ def registered_reports(task_vars, hosts, name):
             report = rendered.get('report') if isinstance(rendered, Mapping) else None
         if isinstance(report, Mapping) and report.get('host'):
             reports.append(dict(report))
-    return reports
+    return reports, gated
 
 
 def checked_args(args):
@@ -97,13 +102,14 @@ def run_mode(args, directory, keep):
 
 
 def with_reports(args, task_vars):
-    """The task's arguments with ``reports`` read from ``results`` and ``hosts`` when those are given."""
+    """The task's arguments with ``reports`` (and ``gated_hosts``) read from ``results`` and ``hosts`` when those
+    are given."""
     args = dict(args)
     given = [name for name in ('results', 'hosts') if args.get(name) is not None]
     if given and args.get('reports') is not None:
         raise AnsibleActionFail('%s: not with reports (the reports are read from each host\'s registered result)' % given[0])
     if given:
-        args['reports'] = registered_reports(task_vars, args.get('hosts'), args.get('results'))
+        args['reports'], args['gated_hosts'] = registered_reports(task_vars, args.get('hosts'), args.get('results'))
     return args
 
 
@@ -145,6 +151,8 @@ class ActionModule(ActionBase):
             raise AnsibleActionFail(str(exc))
         except (KeyError, TypeError, AttributeError) as exc:
             raise AnsibleActionFail('reports: a host report without its checks\' status, message or host: %s' % exc)
+        if 'gated_hosts' in args:
+            extra['gated_hosts'] = args['gated_hosts']
         result.update(extra)
         result.update(changed=False, files=written)
         return result

@@ -12,6 +12,7 @@ __metaclass__ = type
 import datetime
 import os
 
+from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import CONCERNS
@@ -26,7 +27,7 @@ from ansible_collections.iotune.storage.plugins.plugin_utils._profiles import Po
 from ansible_collections.iotune.storage.plugins.plugin_utils._variables import selects_nothing, slicing_errors, unknown_variables
 
 # Arguments only the controller side reads; the module never sees them.
-CONTROLLER_ARGS = ('benchmark', 'measuring', 'validate_only', 'copy_tools_bin_dir', 'copy_tools_config',
+CONTROLLER_ARGS = ('benchmark', 'measuring', 'validate_only', 'fail_on_drift', 'copy_tools_bin_dir', 'copy_tools_config',
                    'copy_tools_slice')
 # The policy, when the task does not give one: the host's iotune_* variables.
 POLICY_VARS = POLICY_KEYS
@@ -70,10 +71,24 @@ def with_host_vars(args, lookup):
     return args
 
 
+def fail_on_drift(value):
+    """The ``fail_on_drift`` argument as a bool (None when not given); ValueError naming it."""
+    if value is None:
+        return None
+    try:
+        return boolean(value, strict=True)
+    except TypeError:
+        raise ValueError('fail_on_drift: must be a boolean (true or false), got %r' % (value,))
+
+
 def controller_errors(controller):
-    """Errors in the copy tools' options, which only the controller reads: absolute paths (not a
-    directory ending in /) and a slice name as the policy's bulk_slice.name takes."""
+    """Errors in the options only the controller reads: ``fail_on_drift`` a boolean; the copy tools'
+    absolute paths (not a directory ending in /) and a slice name as the policy's bulk_slice.name takes."""
     errors = []
+    try:
+        fail_on_drift(controller['fail_on_drift'])
+    except ValueError as exc:
+        errors.append(str(exc))
     for name in ('copy_tools_bin_dir', 'copy_tools_config'):
         value = controller[name]
         if value is not None and not (isinstance(value, str) and os.path.isabs(value)):
@@ -214,6 +229,11 @@ class ActionModule(ActionBase):
             lambda module_args: self._execute_module(module_name='iotune.storage.io_policy', module_args=module_args,
                                                      task_vars=task_vars),
             task_args, args, bool(self._task.check_mode), known, host))
+        gate = fail_on_drift(self._task.args.get('fail_on_drift'))
+        if gate is not None:
+            # for io_fleet_report's gated_hosts: the io_audit role fails drifting hosts in one task per host only
+            # when a host has the gate on (docs/performance.md, "Fleet")
+            result['fail_on_drift'] = gate
         # the module's arguments may hold the copy tools' content: a result never echoes it
         result.pop('invocation', None)
         if nothing:

@@ -164,6 +164,14 @@ console:
     hosts: 2
     summary: {compliant: 7, drift: 1, not_persistent: 0, not_applicable: 0, error: 0, waived: 0}
     lines: ["web1: drift: noatime is not in effect on /data (live: no; fstab: no)"]
+gated_hosts:
+  description:
+    - The hosts of O(hosts) whose registered result (O(results)) has C(fail_on_drift) true, that is, those the
+      C(io_audit) role fails when they drift; it runs its failing task once, not once per host, when this is empty.
+  returned: when O(results) is given
+  type: list
+  elements: str
+  sample: [db1]
 run_id:
   description: The run of the part written, or of the parts merged.
   returned: with part or merge

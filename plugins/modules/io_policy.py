@@ -65,6 +65,13 @@ options:
     description: Validate O(benchmark) as for a measurement that runs whatever its C(enabled) says (C(benchmark_io.yml)).
     type: bool
     default: false
+  fail_on_drift:
+    description:
+      - Whether the play fails this host when it drifts (the C(io_audit) role passes its C(iotune_audit_fail_on_drift)
+        and C(iotune_audit_fail_on) as the host sees them). Only returned as RV(fail_on_drift), for
+        C(iotune.storage.io_fleet_report)'s RV(iotune.storage.io_fleet_report#module:gated_hosts); the module does
+        not read it.
+    type: bool
   copy_tools_bin_dir:
     description: Directory the copy tools are installed in (default the variable C(copy_tools_bin_dir), else V(/usr/local/bin)).
     type: path
@@ -283,6 +290,10 @@ report:
   description: The host report (also written to the host with O(report)).
   returned: when O(report) is given
   type: dict
+fail_on_drift:
+  description: O(fail_on_drift) as given, set by the action plugin.
+  returned: when O(fail_on_drift) is given
+  type: bool
 waivers:
   description:
     - Per waiver of O(waivers), its C(status) (V(active), V(expired), or V(stale) when unexpired and matching no
@@ -472,6 +483,7 @@ ARGUMENT_SPEC = dict(
     validate_only=dict(type='bool', default=False),
     benchmark=dict(type='dict'),
     measuring=dict(type='bool', default=False),
+    fail_on_drift=dict(type='bool'),
     copy_tools_bin_dir=dict(type='path'),
     copy_tools_config=dict(type='path'),
     copy_tools_slice=dict(type='str'),

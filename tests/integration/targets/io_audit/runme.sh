@@ -79,6 +79,26 @@ grep -q "mount_options:/:absent:rw" "$out/fail.log" || { tail -20 "$out/fail.log
 [ -s "$out/reports/junit.xml" ] || { echo "FAIL: reports missing after a failing audit"; exit 1; }
 echo "ok   fail_on_drift fails the play after writing the reports"
 
+# issue 41: the failing task runs once (skipped) when no host has the gate on, and on each host when one has it;
+# the gate of one host fails that host only. Two local hosts, each with its own host report directory.
+{ echo "localhost ansible_connection=local ansible_python_interpreter=$(command -v python3) io_audit_host_report_dir=$out/host-a"
+  echo "gated ansible_connection=local ansible_python_interpreter=$(command -v python3) io_audit_host_report_dir=$out/host-b iotune_audit_fail_on_drift=true"
+} >"$out/two"
+two() {  # LOG [ARGS]: audit_io.yml on the two hosts
+  local log=$1; shift
+  ANSIBLE_LOCALHOST_WARNING=false ansible-playbook -i "$out/two" iotune.storage.audit_io -e @policy.yml \
+    -e iotune_report_dir="$out/two-reports" "$@" >"$log" 2>&1
+}
+if two "$out/two-gated.log"; then tail -20 "$out/two-gated.log"; echo "FAIL: the gated host did not fail the play"; exit 1; fi
+grep -q '^gated .*failed=1' "$out/two-gated.log" && grep -q '^localhost .*failed=0' "$out/two-gated.log" &&
+  grep -A3 'TASK \[iotune.storage.io_audit : Fail hosts that drift' "$out/two-gated.log" | grep -q 'skipping: \[localhost\]' ||
+  { tail -30 "$out/two-gated.log"; echo "FAIL: the gate of one host must fail it, and be skipped on the other"; exit 1; }
+sed -i 's/ iotune_audit_fail_on_drift=true//' "$out/two"
+two "$out/two-open.log" || { tail -20 "$out/two-open.log"; echo "FAIL: the audit of two hosts without a gate failed"; exit 1; }
+skipped=$(grep -A3 'TASK \[iotune.storage.io_audit : Fail hosts that drift' "$out/two-open.log" | grep -c '^skipping: ' || true)
+[ "$skipped" = 1 ] || { tail -30 "$out/two-open.log"; echo "FAIL: without a gate the failing task must run once, skipped ($skipped)"; exit 1; }
+echo "ok   the gate fails only the host that has it; without one the failing task runs once"
+
 # issue 38, item 12: a Latin-1 byte in a policy mount's fstab line gives a report (the byte shown as \xe9),
 # and the fstab keeps its bytes
 printf '# caf\xe9\nLABEL=caf\xe9 / auto defaults 0 1\n' >"$out/latin1.fstab"

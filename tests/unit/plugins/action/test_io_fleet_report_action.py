@@ -105,6 +105,20 @@ def test_the_reports_are_read_from_each_hosts_registered_result_and_the_console_
         'compliant': 1, 'drift': 1, 'error': 0, 'not_applicable': 0, 'not_persistent': 0, 'waived': 0}}
 
 
+def test_the_gated_hosts_are_those_whose_result_says_fail_on_drift(tmp_path):
+    hostvars = RawHostVars({
+        'db1': {'audit': {'report': report('db1'), 'fail_on_drift': True}},
+        'web1': {'audit': {'report': report('web1'), 'fail_on_drift': False}},
+        'web2': {'audit': {'report': report('web2')}},                           # the task did not say: not gated
+        'odd': {'audit': {'report': report('odd'), 'fail_on_drift': 'yes'}},     # only io_policy's own bool counts
+    })
+    result = run_action({'dir': str(tmp_path), 'results': 'audit', 'hosts': ['web1', 'db1', 'web2', 'odd']}, {'hostvars': hostvars})
+    assert result['gated_hosts'] == ['db1']
+    none = run_action({'dir': str(tmp_path / 'n'), 'results': 'audit', 'hosts': ['web1', 'web2']}, {'hostvars': hostvars})
+    assert none['gated_hosts'] == []
+    assert 'gated_hosts' not in run_action({'dir': str(tmp_path / 'r'), 'reports': [report('a')]})
+
+
 def test_check_mode_writes_nothing_and_says_the_console_and_the_summary(tmp_path):
     result = run_action({'dir': str(tmp_path / 'none'), 'reports': [report('a')], 'summary': {'mode': 'audit'}}, check_mode=True)
     assert result['files'] == [] and not (tmp_path / 'none').exists()

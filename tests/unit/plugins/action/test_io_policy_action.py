@@ -13,9 +13,10 @@ import datetime
 import hashlib
 import json
 import os
+import pytest
 
-from ansible_collections.iotune.storage.plugins.action.io_policy import (INSTALLED_FACT, installed_fact, known_tools, module_args,
-                                                                         run_module, with_host_vars)
+from ansible_collections.iotune.storage.plugins.action.io_policy import (INSTALLED_FACT, fail_on_drift, installed_fact, known_tools,
+                                                                         module_args, run_module, with_host_vars)
 from ansible_collections.iotune.storage.plugins.module_utils.plan.cache import plan_slice
 
 POLICY = {
@@ -118,6 +119,17 @@ def test_one_round_trip_and_the_fact_of_what_the_host_has():
     assert len(calls) == 1
     assert done['ansible_facts'] == {INSTALLED_FACT: {'host': 'db1', 'files': {'/usr/local/bin/iotune-copy': 'b' * 64, '/opt/x': 'c' * 64}}}
     assert not done.get('warnings')
+
+
+def test_fail_on_drift_is_a_boolean_named_when_it_is_not():
+    assert fail_on_drift(None) is None
+    assert fail_on_drift(True) is True and fail_on_drift('False') is False   # a template's text under ansible-core 2.16
+    with pytest.raises(ValueError, match='fail_on_drift: must be a boolean'):
+        fail_on_drift('sometimes')
+    args, errors = module_args({'policy': POLICY, 'fail_on_drift': 'sometimes'})
+    assert args is None and errors == ["fail_on_drift: must be a boolean (true or false), got 'sometimes'"]
+    args, errors = module_args({'policy': POLICY, 'fail_on_drift': True})
+    assert not errors and 'fail_on_drift' not in args     # the module never sees it
 
 
 def test_the_fact_counts_only_on_the_host_it_names():
