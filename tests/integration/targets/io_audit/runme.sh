@@ -90,9 +90,10 @@ two() {  # LOG [ARGS]: audit_io.yml on the two hosts
     -e iotune_report_dir="$out/two-reports" "$@" >"$log" 2>&1
 }
 if two "$out/two-gated.log"; then tail -20 "$out/two-gated.log"; echo "FAIL: the gated host did not fail the play"; exit 1; fi
-grep -q '^gated .*failed=1' "$out/two-gated.log" && grep -q '^localhost .*failed=0' "$out/two-gated.log" &&
-  grep -A3 'TASK \[iotune.storage.io_audit : Fail hosts that drift' "$out/two-gated.log" | grep -q 'skipping: \[localhost\]' ||
-  { tail -30 "$out/two-gated.log"; echo "FAIL: the gate of one host must fail it, and be skipped on the other"; exit 1; }
+if ! grep -q '^gated .*failed=1' "$out/two-gated.log" || ! grep -q '^localhost .*failed=0' "$out/two-gated.log" ||
+   ! grep -A3 'TASK \[iotune.storage.io_audit : Fail hosts that drift' "$out/two-gated.log" | grep -q 'skipping: \[localhost\]'; then
+  tail -30 "$out/two-gated.log"; echo "FAIL: the gate of one host must fail it, and be skipped on the other"; exit 1
+fi
 sed -i 's/ iotune_audit_fail_on_drift=true//' "$out/two"
 two "$out/two-open.log" || { tail -20 "$out/two-open.log"; echo "FAIL: the audit of two hosts without a gate failed"; exit 1; }
 skipped=$(grep -A3 'TASK \[iotune.storage.io_audit : Fail hosts that drift' "$out/two-open.log" | grep -c '^skipping: ' || true)
