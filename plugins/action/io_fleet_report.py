@@ -10,16 +10,19 @@ its part (``part``) and one task merges the parts of the run (``merge``): plugin
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import datetime
 import os
+import random
 
 from collections.abc import Mapping
 
 from ansible.errors import AnsibleActionFail
+from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.iotune.storage.plugins.plugin_utils._fleet_parts import merge_parts, write_part
 from ansible_collections.iotune.storage.plugins.plugin_utils._fleet_report import console, write_reports
-from ansible_collections.iotune.storage.plugins.plugin_utils._run_summary import fleet_summary, registered
+from ansible_collections.iotune.storage.plugins.plugin_utils._run_summary import fail_on_problem, fleet_summary, registered, report_dir_problem
 
 
 def _count(args, name, default, least, accepted):
@@ -114,6 +117,46 @@ def with_reports(args, task_vars):
 
 
 SUMMARY_KEYS = ('mode', 'run_id', 'failed_hosts', 'fail_on')
+# the options a run's start takes; every other one belongs to writing reports
+START_KEYS = ('dir', 'start', 'run_id', 'fail_on')
+
+
+def new_run_id():
+    """A run id unique enough for one fleet: the UTC time and eight random hex digits."""
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime('%Y%m%dT%H%M%S.%fZ')
+    return '%s-%08x' % (stamp, random.SystemRandom().getrandbits(32))
+
+
+def _start(value):
+    try:
+        return boolean(value if value is not None else False, strict=True)
+    except TypeError:
+        raise AnsibleActionFail('start: must be true or false, got %r' % (value,))
+
+
+def start_run(args, check_mode):
+    """The start of a run, once and before any host work (issue 41): the report directory must be writable and the
+    audit's gate well formed, or the run stops here naming the variable; the run id is the given one or a new one.
+    One task, not a set_fact and an assert: every run-once task costs the play about 0.1 s."""
+    given = sorted(set(name for name, value in args.items() if value is not None) - set(START_KEYS))
+    if given:
+        raise AnsibleActionFail('%s: not with start (it checks and chooses the run id; it writes no report)' % given[0])
+    problem = report_dir_problem(args.get('dir'), check_mode=check_mode) or fail_on_problem(args.get('fail_on'))
+    if problem:
+        raise AnsibleActionFail(problem + '; the run stopped before any host work')
+    run_id = _text(args.get('run_id'))
+    if run_id in (None, ''):
+        return new_run_id()
+    if not isinstance(run_id, str):
+        raise AnsibleActionFail('run_id: must be a string or an integer, got %r' % (run_id,))
+    return run_id
+
+
+def stats(summary):
+    """The run's summary as the run's custom stat iotune_summary, as ansible.builtin.set_stats with aggregate and
+    per_host false publishes it: ansible-runner, AWX and Automation Controller keep it with the job. Returned by this
+    task, it saves the play a set_stats task."""
+    return {'data': {'iotune_summary': summary}, 'per_host': False, 'aggregate': False}
 
 
 def run_summary(args, directory, written, check_mode):
@@ -128,18 +171,24 @@ def run_summary(args, directory, written, check_mode):
 
 class ActionModule(ActionBase):
     TRANSFERS_FILES = False
-    _VALID_ARGS = frozenset(('dir', 'reports', 'results', 'hosts', 'summary', 'keep', 'part', 'run_id', 'merge', 'parts'))
+    _VALID_ARGS = frozenset(('dir', 'reports', 'results', 'hosts', 'summary', 'keep', 'part', 'run_id', 'merge', 'parts',
+                             'start', 'fail_on'))
     _requires_connection = False
     _supports_check_mode = True
 
     def run(self, tmp=None, task_vars=None):
         result = super(ActionModule, self).run(tmp, task_vars)
         del tmp
+        check_mode = bool(self._task.check_mode)
+        if _start(self._task.args.get('start')):
+            result.update(changed=False, run_id=start_run(self._task.args, check_mode))
+            return result
+        if self._task.args.get('fail_on') is not None:
+            raise AnsibleActionFail('fail_on: only with start (the gate is checked before any host work)')
         args = with_reports(self._task.args, task_vars or {})
         if args.get('part') is not None and args.get('merge') is not None:
             raise AnsibleActionFail('part, merge: one or the other (a slice writes its part; one task merges the parts)')
         directory, keep = checked_args(args)
-        check_mode = bool(self._task.check_mode)
         try:
             # in check mode nothing is written: the console says what the reports would say
             written, extra = run_mode(args, directory, keep) if not check_mode else ([], {})
@@ -147,6 +196,7 @@ class ActionModule(ActionBase):
                 extra['console'] = console(args['reports'], directory)
             if args.get('summary') is not None:
                 extra['iotune_summary'] = run_summary(args, directory, extra, check_mode)
+                extra['ansible_stats'] = stats(extra['iotune_summary'])
         except ValueError as exc:
             raise AnsibleActionFail(str(exc))
         except (KeyError, TypeError, AttributeError) as exc:

@@ -22,6 +22,8 @@ description:
   - Under job slicing (docs/fleet.md, Job slicing), each slice writes its part with O(part) instead of the fleet
     files, and one task with O(merge) writes the fleet files from the parts of the run exactly as one run of all the
     hosts writes them.
+  - With O(start), first in a play and once, before any host work, it checks that the reports can be written in O(dir)
+    and chooses the run's id (RV(run_id)), and writes nothing (the playbooks' C(roles/io_audit/tasks/start.yml)).
   - An action plugin only; use it with C(run_once) and C(delegate_to=localhost). It changes no managed state and
     returns C(changed=false). In check mode it writes nothing and returns RV(console) (and RV(iotune_summary)).
 author:
@@ -63,7 +65,9 @@ options:
     version_added: 0.3.0
   summary:
     description:
-      - Also return RV(iotune_summary), the run's summary the playbooks publish with C(set_stats) (docs/fleet.md).
+      - Also return RV(iotune_summary), the run's summary, and publish it as the run's custom stat C(iotune_summary)
+        as C(ansible.builtin.set_stats) with C(aggregate=false) and C(per_host=false) would (the task's
+        C(ansible_stats)); ansible-runner, AWX and Automation Controller keep it with the job (docs/fleet.md).
       - C(mode) (V(audit), V(harden)), and any of C(run_id), C(failed_hosts) (the play's failed and unreachable
         hosts) and C(fail_on) (the audit's gate, C(statuses) and C(severities); the hosts it fails are added).
     type: dict
@@ -98,6 +102,26 @@ options:
         levels, or a field is not of its type; a host in two parts is refused naming both.
     type: str
     version_added: 0.3.0
+  start:
+    description:
+      - Start a run instead of writing reports, once and before any host work. Stops the run, naming
+        C(iotune_report_dir) and ending with C(the run stopped before any host work), when the reports cannot be
+        written in O(dir) (not a directory of the controller's user, writable by others, a link, not writable or not
+        creatable; in check mode only the form of O(dir) is checked), or when O(fail_on) is not a gate the C(io_audit)
+        role can apply.
+      - Returns RV(run_id), O(run_id) or, when that is empty, a new one (the UTC time to the microsecond and eight
+        random hex digits). Writes nothing.
+      - Takes only O(dir), O(run_id) and O(fail_on).
+    type: bool
+    default: false
+    version_added: 0.3.0
+  fail_on:
+    description:
+      - With O(start), the audit's gate as the C(io_audit) role's C(iotune_audit_fail_on) gives it (V({}) when not set):
+        a dict with C(statuses) (a list of V(compliant), V(drift), V(not_persistent), V(not_applicable), V(error)) and
+        C(severity) (V(low), V(medium) or V(high)). Anything else stops the run naming C(iotune_audit_fail_on).
+    type: raw
+    version_added: 0.3.0
   parts:
     description:
       - With O(merge), how many parts there must be (the job's slice count); fewer or more is an error naming what was
@@ -122,6 +146,14 @@ EXAMPLES = r'''
   ansible.builtin.debug:
     msg: "{{ fleet.console.lines }}"
   run_once: true
+
+- name: Check the report directory and choose the run id, before any host work
+  iotune.storage.io_fleet_report:
+    dir: /srv/iotune-reports
+    start: true
+    run_id: "{{ iotune_run_id | default(none, true) }}"
+  run_once: true
+  register: run
 
 - name: Write this slice's part of a sliced job (AWX job slicing)
   iotune.storage.io_fleet_report:
@@ -173,8 +205,8 @@ gated_hosts:
   elements: str
   sample: [db1]
 run_id:
-  description: The run of the part written, or of the parts merged.
-  returned: with part or merge
+  description: The run of the part written, or of the parts merged; with O(start), the run's id.
+  returned: with start, part or merge
   type: str
   sample: chg-4711
 part:

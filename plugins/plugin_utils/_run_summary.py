@@ -73,6 +73,24 @@ def _missing_problem(path, euid):
     return ancestors_problem(base, OPTION, path, euid)
 
 
+FAIL_ON_STATUSES = ('compliant', 'drift', 'not_persistent', 'not_applicable', 'error')
+FAIL_ON_LEVELS = ('low', 'medium', 'high')
+
+
+def fail_on_problem(fail_on):
+    """None when ``fail_on`` (iotune_audit_fail_on; None or {} when not given) is a gate the io_audit role can apply,
+    else why not, as a sentence naming the variable and what it accepts."""
+    if fail_on is None:
+        return None
+    statuses = fail_on.get('statuses', []) if isinstance(fail_on, dict) else None
+    if (isinstance(fail_on, dict) and not set(fail_on) - set(('statuses', 'severity'))
+            and isinstance(statuses, (list, tuple)) and all(status in FAIL_ON_STATUSES for status in statuses)
+            and fail_on.get('severity', 'low') in FAIL_ON_LEVELS):
+        return None
+    return ('iotune_audit_fail_on: must be a dict with statuses (a list of %s; default drift, not_persistent, error) and '
+            'severity (the lowest that fails: low, medium or high; default low), got %s' % (', '.join(FAIL_ON_STATUSES), fail_on))
+
+
 def _failed(failed_hosts):
     if failed_hosts is None:
         return set()

@@ -10,6 +10,7 @@ __metaclass__ = type
 
 import json
 import os
+import re
 
 import pytest
 
@@ -180,3 +181,55 @@ def test_a_result_a_template_made_is_read_rendered_and_the_others_raw(tmp_path):
     result = run_action({'dir': str(tmp_path), 'results': 'audit', 'hosts': ['a', 'b']}, {'hostvars': hostvars})
     assert json.loads((tmp_path / 'summary.json').read_text())['hosts'] == 2
     assert result['console']['lines'] == ['a: drift: m', 'b: drift: m']
+
+
+def test_the_summary_is_also_published_as_the_custom_stat_set_stats_would_set(tmp_path):
+    result = run_action({'dir': str(tmp_path), 'reports': [report('a')], 'summary': {'mode': 'harden', 'run_id': RUN_ID}})
+    assert result['ansible_stats'] == {'data': {'iotune_summary': result['iotune_summary']}, 'per_host': False, 'aggregate': False}
+    assert 'ansible_stats' not in run_action({'dir': str(tmp_path), 'reports': [report('a')]})
+
+
+def test_a_start_checks_the_directory_and_chooses_a_run_id_writing_nothing(tmp_path):
+    directory = tmp_path / 'reports'
+    first = run_action({'dir': str(directory), 'start': True})
+    second = run_action({'dir': str(directory), 'start': 'yes', 'run_id': None})
+    assert re.match(r'^\d{8}T\d{6}\.\d{6}Z-[0-9a-f]{8}$', first['run_id']) and first['run_id'] != second['run_id']
+    assert first['changed'] is False and not directory.exists()
+    assert run_action({'dir': str(directory), 'start': True, 'run_id': 'chg-4711'})['run_id'] == 'chg-4711'
+    assert run_action({'dir': str(directory), 'start': True, 'run_id': 4711})['run_id'] == '4711'     # AWX's job ids
+
+
+def test_a_start_stops_on_a_directory_others_can_write_naming_iotune_report_dir(tmp_path):
+    directory = tmp_path / 'reports'
+    directory.mkdir()
+    directory.chmod(0o777)
+    with pytest.raises(AnsibleActionFail, match=r'^iotune_report_dir: .*; the run stopped before any host work$'):
+        run_action({'dir': str(directory), 'start': True})
+    run_action({'dir': str(directory), 'start': True}, check_mode=True)     # check mode writes nothing: the form only
+
+
+@pytest.mark.parametrize('fail_on', [
+    {'statuses': ['drift', 'lost']}, {'severity': 'critical'}, {'statuses': 'drift'}, {'level': 'high'}, ['drift'],
+])
+def test_a_start_stops_on_a_gate_the_audit_cannot_apply_naming_iotune_audit_fail_on(tmp_path, fail_on):
+    with pytest.raises(AnsibleActionFail, match=r'^iotune_audit_fail_on: must be a dict with statuses \(a list of compliant, '
+                                                r'drift, not_persistent, not_applicable, error; .* got .*; the run stopped'):
+        run_action({'dir': str(tmp_path), 'start': True, 'fail_on': fail_on})
+
+
+@pytest.mark.parametrize('fail_on', [{}, {'statuses': ['error']}, {'severity': 'high'}, {'statuses': [], 'severity': 'low'}])
+def test_a_start_accepts_every_gate_the_audit_can_apply(tmp_path, fail_on):
+    assert run_action({'dir': str(tmp_path), 'start': True, 'fail_on': fail_on})['run_id']
+
+
+@pytest.mark.parametrize('args, message', [
+    ({'start': 'maybe'}, '^start: must be true or false'),
+    ({'start': True, 'keep': 5}, '^keep: not with start'),
+    ({'start': True, 'reports': []}, '^reports: not with start'),
+    ({'start': True, 'run_id': ['a']}, '^run_id: must be a string or an integer'),
+    ({'fail_on': {}, 'reports': []}, '^fail_on: only with start'),
+    ({'start': True, 'dir': 'relative'}, '^iotune_report_dir: must be an absolute path'),
+])
+def test_a_bad_start_is_named(tmp_path, args, message):
+    with pytest.raises(AnsibleActionFail, match=message):
+        run_action(dict({'dir': str(tmp_path)}, **args))
