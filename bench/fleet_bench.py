@@ -10,7 +10,11 @@ lab/container-image when missing, never pulled; a tmpfs at /mnt/scratch, an fsta
 tunefstab and old copy tools, one policy and a different drift on each host), times side by side
 in one run, with the docker connection (community.docker.docker), forks 10 and pipelining:
 
-  ping       ``ansible all -m ping``, the median of 3 after a warm-up ping: the denominator
+  ping       ``ansible all -m ping``, after a warm-up ping, before each run and after the last: the
+             denominator of a run is the mean of the pings just before and just after it, so that a
+             machine whose speed drifts over the minutes of a size (ping at 100 hosts took 26 s and,
+             an hour later, 36 s on the same machine) does not skew the ratios of the runs far from
+             one ping
   audit      ``audit_io.yml``: must change nothing and find drift on every host
   harden 1   ``harden_io.yml``: must change every host and leave no drift, nothing not persistent,
              no error in its reports, in one round trip per host (no host warned of a second one:
@@ -65,7 +69,6 @@ FLEET = os.path.join(ROOT, 'lab', 'fleet')
 IMAGE_SCRIPT = os.path.join(ROOT, 'lab', 'container-image')
 IMAGE = 'iotune-lab/debian12:latest'
 PREFIX = 'iotune-bench'
-PINGS = 3
 # (key, column title, playbook)
 RUNS = (
     ('audit', 'audit_io', 'audit_io'),
@@ -273,11 +276,14 @@ class Bench(object):
             raise BenchError('ping: SUCCESS from {0}, the fleet is {1} (log {2})'.format(answered, sorted(hosts), self.log(name)))
         return seconds
 
-    def cycle(self, inventory, hosts, size, before, times, label, available):
-        """The four runs in order, each checked, timed into ``times`` ({key: seconds}, with ping); the rollback must
-        bring every host back to ``before`` (lab/fleet digest)."""
+    def cycle(self, inventory, hosts, size, before, label, available):
+        """The four runs in order, each checked and timed between two pings: {key: seconds, 'ping': the median of the
+        cycle's pings, 'floor': {key: the mean of the pings just before and after the run}}. The rollback must bring
+        every host back to ``before`` (lab/fleet digest)."""
         harden_run = 'bench-{0}-{1}-harden1'.format(size, label)
-        for key, title, book in RUNS:
+        pings = [self.ping(inventory, hosts, 'ping-{0}-{1}-0'.format(size, label))]
+        times = {'floor': {}}
+        for index, (key, title, book) in enumerate(RUNS):
             run_id = harden_run if key == 'rollback' else 'bench-{0}-{1}-{2}'.format(size, label, key)
             reports = os.path.join(self.work, 'reports-{0}-{1}-{2}'.format(size, label, key))
             argv = [self.playbook, '-i', inventory, 'iotune.storage.' + book, '-e', 'iotune_run_id=' + run_id,
@@ -293,8 +299,11 @@ class Bench(object):
             except BenchError as exc:
                 raise BenchError('{0} (log {1})'.format(exc, self.log(name)))
             times[key] = seconds
-            print('  {0} {1:.2f} s ({2:.2f}x ping), changed on {3} of {4} hosts'.format(
-                title, seconds, seconds / times['ping'], len(hosts_where(changed, bool)), len(hosts)), flush=True)
+            pings.append(self.ping(inventory, hosts, 'ping-{0}-{1}-{2}'.format(size, label, index + 1)))
+            times['floor'][key] = (pings[-2] + pings[-1]) / 2
+            print('  {0} {1:.2f} s ({2:.2f}x ping: {3:.2f} s before, {4:.2f} s after), changed on {5} of {6} hosts'.format(
+                title, seconds, seconds / times['floor'][key], pings[-2], pings[-1], len(hosts_where(changed, bool)), len(hosts)),
+                flush=True)
             if key == 'harden1' and label == 'again':
                 counted, used = containers_memory(self.prefix)
                 self.memory[size] = (used, available - mem_available(BenchError))
@@ -309,6 +318,7 @@ class Bench(object):
             raise BenchError('after rollback_io.yml the managed files or live options differ from before on {0}: {1}'.format(
                 ', '.join(differs), json.dumps(detail, sort_keys=True)))
         print('  rollback brought every host back to its digest from before', flush=True)
+        times['ping'] = median(pings)
         return times
 
     def measure(self, size):
@@ -322,13 +332,10 @@ class Bench(object):
             raise BenchError('lab/fleet digest names {0}, the fleet is {1}'.format(sorted(before), sorted(hosts)))
         print('  {0} containers up; warm-up ping'.format(size), flush=True)
         self.ping(inventory, hosts, 'ping-{0}-warmup'.format(size))
-        pings = [self.ping(inventory, hosts, 'ping-{0}-{1}'.format(size, number + 1)) for number in range(PINGS)]
-        times = {'ping': median(pings)}
-        print('  ping {0} s, median {1:.2f} s'.format(', '.join('{0:.2f}'.format(ping) for ping in pings), times['ping']), flush=True)
         print('  first cycle on the new hosts (each host compiles the collection\'s Python into its byte-code cache):', flush=True)
-        first = self.cycle(inventory, hosts, size, before, dict(times), 'first', available)
+        first = self.cycle(inventory, hosts, size, before, 'first', available)
         print('  the same again, with the hosts\' byte-code caches filled by the first cycle (the goals apply to this one):', flush=True)
-        times = self.cycle(inventory, hosts, size, before, times, 'again', available)
+        times = self.cycle(inventory, hosts, size, before, 'again', available)
         fleet('down', self.prefix)
         return first, times
 
@@ -344,7 +351,8 @@ class Bench(object):
 # --------------------------------------------------------------------------- report
 
 def ratios(times):
-    return dict((key, times[key] / times['ping']) for key, dummy, dummy in GOALS)
+    """{key: the run's seconds over the mean of the pings just before and after it}."""
+    return dict((key, times[key] / times['floor'][key]) for key, dummy, dummy in GOALS)
 
 
 def table(rows, markdown):
@@ -450,8 +458,8 @@ def main(argv=None):
             firsts.append((size, first))
             rows.append((size, times))
         print('')
-        print('wall time of each run and its ratio to ping (ping: median of {0} after a warm-up); load average {1} at the start, '
-              '{2} at the end'.format(PINGS, load_start, loadavg()))
+        print('wall time of each run and its ratio to ping, the mean of the pings just before and after it (the ping column: '
+              'the median of the cycle\'s five pings); load average {0} at the start, {1} at the end'.format(load_start, loadavg()))
         print('the first cycle on new hosts (their byte-code caches empty):')
         print(table(firsts, args.markdown))
         print('the second cycle (the goals):')
