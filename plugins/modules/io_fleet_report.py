@@ -117,7 +117,7 @@ options:
     version_added: 0.3.0
   fail_on:
     description:
-      - With O(start), the audit's gate as the C(io_audit) role's C(iotune_audit_fail_on) gives it (V({}) when not set):
+      - With O(start), the audit's gate as the C(io_audit) role's C(iotune_audit_fail_on) gives it (V({}) when not set),
         a dict with C(statuses) (a list of V(compliant), V(drift), V(not_persistent), V(not_applicable), V(error)) and
         C(severity) (V(low), V(medium) or V(high)). Anything else stops the run naming C(iotune_audit_fail_on).
     type: raw
