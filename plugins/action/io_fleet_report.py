@@ -118,7 +118,8 @@ def with_reports(args, task_vars):
 
 SUMMARY_KEYS = ('mode', 'run_id', 'failed_hosts', 'fail_on')
 # the options a run's start takes; every other one belongs to writing reports
-START_KEYS = ('dir', 'start', 'run_id', 'fail_on')
+START_KEYS = ('dir', 'start', 'run_id', 'fail_on', 'benchmark_hosts')
+BENCHMARK_VAR = 'iotune_benchmark'
 
 
 def new_run_id():
@@ -152,6 +153,42 @@ def start_run(args, check_mode):
     return run_id
 
 
+def may_measure(benchmark):
+    """False only when ``benchmark``, a value of iotune_benchmark, surely leaves measuring off as harden_io.yml
+    decides it (``(iotune_benchmark | default({}, true)).enabled | default(false) | bool``): unset or empty, or a
+    dict whose ``enabled`` is absent, null or false. A template, or a value of any other form, may measure."""
+    if benchmark is None or isinstance(benchmark, (str, Mapping)) and not benchmark:
+        return False
+    if not isinstance(benchmark, Mapping):
+        return True
+    enabled = benchmark.get('enabled')
+    if enabled is None:
+        return False
+    if isinstance(enabled, bool):
+        return enabled
+    if isinstance(enabled, str) and ('{{' in enabled or '{%' in enabled) or not isinstance(enabled, (str, int, float)):
+        return True
+    return boolean(enabled, strict=False)
+
+
+def fleet_may_measure(hosts, own, hostvars):
+    """Whether any host of ``hosts`` may measure: its value of iotune_benchmark as the inventory and the extra vars
+    give it (``hostvars.raw_get``, never templated; a host not found may), or ``own``, the first host's value as the
+    task sees it, which carries the play's variables: those override the inventory for every host alike. When this
+    is False, harden_io.yml skips its measured phases once instead of on every host (a worker per host)."""
+    if not isinstance(hosts, list) or not all(isinstance(host, str) for host in hosts):
+        raise AnsibleActionFail('benchmark_hosts: must be a list of host names (ansible_play_hosts), got %r' % (hosts,))
+    if may_measure(own):
+        return True
+    for host in hosts:
+        if hostvars is None or host not in hostvars:
+            return True
+        found = hostvars.raw_get(host)
+        if may_measure(found.get(BENCHMARK_VAR) if isinstance(found, Mapping) else found):
+            return True
+    return False
+
+
 def stats(summary):
     """The run's summary as the run's custom stat iotune_summary, as ansible.builtin.set_stats with aggregate and
     per_host false publishes it: ansible-runner, AWX and Automation Controller keep it with the job. Returned by this
@@ -172,7 +209,7 @@ def run_summary(args, directory, written, check_mode):
 class ActionModule(ActionBase):
     TRANSFERS_FILES = False
     _VALID_ARGS = frozenset(('dir', 'reports', 'results', 'hosts', 'summary', 'keep', 'part', 'run_id', 'merge', 'parts',
-                             'start', 'fail_on'))
+                             'start', 'fail_on', 'benchmark_hosts'))
     _requires_connection = False
     _supports_check_mode = True
 
@@ -182,9 +219,18 @@ class ActionModule(ActionBase):
         check_mode = bool(self._task.check_mode)
         if _start(self._task.args.get('start')):
             result.update(changed=False, run_id=start_run(self._task.args, check_mode))
+            hosts = self._task.args.get('benchmark_hosts')
+            if hosts is not None:
+                task_vars = task_vars or {}
+                try:
+                    own = self._templar.template(task_vars[BENCHMARK_VAR]) if BENCHMARK_VAR in task_vars else None
+                except Exception:   # noqa: E722, pylint: disable=broad-except; a value it cannot template may measure
+                    own = {'enabled': '{{ unknown }}'}
+                result['measuring'] = fleet_may_measure(hosts, own, task_vars.get('hostvars'))
             return result
-        if self._task.args.get('fail_on') is not None:
-            raise AnsibleActionFail('fail_on: only with start (the gate is checked before any host work)')
+        for name in ('fail_on', 'benchmark_hosts'):
+            if self._task.args.get(name) is not None:
+                raise AnsibleActionFail('%s: only with start (it is checked before any host work)' % name)
         args = with_reports(self._task.args, task_vars or {})
         if args.get('part') is not None and args.get('merge') is not None:
             raise AnsibleActionFail('part, merge: one or the other (a slice writes its part; one task merges the parts)')

@@ -111,7 +111,7 @@ options:
         role can apply.
       - Returns RV(run_id), O(run_id) or, when that is empty, a new one (the UTC time to the microsecond and eight
         random hex digits). Writes nothing.
-      - Takes only O(dir), O(run_id) and O(fail_on).
+      - Takes only O(dir), O(run_id), O(fail_on) and O(benchmark_hosts).
     type: bool
     default: false
     version_added: 0.3.0
@@ -121,6 +121,16 @@ options:
         a dict with C(statuses) (a list of V(compliant), V(drift), V(not_persistent), V(not_applicable), V(error)) and
         C(severity) (V(low), V(medium) or V(high)). Anything else stops the run naming C(iotune_audit_fail_on).
     type: raw
+    version_added: 0.3.0
+  benchmark_hosts:
+    description:
+      - With O(start), the hosts of the play (C(ansible_play_hosts)); returns RV(measuring), whether any of them may
+        measure with C(iotune_benchmark.enabled) (C(harden_io.yml) runs its measured phases once, skipped, when none
+        can). A host may measure unless its C(iotune_benchmark) from the inventory and the extra vars (read raw, never
+        templated) and the first host's as the task sees it (with the play's variables) are unset, empty, or a dict
+        whose C(enabled) is absent, null or false; a template or a host not found may.
+    type: list
+    elements: str
     version_added: 0.3.0
   parts:
     description:
@@ -204,6 +214,10 @@ gated_hosts:
   type: list
   elements: str
   sample: [db1]
+measuring:
+  description: With O(start) and O(benchmark_hosts), whether any of those hosts may measure.
+  returned: with start and benchmark_hosts
+  type: bool
 run_id:
   description: The run of the part written, or of the parts merged; with O(start), the run's id.
   returned: with start, part or merge

@@ -15,11 +15,13 @@ import re
 import pytest
 
 from ansible.errors import AnsibleActionFail
+from ansible.parsing.dataloader import DataLoader
+from ansible.template import Templar
 from ansible.playbook.task import Task
 from ansible.plugins.loader import connection_loader
 from ansible.playbook.play_context import PlayContext
 
-from ansible_collections.iotune.storage.plugins.action.io_fleet_report import ActionModule
+from ansible_collections.iotune.storage.plugins.action.io_fleet_report import ActionModule, may_measure
 from ansible_collections.iotune.storage.tests.unit.plugins.plugin_utils.test_run_summary import RawHostVars
 
 RUN_ID = 'chg-4711'
@@ -36,7 +38,8 @@ def run_action(args, task_vars=None, check_mode=False):
     task.args = args
     task.check_mode = check_mode
     connection = connection_loader.get('local', PlayContext())
-    action = ActionModule(task, connection, PlayContext(), loader=None, templar=None, shared_loader_obj=None)
+    templar = Templar(loader=DataLoader(), variables=task_vars or {})
+    action = ActionModule(task, connection, PlayContext(), loader=None, templar=templar, shared_loader_obj=None)
     return action.run(task_vars=task_vars or {})
 
 
@@ -233,3 +236,36 @@ def test_a_start_accepts_every_gate_the_audit_can_apply(tmp_path, fail_on):
 def test_a_bad_start_is_named(tmp_path, args, message):
     with pytest.raises(AnsibleActionFail, match=message):
         run_action(dict({'dir': str(tmp_path)}, **args))
+
+
+@pytest.mark.parametrize('benchmark, measures', [
+    (None, False), ('', False), ({}, False), ({'enabled': False}, False), ({'enabled': 'no'}, False),
+    ({'enabled': None}, False), ({'directory': '/data'}, False),
+    ({'enabled': True}, True), ({'enabled': 'yes'}, True), ({'enabled': '{{ measure }}'}, True),
+    ('{{ bench }}', True), (['enabled'], True), ({'enabled': ['x']}, True),
+])
+def test_a_value_of_iotune_benchmark_leaves_measuring_off_only_when_it_surely_does(benchmark, measures):
+    assert may_measure(benchmark) is measures
+
+
+def test_the_start_says_whether_any_host_may_measure_from_the_inventory_and_the_plays_value(tmp_path):
+    def start(inventory, own=None, hosts=None):
+        task_vars = {'hostvars': RawHostVars(inventory)}
+        hosts = ['a', 'b'] if hosts is None else hosts
+        if own is not None:
+            task_vars['iotune_benchmark'] = own
+        return run_action({'dir': str(tmp_path), 'start': True, 'benchmark_hosts': hosts}, task_vars=task_vars)
+
+    off = {'a': {'iotune_benchmark': {'enabled': False}}, 'b': {}}
+    assert start(off)['measuring'] is False
+    # a host of the inventory that measures, the play's value (the first host's, as the task sees it), a host the
+    # inventory does not know: each may measure, so the measured phases run on every host, each by its own setting
+    assert start(dict(off, b={'iotune_benchmark': {'enabled': True}}))['measuring'] is True
+    assert start(off, own={'enabled': True})['measuring'] is True
+    assert start(off, own={'enabled': False})['measuring'] is False
+    assert start(off, hosts=['a', 'c'])['measuring'] is True
+    assert 'measuring' not in run_action({'dir': str(tmp_path), 'start': True})
+    with pytest.raises(AnsibleActionFail, match='^benchmark_hosts: must be a list of host names'):
+        start(off, hosts='a')
+    with pytest.raises(AnsibleActionFail, match='^benchmark_hosts: only with start'):
+        run_action({'dir': str(tmp_path), 'reports': [report('a')], 'benchmark_hosts': ['a']})
