@@ -20,6 +20,7 @@ from ansible.errors import AnsibleActionFail
 from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.plugins.action import ActionBase
 
+from ansible_collections.iotune.storage.plugins.module_utils.common.args import validate_run_id
 from ansible_collections.iotune.storage.plugins.plugin_utils._fleet_parts import merge_parts, write_part
 from ansible_collections.iotune.storage.plugins.plugin_utils._fleet_report import console, write_reports
 from ansible_collections.iotune.storage.plugins.plugin_utils._run_summary import fail_on_problem, fleet_summary, registered, report_dir_problem
@@ -150,6 +151,10 @@ def start_run(args, check_mode):
         return new_run_id()
     if not isinstance(run_id, str):
         raise AnsibleActionFail('run_id: must be a string or an integer, got %r' % (run_id,))
+    # the rule the journals and the host reports apply to it: refused here, before any host work, not on each host
+    problem = validate_run_id(run_id)
+    if problem:
+        raise AnsibleActionFail('iotune_run_id: %s; the run stopped before any host work' % problem)
     return run_id
 
 
@@ -224,7 +229,7 @@ class ActionModule(ActionBase):
                 task_vars = task_vars or {}
                 try:
                     own = self._templar.template(task_vars[BENCHMARK_VAR]) if BENCHMARK_VAR in task_vars else None
-                except Exception:   # noqa: E722, pylint: disable=broad-except; a value it cannot template may measure
+                except Exception:   # pylint: disable=broad-except; a value it cannot template may measure
                     own = {'enabled': '{{ unknown }}'}
                 result['measuring'] = fleet_may_measure(hosts, own, task_vars.get('hostvars'))
             return result

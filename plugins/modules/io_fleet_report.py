@@ -110,7 +110,8 @@ options:
         creatable; in check mode only the form of O(dir) is checked), or when O(fail_on) is not a gate the C(io_audit)
         role can apply.
       - Returns RV(run_id), O(run_id) or, when that is empty, a new one (the UTC time to the microsecond and eight
-        random hex digits). Writes nothing.
+        random hex digits). A given one the journals would refuse (1 to 128 letters, digits and C(.) C(_) C(:) C(+)
+        C(-), not starting with a punctuation mark) stops the run naming C(iotune_run_id). Writes nothing.
       - Takes only O(dir), O(run_id), O(fail_on) and O(benchmark_hosts).
     type: bool
     default: false

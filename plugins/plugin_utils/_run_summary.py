@@ -13,7 +13,8 @@ __metaclass__ = type
 
 import os
 
-from ansible_collections.iotune.storage.plugins.module_utils.common.checks import summarize
+from ansible_collections.iotune.storage.plugins.module_utils.common.checks import STATUSES, summarize
+from ansible_collections.iotune.storage.plugins.module_utils.policy.severity import LEVELS
 from ansible_collections.iotune.storage.plugins.module_utils.common.trust import ancestors_problem, directory_problem
 
 OPTION = 'iotune_report_dir'
@@ -73,8 +74,9 @@ def _missing_problem(path, euid):
     return ancestors_problem(base, OPTION, path, euid)
 
 
-FAIL_ON_STATUSES = ('compliant', 'drift', 'not_persistent', 'not_applicable', 'error')
-FAIL_ON_LEVELS = ('low', 'medium', 'high')
+# what iotune_audit_fail_on takes: the check statuses and the severity levels the reports use
+FAIL_ON_STATUSES = STATUSES
+FAIL_ON_LEVELS = LEVELS
 
 
 def fail_on_problem(fail_on):

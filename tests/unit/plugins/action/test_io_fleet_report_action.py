@@ -269,3 +269,9 @@ def test_the_start_says_whether_any_host_may_measure_from_the_inventory_and_the_
         start(off, hosts='a')
     with pytest.raises(AnsibleActionFail, match='^benchmark_hosts: only with start'):
         run_action({'dir': str(tmp_path), 'reports': [report('a')], 'benchmark_hosts': ['a']})
+
+
+@pytest.mark.parametrize('run_id', ['a/../b', 'bad\nid', '-starts-with-a-dash', 'x' * 129, u'caf\u00e9'])
+def test_a_start_refuses_a_run_id_the_journals_would_refuse_before_any_host_work(tmp_path, run_id):
+    with pytest.raises(AnsibleActionFail, match=r'^iotune_run_id: run_id must be 1-128 characters.*; the run stopped before any host work$'):
+        run_action({'dir': str(tmp_path), 'start': True, 'run_id': run_id})
