@@ -56,11 +56,13 @@ options:
   tunables:
     description:
       - Tunable name to value. Sizes accept V(10485760), V(256k), V(10m) (binary multiples).
+      # BEGIN make schema: sentence tunefstab.tunables
       - Accepted names - V(read_pref_io), V(read_nstream), V(write_pref_io), V(write_nstream), V(buf_breakup_size),
         V(discovered_direct_iosz), V(max_direct_iosz), V(default_indir_size), V(qio_cache_enable) (0 or 1),
-        V(write_throttle), V(max_diskq), V(initial_extent_size), V(max_seqio_extent_size),
-        V(max_buf_data_size) (8192 or 65536), V(read_ahead) (0, 1 or 2), V(fcl_maxalloc), V(fcl_keeptime),
-        V(fcl_winterval). Any other name fails before anything is read.
+        V(write_throttle), V(max_diskq), V(initial_extent_size), V(max_seqio_extent_size), V(max_buf_data_size) (8192 or
+        65536), V(read_ahead) (0, 1 or 2), V(fcl_maxalloc), V(fcl_keeptime), V(fcl_winterval). Any other name fails
+        before anything is read.
+      # END make schema
     type: dict
   entries:
     description:

@@ -27,56 +27,20 @@ from ansible_collections.iotune.storage.plugins.module_utils.common.files import
 from ansible_collections.iotune.storage.plugins.module_utils.parse.iofacts import VXTUNEFS_DIRS, find_executable
 from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import read_mountinfo, visible_mounts
 from ansible_collections.iotune.storage.plugins.module_utils.common.units import is_size, parse_int, to_bytes
-from ansible_collections.iotune.storage.plugins.module_utils.policy.validate import VXFS_TUNABLE_MAX
+from ansible_collections.iotune.storage.plugins.module_utils.settings.vxfs_tunables import (
+    TUNABLE_NAMES, VXFS_TUNABLE_MAX, VXFS_TUNABLES, accepted as accepted_values)
 
 CONCERN = 'tunefstab'
-
-# The tunables of DOMAIN.md (vxtunefs(1M)), in the order vxtunefs prints them, with their kind:
-# bytes (a size: 65536, 64k, 1m), count (>= 1), int (>= 0), or a tuple of the allowed ints.
-TUNABLES = (
-    ('read_pref_io', 'bytes'),
-    ('read_nstream', 'count'),
-    ('write_pref_io', 'bytes'),
-    ('write_nstream', 'count'),
-    ('buf_breakup_size', 'bytes'),
-    ('discovered_direct_iosz', 'bytes'),
-    ('max_direct_iosz', 'bytes'),
-    ('default_indir_size', 'bytes'),
-    ('qio_cache_enable', (0, 1)),
-    ('write_throttle', 'int'),
-    ('max_diskq', 'bytes'),
-    ('initial_extent_size', 'int'),
-    ('max_seqio_extent_size', 'int'),
-    ('max_buf_data_size', (8192, 65536)),
-    ('read_ahead', (0, 1, 2)),
-    ('fcl_maxalloc', 'bytes'),
-    ('fcl_keeptime', 'int'),
-    ('fcl_winterval', 'int'),
-)
-TUNABLE_NAMES = tuple(name for name, dummy in TUNABLES)
-_KINDS = dict(TUNABLES)
-_KIND_TEXT = {
-    'bytes': 'a size in bytes (10485760, 256k, 10m)',
-    'count': 'an integer >= 1',
-    'int': 'an integer >= 0',
-}
 
 
 # ---------------------------------------------------------------- input
 
-def accepted_values(name):
-    kind = _KINDS[name]
-    if isinstance(kind, tuple):
-        return 'one of %s' % ', '.join(str(v) for v in kind)
-    return _KIND_TEXT[kind]
-
-
 def normalize_tunable(name, value):
     """The int value of tunable ``name``; raises ValueError naming the accepted values."""
-    if name not in _KINDS:
+    if name not in VXFS_TUNABLES:
         raise ValueError('unknown tunable; accepted: %s' % ', '.join(TUNABLE_NAMES))
-    kind = _KINDS[name]
-    if kind == 'bytes':
+    entry = VXFS_TUNABLES[name]
+    if entry['kind'] == 'size':
         try:
             number = to_bytes(value.strip() if isinstance(value, str) else value)
         except ValueError:
@@ -85,10 +49,10 @@ def normalize_tunable(name, value):
             raise ValueError('%r is more than vxtunefs takes (%d); expected %s' % (value, VXFS_TUNABLE_MAX, accepted_values(name)))
         return number
     number = parse_int(value) if isinstance(value, (int, str)) and not isinstance(value, bool) else None
-    if number is None and isinstance(kind, tuple) and isinstance(value, str) and is_size(value.strip()):
+    if number is None and entry.get('type') == 'size' and isinstance(value, str) and is_size(value.strip()):
         number = to_bytes(value.strip())      # max_buf_data_size=64k
-    if number is None or (kind == 'count' and number < 1) or (kind == 'int' and number < 0) or \
-            (isinstance(kind, tuple) and number not in kind) or number > VXFS_TUNABLE_MAX:
+    if number is None or number < entry.get('minimum', 0) or number > VXFS_TUNABLE_MAX or \
+            (entry['kind'] == 'choice' and number not in entry['choices']):
         raise ValueError('%r is not valid; expected %s' % (value, accepted_values(name)))
     return number
 

@@ -23,42 +23,37 @@ from ansible_collections.iotune.storage.plugins.module_utils.common.files import
 from ansible_collections.iotune.storage.plugins.module_utils.parse.unix_mounts import live_options, parse_hpux_fstab, parse_mnttab, parse_vfstab
 from ansible_collections.iotune.storage.plugins.module_utils.plan.mounts import plan_mounts_from
 from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_algebra import edit_fstab_options, is_userspace_option
+from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_words import fixed_at_mount, slot_groups
 from ansible_collections.iotune.storage.plugins.module_utils.settings.platforms import PLATFORMS
 
-# options of which a mount has one at a time: the last one given wins, the others go
-EXCLUSIVE = (
-    ('log', 'delaylog', 'tmplog', 'nolog'),   # VxFS intent log
-    ('rw', 'ro'), ('suid', 'nosuid'), ('largefiles', 'nolargefiles'), ('datainlog', 'nodatainlog'),
-    ('qio', 'noqio'), ('logging', 'nologging'), ('forcedirectio', 'noforcedirectio'), ('atime', 'noatime'),
-)
-# fixed when the file system is mounted: a remount keeps them (VxFS administrator's guide, mount_vxfs(1M))
-FIXED_AT_MOUNT = ('largefiles', 'nolargefiles')
 
-
-def _exclusive(options, chosen):
-    group = [members for members in EXCLUSIVE if chosen in members]
+def _exclusive(options, chosen, platform):
+    """``options`` without the other words of ``chosen``'s slot: a mount has one at a time, the last one given."""
+    group = [members for members in slot_groups(platform) if chosen in members]
     return [option for option in options if not group or option not in group[0] or option == chosen]
 
 
-def unix_remount(live, present, absent):
+def unix_remount(live, present, absent, platform):
     """(the whole option list a remount gives, options it cannot resolve) for a mount whose live options
     (without ``dev=``) are ``live``. The list is the live one with ``present`` in effect and ``absent``
-    not, other options kept in order; [] when nothing changes."""
+    not, other options kept in order; [] when nothing changes. Options fixed at mount time on ``platform``
+    (settings.mount_words) stay as they are and are unresolved."""
     after, unresolved = edit_fstab_options(live, present, absent)
     for option in present:
-        after = _exclusive(after, option)
-    fixed_before = [option for option in live if option in FIXED_AT_MOUNT]
-    if [option for option in after if option in FIXED_AT_MOUNT] != fixed_before:
-        unresolved = unresolved + [option for option in present + absent if option in FIXED_AT_MOUNT]
-        after = [option for option in after if option not in FIXED_AT_MOUNT] + fixed_before
+        after = _exclusive(after, option, platform)
+    fixed = fixed_at_mount(platform)
+    fixed_before = [option for option in live if option in fixed]
+    if [option for option in after if option in fixed] != fixed_before:
+        unresolved = unresolved + [option for option in present + absent if option in fixed]
+        after = [option for option in after if option not in fixed] + fixed_before
     return (after if sorted(after) != sorted(live) else []), unresolved
 
 
-def remount_planner(info, present, absent):
+def remount_planner(info, present, absent, platform):
     """plan.mounts' live side of a Solaris/HP-UX mount: one ``unix_remount`` change with the whole list."""
     kernel_present = [option for option in present if not is_userspace_option(option)]
     kernel_absent = [option for option in absent if not is_userspace_option(option)]
-    after, unresolved = unix_remount(info['live_options'], kernel_present, kernel_absent)
+    after, unresolved = unix_remount(info['live_options'], kernel_present, kernel_absent, platform)
     if not after:
         return None, unresolved
     info['remount_options'] = ','.join(['remount'] + after)
@@ -100,6 +95,7 @@ def plan_unix_mounts(mounts, platform, fstab_path=None, mnttab_path=None, remoun
     table_error = read_errors[-1] if table_text is None and present else None
     records = table_records(platform, table_text, warnings) if table_text is not None else []
     plan = plan_mounts_from(mounts, live_mounts(text or ''), records, present and table_error is None, fstab_path,
-                            remount, live_error, table_error, remount_planner=remount_planner)
+                            remount, live_error, table_error,
+                            remount_planner=lambda info, present, absent: remount_planner(info, present, absent, platform))
     plan['warnings'] = warnings + read_errors
     return plan

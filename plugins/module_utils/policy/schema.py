@@ -105,7 +105,7 @@ SCHEMA = {
             'absent': {
                 'description': 'Options that must not be in effect, e.g. V(mincache=direct), V(sync).',
                 'type': 'list', 'elements': 'str', 'default': [],
-                'accepted': 'mount options, as for `present`; not `relatime` (the kernel default)',
+                'accepted': 'mount options, as for `present`; not a default no single word ends (`relatime`, NFS `hard`: see Mount words)',
             },
             'remount': {
                 'description': [

@@ -21,9 +21,10 @@ from ansible_collections.iotune.storage.plugins.module_utils.policy.schema impor
     MATCH_KEYS, MOUNT_KEYS, POLICY_KEYS, PROFILE_NAMES, REMOUNT_MODES, TUNEFSTAB_KEYS)
 from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import QUEUE_SETTINGS
 from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_algebra import (
-    DEFAULTS_EXPANSION, contradicts, implies, option_slot, options_equal)
+    DEFAULTS_EXPANSION, contradicts, implies, option_slot, options_equal, replacements)
 from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_options import option_problem
 from ansible_collections.iotune.storage.plugins.module_utils.settings.vm import ORDERED, VM_SYSCTLS
+from ansible_collections.iotune.storage.plugins.module_utils.settings.vxfs_tunables import VXFS_TUNABLE_MAX, VXFS_TUNABLES, accepted
 from ansible_collections.iotune.storage.plugins.module_utils.settings.unix_cache import UNIX_CACHE, UNIX_CACHE_KEYS
 from ansible_collections.iotune.storage.plugins.module_utils.common.units import ULONG_MAX, parse_int, to_bytes
 
@@ -35,32 +36,6 @@ COPY_STREAMS_MAX = 64
 COPY_STREAMS_MEMORY = 1 << 30
 
 SIZE_EXAMPLES = '10485760, 256k, 10m, 1g'
-
-# VxFS tunables (vxtunefs(1M), tunefstab(4)) and how their values are written.
-#   size: bytes, sizes accepted;  count: integer >= minimum;  choice: one of the listed ints;
-#   buf_data: size restricted to 8K or 64K.
-# vxtunefs keeps a tunable in a signed 64-bit integer
-VXFS_TUNABLE_MAX = 2 ** 63 - 1
-VXFS_TUNABLES = {
-    'read_pref_io': ('size', None),
-    'read_nstream': ('count', 1),
-    'write_pref_io': ('size', None),
-    'write_nstream': ('count', 1),
-    'discovered_direct_iosz': ('size', None),
-    'max_direct_iosz': ('size', None),
-    'default_indir_size': ('size', None),
-    'max_diskq': ('size', None),
-    'write_throttle': ('count', 0),
-    'initial_extent_size': ('count', 0),
-    'max_seqio_extent_size': ('count', 0),
-    'buf_breakup_size': ('size', None),
-    'max_buf_data_size': ('buf_data', (8192, 65536)),
-    'qio_cache_enable': ('choice', (0, 1)),
-    'read_ahead': ('choice', (0, 1, 2)),
-    'fcl_keeptime': ('count', 0),
-    'fcl_maxalloc': ('size', None),
-    'fcl_winterval': ('count', 0),
-}
 
 _OPTION_RE = re.compile(r'^[^\s,=][^\s,]*$')
 
@@ -341,9 +316,10 @@ def _check_mount_contradictions(where, present, absent, errors):
                               'both (keep one)' % (where, other_index, show_value(other), where, index,
                                                    show_value(option)))
     for dummy, option in absent:
-        if option == 'relatime':
-            errors.append("%s.absent: 'relatime' is the kernel default and cannot just be removed; "
-                          "put noatime or strictatime in present instead" % where)
+        others = replacements(option)
+        if others:
+            errors.append("%s.absent: %s is the kernel default and cannot just be removed; "
+                          "put %s in present instead" % (where, show_value(option), ' or '.join(others)))
     for index, option in present:
         for other_index, other in absent:
             if options_equal(option, other):
@@ -351,7 +327,7 @@ def _check_mount_contradictions(where, present, absent, errors):
             elif implies(option, other):
                 errors.append('%s: option %s in present puts %s, which is in absent, in effect'
                               % (where, show_value(option), show_value(other)))
-            elif other != 'relatime' and contradicts([option], [other]):
+            elif not replacements(other) and contradicts([option], [other]):
                 errors.append('%s.present[%d] %s and %s.absent[%d] %s contradict each other: no mount can have %s '
                               'without %s (keep one)' % (where, index, show_value(option), where, other_index,
                                                          show_value(other), show_value(option), show_value(other)))
@@ -379,23 +355,16 @@ def validate_tunable(name, value, where, errors):
     if name not in VXFS_TUNABLES:
         errors.append('%s: unknown tunable (accepted: %s)' % (where, ', '.join(sorted(VXFS_TUNABLES))))
         return None
-    kind, arg = VXFS_TUNABLES[name]
-    if kind == 'size':
+    entry = VXFS_TUNABLES[name]
+    if entry['kind'] == 'size':
         return _check_size(value, where, errors, maximum=VXFS_TUNABLE_MAX)
-    if kind == 'count':
-        return _check_int(value, where, errors, minimum=arg, maximum=VXFS_TUNABLE_MAX)
-    if kind == 'choice':
-        number = as_int(value)
-        if number not in arg:
-            errors.append('%s: must be one of %s, got %s' % (where, ', '.join(str(x) for x in arg), show_value(value)))
-            return None
-        return number
-    # buf_data
-    size = as_size(value)
-    if size not in arg:
-        errors.append('%s: must be 8k or 64k (8192 or 65536 bytes), got %s' % (where, show_value(value)))
+    if entry['kind'] == 'count':
+        return _check_int(value, where, errors, minimum=entry['minimum'], maximum=VXFS_TUNABLE_MAX)
+    number = as_size(value) if entry.get('type') == 'size' else as_int(value)
+    if number not in entry['choices']:
+        errors.append('%s: must be %s, got %s' % (where, accepted(name), show_value(value)))
         return None
-    return size
+    return number
 
 
 def _dict_entries(value, name, keys, errors):

@@ -13,31 +13,41 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 from ansible_collections.iotune.storage.plugins.module_utils.common.units import to_bytes
+from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_words import words_on
 
-# Options whose meaning is a boolean of one "slot"; the pair of words that set it.
-BOOL_OPTIONS = {
-    'rw': ('ro', False), 'ro': ('ro', True),
-    'suid': ('nosuid', False), 'nosuid': ('nosuid', True),
-    'dev': ('nodev', False), 'nodev': ('nodev', True),
-    'exec': ('noexec', False), 'noexec': ('noexec', True),
-    'async': ('sync', False), 'sync': ('sync', True),
-    'auto': ('noauto', False), 'noauto': ('noauto', True),
-    'nouser': ('user', False), 'user': ('user', True), 'users': ('user', True),
-    'diratime': ('nodiratime', False), 'nodiratime': ('nodiratime', True),
-    'nolazytime': ('lazytime', False), 'lazytime': ('lazytime', True),
-    'nomand': ('mand', False), 'mand': ('mand', True),
-    'noiversion': ('iversion', False), 'iversion': ('iversion', True),
-    'symfollow': ('nosymfollow', False), 'nosymfollow': ('nosymfollow', True),
-    'dirsync': ('dirsync', True),
-}
-ATIME_OPTIONS = ('noatime', 'atime', 'relatime', 'norelatime', 'strictatime', 'nostrictatime')
+LINUX_WORDS = words_on('linux')
+# Options whose meaning is a boolean of one "slot": word -> (slot, the value it gives the slot).
+BOOL_OPTIONS = dict((word, (entry['slot'], entry['sets'])) for word, entry in LINUX_WORDS.items()
+                    if isinstance(entry.get('sets'), bool))
+# The atime mode's words, and those that clear one of them (norelatime).
+ATIME_OPTIONS = tuple(word for word, entry in LINUX_WORDS.items()
+                      if entry.get('slot') == 'atime' or LINUX_WORDS.get(entry.get('clears'), {}).get('slot') == 'atime')
+# Slots that hold one of several words (the NFS recovery): slot -> its words.
+CHOICE_SLOTS = {}
+for _word, _entry in LINUX_WORDS.items():
+    if _entry.get('sets') == _word and _entry['slot'] != 'atime':
+        CHOICE_SLOTS[_entry['slot']] = CHOICE_SLOTS.get(_entry['slot'], ()) + (_word,)
+CHOICE_WORDS = dict((word, slot) for slot, words in CHOICE_SLOTS.items() for word in words)
 # What "defaults" stands for in fstab (mount(8)).
-DEFAULTS_EXPANSION = ('rw', 'suid', 'dev', 'exec', 'auto', 'nouser', 'async')
+DEFAULTS_EXPANSION = tuple(word for word, entry in LINUX_WORDS.items() if entry.get('in_defaults'))
 # Options only mount(8)/systemd read; the kernel never shows them in mountinfo.
-USERSPACE_OPTIONS = ('auto', 'noauto', 'user', 'nouser', 'users', 'owner', 'group', 'nofail', '_netdev', 'defaults')
+USERSPACE_OPTIONS = tuple(word for word, entry in LINUX_WORDS.items() if entry.get('userspace'))
 USERSPACE_PREFIXES = ('x-', 'comment=')
-# how the NFS client recovers from a server that does not answer: one of the three (fs/nfs/fs_context.c)
-NFS_RECOVERY = ('hard', 'soft', 'softerr')
+# The word that turns an option off, used to remove it live (remount) or when
+# it is in effect only by default (``defaults`` -> async: add ``sync``).
+OPPOSITES = dict((word, entry['opposite']) for word, entry in LINUX_WORDS.items() if entry.get('opposite'))
+# Words that only restore a default; mountinfo never shows them.
+KERNEL_UNSHOWN = tuple(word for word, entry in LINUX_WORDS.items()
+                       if entry.get('printed') is False and not entry.get('userspace'))
+_FLAG_DEFAULTS = dict((entry['slot'], False) for word, entry in LINUX_WORDS.items()
+                      if isinstance(entry.get('sets'), bool) and not entry.get('userspace'))
+_USERSPACE_SLOTS = tuple(sorted(set(entry['slot'] for word, entry in LINUX_WORDS.items()
+                                    if isinstance(entry.get('sets'), bool) and entry.get('userspace'))))
+# word -> the words that put it in effect whatever else the list says (nodiratime <- noatime)
+IMPLIED_BY = {}
+for _word, _entry in LINUX_WORDS.items():
+    for _implied in _entry.get('implies', ()):
+        IMPLIED_BY[_implied] = IMPLIED_BY.get(_implied, ()) + (_word,)
 
 
 def split_option(option):
@@ -68,17 +78,19 @@ def option_slot(option):
     key, value = split_option(option)
     if value is not None:
         return key + '='
-    if option == 'defaults':
-        return None
-    if option in BOOL_OPTIONS:
-        return BOOL_OPTIONS[option][0]
-    if option == 'norelatime':
-        return 'norelatime'  # clears relatime only: noatime or strictatime beside it stay
-    if option in ATIME_OPTIONS:
-        return 'atime'
-    if option in NFS_RECOVERY:
-        return 'nfs-recovery'
+    if 'slot' in LINUX_WORDS.get(option, {}):
+        return LINUX_WORDS[option]['slot']
     return 'flag:' + flag_base(option)[0]
+
+
+def replacements(option):
+    """The words that end ``option`` when it is a default no single word ends (``relatime``: noatime or
+    strictatime; ``hard``: soft or softerr); empty for any other option, which can just be removed."""
+    entry = LINUX_WORDS.get(option, {})
+    if not entry.get('default') or entry.get('opposite') or entry.get('sets') != option:
+        return ()
+    return tuple(word for word, other in LINUX_WORDS.items()
+                 if other.get('slot') == entry['slot'] and other.get('sets') == word and word != option)
 
 
 def values_equal(left, right):
@@ -114,49 +126,18 @@ def absent_matches(absent, option):
 
 def implies(present, absent):
     """True when having ``present`` puts ``absent`` in effect (same option,
-    a bare key of it, or ``noatime`` -> ``nodiratime``)."""
+    a bare key of it, or a word the table says it implies: ``noatime`` -> ``nodiratime``)."""
     if absent_matches(absent, present):
         return True
-    return present == 'noatime' and absent == 'nodiratime'
-
-
-# The word that turns an option off, used to remove it live (remount) or when
-# it is in effect only by default (``defaults`` -> async: add ``sync``).
-OPPOSITES = {
-    'rw': 'ro', 'ro': 'rw',
-    'suid': 'nosuid', 'nosuid': 'suid',
-    'dev': 'nodev', 'nodev': 'dev',
-    'exec': 'noexec', 'noexec': 'exec',
-    'sync': 'async', 'async': 'sync',
-    'auto': 'noauto', 'noauto': 'auto',
-    'user': 'nouser', 'users': 'nouser', 'nouser': 'user',
-    'diratime': 'nodiratime', 'nodiratime': 'diratime',
-    'lazytime': 'nolazytime', 'nolazytime': 'lazytime',
-    'mand': 'nomand', 'nomand': 'mand',
-    'iversion': 'noiversion', 'noiversion': 'iversion',
-    'symfollow': 'nosymfollow', 'nosymfollow': 'symfollow',
-    'noatime': 'relatime', 'strictatime': 'relatime', 'atime': 'noatime',
-    'nostrictatime': 'strictatime',
-}
-
-# Words that only restore a default; mountinfo never shows them.
-KERNEL_UNSHOWN = ('async', 'suid', 'dev', 'exec', 'diratime', 'atime', 'strictatime', 'nostrictatime',
-                  'nolazytime', 'nomand', 'noiversion', 'symfollow')
-
-_FLAG_DEFAULTS = {
-    'ro': False, 'nosuid': False, 'nodev': False, 'noexec': False, 'sync': False,
-    'nodiratime': False, 'lazytime': False, 'mand': False, 'iversion': False,
-    'nosymfollow': False, 'dirsync': False,
-}
+    return present in IMPLIED_BY.get(absent, ())
 
 
 def option_state(options, source):
     """What an option list means.  ``source`` is ``live`` (mountinfo: the kernel
     prints every set flag) or ``fstab`` (mount(8) defaults apply)."""
     flags = dict(_FLAG_DEFAULTS)
-    userspace = source == 'fstab'
-    flags['noauto'] = False if userspace else None
-    flags['user'] = False if userspace else None
+    # mount(8)'s own flags are unknown live (None): the kernel never sees them
+    flags.update((slot, False if source == 'fstab' else None) for slot in _USERSPACE_SLOTS)
     noatime = strict = False
     kv = {}
     words = {}
@@ -174,9 +155,8 @@ def option_state(options, source):
             if flags.get(slot, False) is None:
                 continue
             flags[slot] = setting
-            if option in ('user', 'users'):
-                # mount(8): user implies noexec, nosuid, nodev (later options may override)
-                flags.update(noexec=True, nosuid=True, nodev=True)
+            for word in LINUX_WORDS[option].get('also_sets', ()):
+                flags[BOOL_OPTIONS[word][0]] = BOOL_OPTIONS[word][1]
         elif option in ATIME_OPTIONS:
             if option == 'noatime':
                 noatime = True
@@ -188,8 +168,8 @@ def option_state(options, source):
                 strict = False
             elif option in ('relatime', 'norelatime'):
                 words['relatime'] = option == 'relatime'
-        elif option in NFS_RECOVERY:
-            words.update((word, word == option) for word in NFS_RECOVERY)
+        elif option in CHOICE_WORDS:
+            words.update((word, word == option) for word in CHOICE_SLOTS[CHOICE_WORDS[option]])
         else:
             base, polarity = flag_base(option)
             words[base] = polarity
@@ -209,9 +189,11 @@ def in_effect(option, state):
     key, value = split_option(option)
     if value is not None:
         return key in state['kv'] and values_equal(state['kv'][key], value)
-    if option in ('nodiratime', 'diratime'):
-        nodiratime = state['flags']['nodiratime'] or state['atime'] == 'noatime'
-        return nodiratime if option == 'nodiratime' else not nodiratime
+    if option in BOOL_OPTIONS and (IMPLIED_BY.get(option) or IMPLIED_BY.get(OPPOSITES.get(option))):
+        # a flag an atime mode implies (nodiratime under noatime), or its opposite
+        flag = option if option in IMPLIED_BY else OPPOSITES[option]
+        on = state['flags'][BOOL_OPTIONS[flag][0]] or state['atime'] in IMPLIED_BY[flag]
+        return on if option == flag else not on
     if option in BOOL_OPTIONS:
         slot, setting = BOOL_OPTIONS[option]
         current = state['flags'].get(slot)

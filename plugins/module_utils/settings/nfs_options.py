@@ -34,6 +34,7 @@ __metaclass__ = type
 
 from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_algebra import (
     in_effect, option_state, split_option, values_equal)
+from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_words import MOUNT_WORDS
 from ansible_collections.iotune.storage.plugins.module_utils.common.units import to_bytes
 
 NFS_TYPES = ('nfs', 'nfs4')
@@ -67,7 +68,7 @@ _SHOWN_WHEN_SET = {'posix': 'noposix', 'nocto': 'cto', 'noac': 'ac', 'nolock': '
                    'nordirplus': 'rdirplus', 'nosharecache': 'sharecache', 'noresvport': 'resvport',
                    'noalignwrite': 'alignwrite', 'softreval': 'nosoftreval', 'fsc': 'nofsc', 'migration': 'nomigration'}
 _DEFAULT_WORDS = dict((default, shown) for shown, default in _SHOWN_WHEN_SET.items())
-RECOVERY = ('hard', 'soft', 'softerr')
+RECOVERY = tuple(word for word, entry in MOUNT_WORDS.items() if entry.get('slot') == 'nfs-recovery')
 # the sizes the client and the server settle on: a lower live value is the server's cap
 NEGOTIATED = ('rsize', 'wsize')
 # options that never reach mountinfo in any form (the live side cannot be told)

@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from ansible_collections.iotune.storage.plugins.module_utils.plan import tunefstab as tp
+from ansible_collections.iotune.storage.plugins.module_utils.settings.vxfs_tunables import VXFS_TUNABLES
 from ansible_collections.iotune.storage.plugins.module_utils.parse.fstab import entries, make_line, parse_fstab, render
 from ansible_collections.iotune.storage.plugins.module_utils.plan.mounts import plan_mounts_from
 from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import escape, parse_mountinfo, parse_mountinfo_line, unescape
@@ -247,17 +248,19 @@ def test_tunefstab_merge_sets_what_it_is_asked(text, device, tunables):
     assert kept == untouched
 
 
-TUNABLE_VALUE_TEXT = {
-    'bytes': st.one_of(st.integers(1, 2 ** 34).map(str), st.integers(1, 1024).map(lambda n: '%dk' % n),
-                       st.integers(1, 64).map(lambda n: '%dm' % n)),
-    'count': st.integers(1, 64).map(str),
-    'int': st.integers(0, 10 ** 6).map(str),
-}
+SIZE_TEXT = st.one_of(st.integers(1, 2 ** 34).map(str), st.integers(1, 1024).map(lambda n: '%dk' % n),
+                      st.integers(1, 64).map(lambda n: '%dm' % n))
 
 
 def tunable_item(name):
-    kind = dict(tp.TUNABLES)[name]
-    values = st.sampled_from([str(v) for v in kind]) if isinstance(kind, tuple) else TUNABLE_VALUE_TEXT[kind]
+    """Text of a valid value of the tunable ``name``, drawn from its entry in the VxFS tunables table."""
+    entry = VXFS_TUNABLES[name]
+    if entry['kind'] == 'choice':
+        values = st.sampled_from([str(value) for value in entry['choices']])
+    elif entry['kind'] == 'count':
+        values = st.integers(entry['minimum'], entry['minimum'] + 10 ** 6).map(str)
+    else:
+        values = SIZE_TEXT
     return values.map(lambda value: '%s=%s' % (name, value))
 
 

@@ -47,7 +47,7 @@ def test_normalize_tunable(name, value, expected):
     ('read_nstream', '4k', "'4k' is not valid; expected an integer >= 1"),
     ('write_throttle', True, 'True is not valid; expected an integer >= 0'),
     ('read_ahead', 3, '3 is not valid; expected one of 0, 1, 2'),
-    ('max_buf_data_size', 16384, '16384 is not valid; expected one of 8192, 65536'),
+    ('max_buf_data_size', 16384, '16384 is not valid; expected 8k or 64k (8192 or 65536 bytes)'),
     ('fcl_keeptime', 1.5, '1.5 is not valid; expected an integer >= 0'),
     ('read_pref_iosz', 1, 'unknown tunable; accepted: read_pref_io, read_nstream, write_pref_io'),
 ])

@@ -54,13 +54,15 @@ def test_a_compliant_mount_plans_nothing(tmp_path):
     assert [c['status'] for c in plan['checks']] == ['compliant', 'compliant']
 
 
-def test_the_intent_log_mode_replaces_the_other_one():
-    assert unix_remount(['log', 'largefiles'], ['delaylog'], []) == (['largefiles', 'delaylog'], [])
-    assert unix_remount(['rw', 'delaylog'], ['tmplog'], []) == (['rw', 'tmplog'], [])
+@pytest.mark.parametrize('platform', ['solaris', 'hpux'])
+def test_the_intent_log_mode_replaces_the_other_one(platform):
+    assert unix_remount(['log', 'largefiles'], ['delaylog'], [], platform) == (['largefiles', 'delaylog'], [])
+    assert unix_remount(['rw', 'delaylog'], ['tmplog'], [], platform) == (['rw', 'tmplog'], [])
 
 
-def test_largefiles_is_fixed_at_mount_time():
-    after, unresolved = unix_remount(['largefiles', 'delaylog'], ['nolargefiles'], [])
+@pytest.mark.parametrize('platform', ['solaris', 'hpux'])
+def test_largefiles_is_fixed_at_mount_time(platform):
+    after, unresolved = unix_remount(['largefiles', 'delaylog'], ['nolargefiles'], [], platform)
     assert (after, unresolved) == ([], ['nolargefiles'])
 
 
