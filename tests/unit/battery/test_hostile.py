@@ -73,6 +73,8 @@ OWN_MOUNT = '/own/bin/mount'
 OWN_VX = '/own/bin/vxtunefs'
 OWN_SYSTEMCTL = '/own/bin/systemctl'
 OWN = (OWN_MOUNT, OWN_VX, OWN_SYSTEMCTL)
+# a queue file no setting can be: the kernel never lets it be written (block/blk-sysfs.c, mode 0444)
+UNMANAGED_QUEUE_FILE = 'logical_block_size'
 VOL01 = '/dev/vx/dsk/datadg/vol01'
 # Commands that only read: vxtunefs -p, and what io_snapshot asks (tool versions, package queries)
 READ_ONLY = ('-p', '--version', '-W', '-q', '-S', '-qf', '--query', 'show', 'info')
@@ -136,7 +138,7 @@ class Host(object):
         _write(self.path('etc', 'passwd'), b'root:x:0:0:root:/root:/bin/sh\n')
         _write(self.path('etc', 'systemd', 'system', 'iotune-bulk.slice'), '[Slice]\n')
         for name, value in (('read_ahead_kb', '128'), ('scheduler', 'none [mq-deadline] kyber'), ('nr_requests', '256'),
-                            ('nomerges', '0')):
+                            (UNMANAGED_QUEUE_FILE, '512')):
             _write(self.path('sys', 'block', 'vda', 'queue', name), value)
         for name, value in (('swappiness', '60'), ('dirty_ratio', '20'), ('dirty_bytes', '0'),
                             ('dirty_background_ratio', '10'), ('dirty_background_bytes', '0')):
@@ -416,7 +418,7 @@ FORGED = group('forged_records', [
     forged('dir', 'before-state-unknown', setf('before.state', 'gone'), 'before.state'),
     # ------------------------------------------------------------ sysfs
     forged('sysfs', 'target-climbs-out', setf('target', lambda h: h.path('sys') + '/block/../../x'), 'target'),
-    forged('sysfs', 'target-wrong-setting', setf('target', lambda h: h.path('sys', 'block', 'vda', 'queue', 'nomerges')),
+    forged('sysfs', 'target-wrong-setting', setf('target', lambda h: h.path('sys', 'block', 'vda', 'queue', UNMANAGED_QUEUE_FILE)),
            'target'),
     forged('sysfs', 'target-outside-queue', setf('target', lambda h: h.path('sys', 'block', 'vda', 'device', 'delete')),
            'target'),

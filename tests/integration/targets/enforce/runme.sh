@@ -10,7 +10,17 @@
 set -eu
 cd "$(dirname "$0")"
 
-vm_keys="dirty_expire_centisecs dirty_writeback_centisecs dirtytime_expire_seconds dirty_background_bytes dirty_background_ratio dirty_bytes dirty_ratio"
+# the policy's vm keys, from the settings table (plugins/module_utils/settings/vm.py): those of a
+# bytes/ratio pair as "bytes:ratio", the others alone
+vm_table() {
+  PYTHONPATH="$(cd ../../../../../../.. && pwd)" python3 -c '
+from ansible_collections.iotune.storage.plugins.module_utils.settings.vm import PAIRS, POLICY_SYSCTLS
+paired = [name for pair in PAIRS for name in pair]
+print(" ".join([name for name in POLICY_SYSCTLS if name not in paired] + ["%s:%s" % pair for pair in PAIRS]))'
+}
+vm_entries=$(vm_table)
+[ -n "$vm_entries" ] || { echo "FAIL: no vm keys from the settings table" >&2; exit 1; }
+vm_keys=$(echo "$vm_entries" | tr ': ' '  ')
 declare -A vm_saved
 for key in $vm_keys; do vm_saved[$key]=$(cat "/proc/sys/vm/$key"); done
 
@@ -18,18 +28,19 @@ for key in $vm_keys; do vm_saved[$key]=$(cat "/proc/sys/vm/$key"); done
 source ../setup_loop_fs/loop_fs.sh
 
 restore_vm() {
-  local key
-  for key in dirty_expire_centisecs dirty_writeback_centisecs dirtytime_expire_seconds; do
-    echo "${vm_saved[$key]}" >"/proc/sys/vm/$key" || true
-  done
-  # of a bytes/ratio pair, write the one that was in force: the kernel zeroes the other
-  for key in dirty_background dirty; do
-    if [ "${vm_saved[${key}_bytes]}" != 0 ]; then
-      echo "${vm_saved[${key}_bytes]}" >"/proc/sys/vm/${key}_bytes" || true
+  local entry bytes ratio
+  for entry in $vm_entries; do
+    bytes=${entry%%:*} ratio=${entry#*:}
+    if [ "$bytes" = "$entry" ]; then
+      echo "${vm_saved[$entry]}" >"/proc/sys/vm/$entry" || true
+    # of a bytes/ratio pair, write the one that was in force: the kernel zeroes the other
+    elif [ "${vm_saved[$bytes]}" != 0 ]; then
+      echo "${vm_saved[$bytes]}" >"/proc/sys/vm/$bytes" || true
     else
-      echo "${vm_saved[${key}_ratio]}" >"/proc/sys/vm/${key}_ratio" || true
+      echo "${vm_saved[$ratio]}" >"/proc/sys/vm/$ratio" || true
     fi
   done
+  local key
   for key in $vm_keys; do
     [ "$(cat "/proc/sys/vm/$key")" = "${vm_saved[$key]}" ] ||
       echo "WARNING: vm.$key is $(cat "/proc/sys/vm/$key"), was ${vm_saved[$key]} before the test" >&2

@@ -17,6 +17,7 @@ import yaml
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.iotune.storage.plugins.filter import policy as policy_filters
+from ansible_collections.iotune.storage.plugins.module_utils.settings.vxfs_tunables import VXFS_TUNABLES
 from ansible_collections.iotune.storage.plugins.filter.policy import (
     FilterModule,
     cache_sysctl,
@@ -58,10 +59,7 @@ def test_policy_errors_lists_every_problem():
     assert policy_errors(BAD) == [
         'iotune_mounts[0].presnt: unknown key (accepted: path, present, absent, remount)',
         "iotune_tunefstab[0].tunables.read_pref_io: '8Q' is not a size (accepted: 10485760, 256k, 10m, 1g)",
-        'iotune_tunefstab[0].tunables.frobnicate: unknown tunable (accepted: buf_breakup_size, default_indir_size, '
-        'discovered_direct_iosz, fcl_keeptime, fcl_maxalloc, fcl_winterval, initial_extent_size, max_buf_data_size, '
-        'max_direct_iosz, max_diskq, max_seqio_extent_size, qio_cache_enable, read_ahead, read_nstream, read_pref_io, '
-        'write_nstream, write_pref_io, write_throttle)',
+        'iotune_tunefstab[0].tunables.frobnicate: unknown tunable (accepted: %s)' % ', '.join(sorted(VXFS_TUNABLES)),
         'iotune_block_devices[0].read_ahead_kb: must be an integer between 0 and 4294967295, got -1',
         "iotune_block_devices[0].scheduler: unknown scheduler 'fast' (accepted: none, mq-deadline, kyber, bfq, "
         "deadline, cfq, noop)",

@@ -12,6 +12,7 @@ import pytest
 
 from ansible_collections.iotune.storage.plugins.module_utils.act.apply import sysfs_value
 from ansible_collections.iotune.storage.plugins.module_utils.act.journal import read_records
+from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import QUEUE_SETTINGS
 from ansible_collections.iotune.storage.plugins.modules import block_queue, io_rollback
 from ansible_collections.iotune.storage.tests.unit.module_harness import run_main
 from ansible_collections.iotune.storage.tests.unit.conftest import journal_files
@@ -168,8 +169,8 @@ def test_error_check_fails_before_anything(run, args, build_tree, tmp_path):
     ({'match': {'name': 'vda'}, 'read_ahead_kb': -1},
      'invalid block_queue policy: read_ahead_kb: -1 is not valid; expected an integer from 0 to 4294967295 (KiB; 0 turns read-ahead off)'),
     ({'devices': [{'match': {'name': 'vda'}}, {'match': {'name': 'vdb'}, 'nr_requests': 2}]},
-     'invalid block_queue policy: devices[0]: nothing to check; give at least one of read_ahead_kb, max_sectors_kb, '
-     'nr_requests, scheduler, rq_affinity; devices[1].nr_requests: 2 is not valid; expected an integer from 4 '
+     'invalid block_queue policy: devices[0]: nothing to check; give at least one of %s; '
+     'devices[1].nr_requests: 2 is not valid; expected an integer from 4 ' % ', '.join(QUEUE_SETTINGS) +
      'to 2048 (the kernel raises smaller values to 4 and refuses larger ones)'),
     ({'match': {'name': 'vda'}, 'scheduler': 'cfqq'}, 'value of scheduler must be one of: none, mq-deadline'),
     ({'devices': [{'match': {'name': 'vda'}, 'scheduler': 'as'}]}, 'value of scheduler must be one of'),

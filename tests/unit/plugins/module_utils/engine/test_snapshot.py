@@ -21,6 +21,7 @@ import pytest
 
 from ansible_collections.iotune.storage.plugins.module_utils.engine import snapshot as snap
 from ansible_collections.iotune.storage.plugins.module_utils.parse.sysctl import load_order
+from ansible_collections.iotune.storage.plugins.module_utils.settings.vm import VM_KEYS
 
 TESTS = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
 SIM = os.path.join(TESTS, 'vxfs-sim', 'vxtunefs')
@@ -198,8 +199,12 @@ def host_fixture(tmp_path, build_tree, fixture_path, read_fixture, sysfs_real, m
     proc = os.path.join(root, 'proc')
     shutil.copytree(fixture_path('vxfs', 'proc', 'self'), os.path.join(proc, 'self'))
     shutil.copy(fixture_path('proc', 'vm-loop', 'meminfo'), os.path.join(proc, 'meminfo'))
-    for key, value in VM_LIVE.items():
-        _write(os.path.join(proc, 'sys', 'vm', key), '%d\n' % value)
+    os.makedirs(os.path.join(proc, 'sys', 'vm'), exist_ok=True)
+    for key in VM_KEYS:
+        if key in VM_LIVE:
+            _write(os.path.join(proc, 'sys', 'vm', key), '%d\n' % VM_LIVE[key])
+        else:  # a key of the settings table this test does not set: the real value of the VM fixture
+            shutil.copy(fixture_path('proc', 'vm-loop', 'sys', 'vm', key), os.path.join(proc, 'sys', 'vm', key))
     _write(os.path.join(proc, 'sys', 'kernel', 'osrelease'), '6.1.0-27-amd64\n')
     _write(os.path.join(proc, 'sys', 'kernel', 'hostname'), 'db01\n')
     _write(os.path.join(root, 'etc/machine-id'), MACHINE_ID + '\n')
@@ -334,7 +339,7 @@ def test_settings_vm_admin_and_vendor(host):
     assert rel(writeback) == [('/usr/lib/sysctl.d/50-vendor.conf', 2, 1500, True)]
     assert settings['vm.swappiness'] == {'concern': 'cache_limits', 'target': 'sysctl', 'setting': 'vm.swappiness',
                                          'live': 60, 'persistent': []}
-    assert sorted(k for k in settings if k.startswith('vm.')) == sorted('vm.' + k for k in VM_LIVE)
+    assert sorted(k for k in settings if k.startswith('vm.')) == sorted('vm.' + k for k in VM_KEYS)
 
 
 def test_settings_block_queue_with_the_rules_in_order(host):

@@ -17,6 +17,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.parse.sysfs import 
     read_block_devices,
     resolve_devno,
 )
+from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import INT_SETTINGS, QUEUE_SETTINGS
 
 
 @pytest.mark.parametrize('text, active, available', [
@@ -64,8 +65,22 @@ def test_real_block_devices(sysfs_real, device, expected):
     errors = []
     devices = read_block_devices(sysfs_real, errors)
     assert sorted(devices) == ['loop0', 'loop1', 'loop2', 'vda', 'zram0']
-    assert devices[device] == expected
+    assert devices[device] == dict(expected, **_captured_settings(sysfs_real, device, expected))
     assert errors == []
+
+
+def _captured_settings(sys_root, device, expected):
+    """The integer queue settings of the table that ``expected`` does not name, as the captured sysfs has
+    them (None where the device lacks the attribute): a setting added to the table is read like the others."""
+    found = {}
+    for name in INT_SETTINGS:
+        if name not in expected:
+            path = os.path.join(sys_root, 'block', device, QUEUE_SETTINGS[name]['sysfs'])
+            found[name] = None
+            if os.path.exists(path):
+                with open(path) as handle:
+                    found[name] = int(handle.read())
+    return found
 
 
 @pytest.mark.parametrize('device, field, expected', [

@@ -12,6 +12,7 @@ import pytest
 
 from ansible_collections.iotune.storage.plugins.module_utils.plan import block_queue as bq
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import STATUSES
+from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import QUEUE_SETTINGS
 
 DIRS = ('etc/udev/rules.d', 'run/udev/rules.d', 'usr/local/lib/udev/rules.d', 'usr/lib/udev/rules.d', 'lib/udev/rules.d')
 IOTUNE_RULES = '/etc/udev/rules.d/60-iotune.rules'
@@ -65,8 +66,7 @@ def one(result, target, setting):
      ['devices[0].nr_requests: True is not valid; expected an integer from 4 to 2048 (the kernel raises smaller values to 4 and refuses larger ones)']),
     ({'match': {'name': 'vda'}, 'scheduler': 'cfqq'},
      ["devices[0].scheduler: 'cfqq' is not valid; expected one of none, mq-deadline, kyber, bfq, deadline, cfq, noop"]),
-    ({'match': {'name': 'vda'}}, ['devices[0]: nothing to check; give at least one of read_ahead_kb, max_sectors_kb, '
-                                  'nr_requests, scheduler, rq_affinity']),
+    ({'match': {'name': 'vda'}}, ['devices[0]: nothing to check; give at least one of %s' % ', '.join(QUEUE_SETTINGS)]),
     ({'match': {'name': 'vda', 'wwn': 'x'}, 'nr_requests': 64},
      ['devices[0].match: must have exactly one of name, mountpoint, wwn, serial (got name, wwn)']),
     ({'match': {'label': 'x'}, 'nr_requests': 64},

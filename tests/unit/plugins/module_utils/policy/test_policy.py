@@ -19,6 +19,8 @@ from ansible_collections.iotune.storage.plugins.module_utils.policy.validate imp
     validate_policy,
 )
 from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_algebra import absent_matches, implies, option_slot, options_equal
+from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import QUEUE_SETTINGS
+from ansible_collections.iotune.storage.plugins.module_utils.settings.vxfs_tunables import VXFS_TUNABLES
 
 # The example of the schema, as documented.
 FULL = {
@@ -196,10 +198,7 @@ BAD = [
     ('fractional size', _tunables(write_pref_io='1.5m'),
      "iotune_tunefstab[0].tunables.write_pref_io: '1.5m' is not a size"),
     ('unknown tunable', _tunables(frobnicate=1),
-     'iotune_tunefstab[0].tunables.frobnicate: unknown tunable (accepted: buf_breakup_size, default_indir_size, '
-     'discovered_direct_iosz, fcl_keeptime, fcl_maxalloc, fcl_winterval, initial_extent_size, max_buf_data_size, '
-     'max_direct_iosz, max_diskq, max_seqio_extent_size, qio_cache_enable, read_ahead, read_nstream, read_pref_io, '
-     'write_nstream, write_pref_io, write_throttle)'),
+     'iotune_tunefstab[0].tunables.frobnicate: unknown tunable (accepted: %s)' % ', '.join(sorted(VXFS_TUNABLES))),
     ('nstream zero', _tunables(read_nstream=0), 'iotune_tunefstab[0].tunables.read_nstream: must be an integer between 1 and 9223372036854775807, got 0'),
     ('count as size text', _tunables(write_throttle='4k'),
      "iotune_tunefstab[0].tunables.write_throttle: must be an integer between 0 and 9223372036854775807, got '4k'"),
@@ -232,7 +231,7 @@ BAD = [
     ('unknown scheduler', {'iotune_block_devices': [{'match': {'name': 'vdb'}}, {'match': {'name': 'vdc'}, 'scheduler': 'fast'}]},
      "iotune_block_devices[1].scheduler: unknown scheduler 'fast' (accepted: none, mq-deadline, kyber, bfq, deadline, cfq, noop)"),
     ('unknown block key', _block(readahead=128),
-     'iotune_block_devices[0].readahead: unknown key (accepted: match, read_ahead_kb, max_sectors_kb, nr_requests, scheduler, rq_affinity)'),
+     'iotune_block_devices[0].readahead: unknown key (accepted: match, %s)' % ', '.join(QUEUE_SETTINGS)),
     ('match missing', {'iotune_block_devices': [{'read_ahead_kb': 128}]},
      'iotune_block_devices[0].match: required (exactly one of name, mountpoint, wwn, serial)'),
     ('match empty', {'iotune_block_devices': [{'match': {}}]},
