@@ -13,7 +13,9 @@ cd "$(dirname "$0")"
 # the policy's vm keys, from the settings table (plugins/module_utils/settings/vm.py): those of a
 # bytes/ratio pair as "bytes:ratio", the others alone
 vm_table() {
-  PYTHONPATH="$(cd ../../../../../../.. && pwd)" python3 -c '
+  local roots
+  IFS=: read -ra roots <<<"${ANSIBLE_COLLECTIONS_PATH:?run through make integration}"
+  PYTHONPATH="${roots[0]}" python3 -c '
 from ansible_collections.iotune.storage.plugins.module_utils.settings.vm import PAIRS, POLICY_SYSCTLS
 paired = [name for pair in PAIRS for name in pair]
 print(" ".join([name for name in POLICY_SYSCTLS if name not in paired] + ["%s:%s" % pair for pair in PAIRS]))'
