@@ -106,13 +106,18 @@ options:
       - Which CPU completes a request (C(queue/rq_affinity)); 0 the one its interrupt arrives on, 1 (the kernel default)
         one of the group of the CPU that issued it, 2 that very CPU.
     type: int
+  nomerges:
+    description:
+      - Which adjacent requests the block layer merges (C(queue/nomerges)); 0 (the kernel default) every one it can, 1
+        only those one lookup finds, 2 none (less CPU per I/O where merging gains nothing).
+    type: int
   # END make schema
   devices:
     description:
       - Several devices in one call (one round trip per host for the whole policy).
       # BEGIN make schema: sentence block_queue.exclusive
-      - Mutually exclusive with O(match), O(read_ahead_kb), O(max_sectors_kb), O(nr_requests), O(scheduler) and
-        O(rq_affinity).
+      - Mutually exclusive with O(match), O(read_ahead_kb), O(max_sectors_kb), O(nr_requests), O(scheduler),
+        O(rq_affinity) and O(nomerges).
       # END make schema
       - Two entries that select the same device with different values for a setting give an V(error) check.
     type: list
@@ -139,6 +144,9 @@ options:
         choices: [none, mq-deadline, kyber, bfq, deadline, cfq, noop]
       rq_affinity:
         description: See O(rq_affinity).
+        type: int
+      nomerges:
+        description: See O(nomerges).
         type: int
       # END make schema
   persist:
@@ -169,7 +177,7 @@ notes:
     C(ENV{ID_WWN}) or C(ENV{ID_SERIAL}) from the udev database, else the kernel name.
   # BEGIN make schema: sentence block_queue.write_order
   - The settings of a device are written, to sysfs and in its rule, in the order C(scheduler), C(nr_requests),
-    C(max_sectors_kb), C(read_ahead_kb) and C(rq_affinity).
+    C(max_sectors_kb), C(read_ahead_kb), C(rq_affinity) and C(nomerges).
   # END make schema
 seealso:
   - name: udev(7)
@@ -242,7 +250,8 @@ checks:
       sample: vda
     setting:
       # BEGIN make schema: sentence block_queue.setting
-      description: V(read_ahead_kb), V(max_sectors_kb), V(nr_requests), V(scheduler), V(rq_affinity) (or V(device)).
+      description: V(read_ahead_kb), V(max_sectors_kb), V(nr_requests), V(scheduler), V(rq_affinity), V(nomerges) (or
+        V(device)).
       # END make schema
       type: str
       returned: always

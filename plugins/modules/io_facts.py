@@ -113,8 +113,8 @@ ansible_facts:
             - Entries of C(/sys/block) keyed by kernel name (V(sda), V(vdb), V(nvme0n1), V(dm-0), V(md0), V(loop0)).
             # BEGIN make schema: sentence io_facts.queue
             - Each value has the integer queue attributes C(read_ahead_kb) (KiB), C(max_sectors_kb) (KiB),
-              C(nr_requests) (requests), C(rq_affinity), C(max_hw_sectors_kb) (KiB), C(logical_block_size) (bytes),
-              C(physical_block_size) (bytes), C(minimum_io_size) (bytes) and C(optimal_io_size) (bytes).
+              C(nr_requests) (requests), C(rq_affinity), C(nomerges), C(max_hw_sectors_kb) (KiB), C(logical_block_size)
+              (bytes), C(physical_block_size) (bytes), C(minimum_io_size) (bytes) and C(optimal_io_size) (bytes).
             # END make schema
             - Besides, C(scheduler) (the active one, V(none) is a valid value) and C(schedulers) (available, list);
               C(rotational), C(ro), C(removable) (booleans); C(size_bytes); C(dev) (C(MAJ:MIN));

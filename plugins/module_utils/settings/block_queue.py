@@ -115,6 +115,17 @@ QUEUE_SETTINGS = {
         'accepted': '1 is the kernel default',
         'range_note': 'the kernel ignores larger values and refuses negative ones',
     },
+    'nomerges': {
+        'sysfs': 'queue/nomerges',
+        'udev': ('queue/nomerges',),
+        'run_words': ('nomerges',),
+        'type': 'int', 'minimum': 0, 'maximum': 2,
+        'write_order': 6,
+        'description': ['Which adjacent requests the block layer merges (C(queue/nomerges)); 0 (the kernel default) every '
+                        'one it can, 1 only those one lookup finds, 2 none (less CPU per I/O where merging gains nothing).'],
+        'accepted': '0 is the kernel default',
+        'range_note': 'the kernel keeps any larger value as 1 and refuses negative ones',
+    },
 }
 
 SETTINGS = tuple(QUEUE_SETTINGS)
