@@ -250,6 +250,13 @@ policy_fragment:
   description: The policy for harden_io.yml with the recommended values (C(iotune_block_devices)); empty when none.
   returned: unless check mode
   type: dict
+deploy_concern:
+  description:
+    - The io_policy concern through which tune_io.yml deploys the recommended value, V(block_queue) for a queue setting
+      or V(copy_tools) for the copy tool's buffer; null when nothing is recommended or the value is left to
+      harden_io.yml (a mount option, a VxFS tunable, C(--direct)).
+  returned: unless check mode
+  type: str
 hardware:
   description: The hardware the fragment was found on (model, WWN, serial).
   returned: unless check mode
@@ -299,7 +306,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.measure.fio_run imp
     MeasureError, check_device, create_scratch, device_bytes, free_bytes, run_fio, stop_on_signal)
 from ansible_collections.iotune.storage.plugins.module_utils.measure.search import (
     BASELINE, budget_problem, cache_suspect_job, candidates, check_request, config_buffer_size, copy_argv, measured_value,
-    policy_fragment, recommended_values, round_orders, rounds_problem, trial_argv, trial_seconds, value_text, workload_job)
+    deploy_concern, policy_fragment, recommended_values, round_orders, rounds_problem, trial_argv, trial_seconds, value_text, workload_job)
 from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import read_mountinfo, visible_mounts
 from ansible_collections.iotune.storage.plugins.module_utils.parse.sysfs import read_block_device
 from ansible_collections.iotune.storage.plugins.module_utils.plan.block_queue import resolve_match
@@ -628,6 +635,7 @@ def search(module, runner, params, result):
     if warning and values:
         module.warn(warning)
     result.update(rounds=rounds, decision=decision, recommended=values, policy_fragment=fragment if values else {},
+                  deploy_concern=deploy_concern(values),
                   hardware=hardware, stopped=stopped, state_digest={'before': state_digest(before), 'after': state_digest(after)},
                   elapsed_seconds=round(time.monotonic() - started, 1), msg=answer_message(decision, by_name, result['current'], rounds))
     differences = state_differences(before, after)

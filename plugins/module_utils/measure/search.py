@@ -282,6 +282,17 @@ def recommended_values(decision, by_name):
     return {by_name[name]['setting']: by_name[name]['value']}
 
 
+def deploy_concern(values):
+    """The io_policy concern through which tune_io deploys the recommended ``values`` (a queue setting:
+    block_queue; the copy tool's buffer: copy_tools), or None when it leaves them to harden_io.yml: the
+    old value of a mount option, a VxFS tunable or --direct is not one a search can put back."""
+    if any(key in QUEUE_SETTINGS for key in values):
+        return 'block_queue'
+    if 'buffer_size' in values:
+        return 'copy_tools'
+    return None
+
+
 def cache_suspect_job(job):
     """True when a buffered job's result may come from the page cache. A search measures one pass
     over a new file that fio lays out, flushes (create_fsync) and drops from the cache (invalidate,

@@ -16,6 +16,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.measure.search impo
     cache_suspect_job,
     config_buffer_size,
     copy_argv,
+    deploy_concern,
     policy_fragment,
     candidates,
     check_request,
@@ -28,6 +29,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.measure.search impo
     workload_job,
     WORKLOADS,
 )
+from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import QUEUE_SETTINGS
 
 GOOD = {'settings': {'read_ahead_kb': [128, 1024, 4096]}, 'workload': 'cold-seq-read', 'rounds': 8, 'runtime': 5,
         'max_seconds': 600, 'size': '256m', 'confidence': 0.95, 'min_effect': 0.05}
@@ -144,3 +146,10 @@ def test_a_copy_fragment_sets_the_tools_buffer_size():
     fragment, dummy, warning = policy_fragment('loop0', {}, {'read_ahead_kb': 4096})
     assert fragment == {'iotune_block_devices': [{'match': {'name': 'loop0'}, 'read_ahead_kb': 4096}]}
     assert 'no WWN or serial' in warning
+
+
+@pytest.mark.parametrize('values, concern', [({name: 1}, 'block_queue') for name in QUEUE_SETTINGS] + [
+    ({'buffer_size': '1m'}, 'copy_tools'), ({'direct': True}, None), ({'mount_options': 'noatime'}, None),
+    ({'read_pref_io': 1048576}, None), ({}, None)])
+def test_tune_io_deploys_a_queue_setting_or_the_buffer_and_leaves_the_rest_to_harden_io(values, concern):
+    assert deploy_concern(values) == concern
