@@ -8,7 +8,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import POLICY_KEYS
+from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import POLICY_KEYS, schema_keys
 from ansible_collections.iotune.storage.plugins.module_utils.policy.validate import (
     buffer_size_text,
     cache_sysctl,
@@ -254,9 +254,7 @@ BAD = [
     # iotune_cache
     ('cache not a dict', {'iotune_cache': ['dirty_ratio']}, 'iotune_cache: must be a dict, got list'),
     ('unknown cache key', {'iotune_cache': {'dirty_ration': 40}},
-     'iotune_cache.dirty_ration: unknown key (accepted: dirty_bytes, dirty_ratio, dirty_background_bytes, '
-     'dirty_background_ratio, dirty_expire_centisecs, dirty_writeback_centisecs, dirtytime_expire_seconds, vfs_cache_pressure, '
-     'zfs_arc_max, filecache_min, filecache_max, bulk_slice)'),
+     'iotune_cache.dirty_ration: unknown key (accepted: %s)' % ', '.join(schema_keys('iotune_cache'))),
     ('ARC cap below 64 MiB', {'iotune_cache': {'zfs_arc_max': '32m'}},
      'iotune_cache.zfs_arc_max: must be a size of at least 67108864 bytes, got \'32m\''),
     ('file cache min above max', {'iotune_cache': {'filecache_min': '4g', 'filecache_max': '2g'}},
