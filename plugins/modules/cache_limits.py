@@ -57,8 +57,8 @@ options:
         C(vm.dirty_ratio) (0 to 100), C(vm.dirty_background_bytes) (a size, 1 to 18446744073709551615 bytes),
         C(vm.dirty_background_ratio) (0 to 100), C(vm.dirty_expire_centisecs) (0 to 2147483647),
         C(vm.dirty_writeback_centisecs) (0 to 2147483647), C(vm.dirtytime_expire_seconds) (0 to 2147483647),
-        C(vm.vfs_cache_pressure) (0 to 2147483647), C(vm.swappiness) (0 to 200) and C(vm.min_free_kbytes) (0 to
-        2147483647).
+        C(vm.vfs_cache_pressure) (0 to 2147483647), C(vm.watermark_scale_factor) (1 to 3000), C(vm.swappiness) (0 to
+        200) and C(vm.min_free_kbytes) (0 to 2147483647).
       # END make schema
       - Values are integers; C(*_bytes) keys accept sizes such as V(256m) or V(10485760).
       - Name one key of each bytes/ratio pair, not both.

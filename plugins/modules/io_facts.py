@@ -248,7 +248,8 @@ ansible_facts:
             # BEGIN make schema: sentence io_facts.vm
             - C(vm.*) sysctls keyed by short name (C(dirty_bytes), C(dirty_ratio), C(dirty_background_bytes),
               C(dirty_background_ratio), C(dirty_expire_centisecs), C(dirty_writeback_centisecs),
-              C(dirtytime_expire_seconds), C(vfs_cache_pressure), C(swappiness) and C(min_free_kbytes)).
+              C(dirtytime_expire_seconds), C(vfs_cache_pressure), C(watermark_scale_factor), C(swappiness) and
+              C(min_free_kbytes)).
             # END make schema
             - Each value has C(value) (live, int or V(null)), C(persistent) (list of C(file), C(line), C(value) in
               application order), C(effective_persistent) and C(effective_file) (the last assignment, or V(null)).

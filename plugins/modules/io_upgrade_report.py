@@ -73,6 +73,7 @@ options:
       - vm.dirty_writeback_centisecs
       - vm.dirtytime_expire_seconds
       - vm.vfs_cache_pressure
+      - vm.watermark_scale_factor
       - vm.swappiness
       - vm.min_free_kbytes
     # END make schema

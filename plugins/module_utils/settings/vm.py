@@ -68,6 +68,11 @@ VM_SYSCTLS = {
         'description': 'How readily the kernel reclaims the memory that caches directory and inode objects; '
                        '100 balances it with the page cache.',
     },
+    'watermark_scale_factor': {
+        'type': 'int', 'unit': '1/10000 of memory', 'minimum': 1, 'maximum': 3000, 'kernel_default': 10, 'in_policy': True,
+        'description': 'How far below the low watermark kswapd starts reclaiming memory and how far above it stops; '
+                       'larger values start background reclaim earlier, so that reads into the page cache stall less.',
+    },
     'swappiness': {
         'type': 'int', 'minimum': 0, 'maximum': 200, 'kernel_default': 60, 'in_policy': False,
         'description': 'How readily the kernel swaps out anonymous memory rather than dropping page cache.',
