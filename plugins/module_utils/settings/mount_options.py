@@ -7,7 +7,8 @@
 A policy option is written to fstab and passed to ``mount -o remount``, so an option that no
 file system knows, or a value of the wrong form, must be refused before anything is written
 (a remount that fails leaves fstab to be put back). The catalogue holds the generic options of
-mount(8) and the options of ext4, xfs, VxFS (mount_vxfs(1M)), tmpfs, btrfs and NFS. User-space
+mount(8) and the options of ext4, xfs, VxFS (mount_vxfs(1M)), tmpfs, btrfs and NFS, and every word of
+the mount-word table (settings/mount_words.py: Solaris UFS ``forcedirectio`` and ``logging``). User-space
 options (``x-*``, ``X-*``, ``comment=``) pass unchecked, as mount(8) ignores them.
 
 Each option maps to the forms it takes: ``FLAG`` (no value), ``INT`` (a decimal integer),
@@ -19,6 +20,8 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import re
+
+from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_words import MOUNT_WORDS
 
 FLAG, INT, SIZE, PERCENT_SIZE, TEXT = 'flag', 'int', 'size', 'size or percentage', 'text'
 
@@ -97,7 +100,11 @@ for _table in (_GENERIC, _EXT4, _XFS, _VXFS, _TMPFS, _BTRFS, _NFS):
         CATALOGUE.setdefault(_name, ())
         CATALOGUE[_name] = CATALOGUE[_name] + tuple(form for form in _forms if form not in CATALOGUE[_name])
 
-FILE_SYSTEMS = 'generic (mount(8)), ext4, xfs, vxfs, tmpfs, btrfs, nfs'
+# the words of the mount-word table (Solaris UFS forcedirectio and logging among them) take no value
+for _word in MOUNT_WORDS:
+    CATALOGUE.setdefault(_word, (FLAG,))
+
+FILE_SYSTEMS = 'generic (mount(8)), ext4, xfs, vxfs, tmpfs, btrfs, nfs, Solaris/HP-UX ufs'
 USERSPACE_PREFIXES = ('x-', 'X-', 'comment=')
 
 _NAME_RE = re.compile(r'^[A-Za-z_][A-Za-z0-9_-]*$')
