@@ -133,6 +133,8 @@ MOUNT_WORDS.update(_unix_words('datainlog', ('datainlog', 'nodatainlog')))
 MOUNT_WORDS.update(_unix_words('qio', ('qio', 'noqio')))
 MOUNT_WORDS.update(_unix_words('logging', ('logging', 'nologging')))
 MOUNT_WORDS.update(_unix_words('forcedirectio', ('forcedirectio', 'noforcedirectio')))
+# Solaris UFS: access-time updates written when the disk is next accessed for another reason (Solaris 7 3/99 on)
+MOUNT_WORDS.update(_unix_words('dfratime', ('dfratime', 'nodfratime'), {'solaris': 'changes'}))
 
 
 def words_on(platform):
