@@ -360,7 +360,8 @@ from ansible_collections.iotune.storage.plugins.module_utils.policy.schema impor
 from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import QUEUE_SETTINGS
 from ansible_collections.iotune.storage.plugins.module_utils.parse.udev import DB_DIR, RULES_DIRS
 from ansible_collections.iotune.storage.plugins.module_utils.common.args import check_args, element_message, JOURNAL_ARGS
-from ansible_collections.iotune.storage.plugins.module_utils.engine.run import BlockQueue, exit_concern
+from ansible_collections.iotune.storage.plugins.module_utils.engine.concerns.block_queue import BlockQueue
+from ansible_collections.iotune.storage.plugins.module_utils.engine.run import exit_concern
 from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandRunner
 
 

@@ -279,7 +279,8 @@ from ansible_collections.iotune.storage.plugins.module_utils.plan.cache import (
 from ansible_collections.iotune.storage.plugins.module_utils.policy.validate import check_cache_order, validate_bulk_slice
 from ansible_collections.iotune.storage.plugins.module_utils.parse.sysctl import CONF_DIRS, SYSCTL_CONF
 from ansible_collections.iotune.storage.plugins.module_utils.common.args import check_args, JOURNAL_ARGS
-from ansible_collections.iotune.storage.plugins.module_utils.engine.run import CacheLimits, exit_concern
+from ansible_collections.iotune.storage.plugins.module_utils.engine.concerns.cache_limits import CacheLimits
+from ansible_collections.iotune.storage.plugins.module_utils.engine.run import exit_concern
 from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandRunner
 
 

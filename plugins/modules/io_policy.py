@@ -359,18 +359,12 @@ if __name__ == '__main__':
 from ansible_collections.iotune.storage.plugins.module_utils.plan.cache import DEFAULT_SLICE, DEFAULT_UNIT_DIR
 from ansible_collections.iotune.storage.plugins.module_utils.engine.concern import summary_message
 from ansible_collections.iotune.storage.plugins.module_utils.common.args import check_args, JOURNAL_ARGS
-from ansible_collections.iotune.storage.plugins.module_utils.engine.run import (
-    BlockQueue,
-    CacheLimits,
-    CopyTools,
-    EngineError,
-    MountOptions,
-    run_concerns,
-    Tunefstab,
-    NotApplicable,
-    UnixCache,
-    UnixMountOptions,
-)
+from ansible_collections.iotune.storage.plugins.module_utils.engine.concerns.block_queue import BlockQueue
+from ansible_collections.iotune.storage.plugins.module_utils.engine.concerns.cache_limits import CacheLimits, UnixCache
+from ansible_collections.iotune.storage.plugins.module_utils.engine.concerns.copy_tools import CopyTools
+from ansible_collections.iotune.storage.plugins.module_utils.engine.concerns.mount_options import MountOptions, UnixMountOptions
+from ansible_collections.iotune.storage.plugins.module_utils.engine.concerns.tunefstab import Tunefstab
+from ansible_collections.iotune.storage.plugins.module_utils.engine.run import EngineError, NotApplicable, run_concerns
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import COMPLIANT, CONCERNS, NOT_APPLICABLE
 from ansible_collections.iotune.storage.plugins.module_utils.common.files import parse_mode
 from ansible_collections.iotune.storage.plugins.module_utils.parse.iofacts import gather_io_facts

@@ -282,7 +282,8 @@ if __name__ == '__main__':
     from ansible_collections.iotune.storage.plugins.module_utils.common.bytecode import install as install_bytecode_cache
     install_bytecode_cache()
 from ansible_collections.iotune.storage.plugins.module_utils.common.args import check_args, JOURNAL_ARGS
-from ansible_collections.iotune.storage.plugins.module_utils.engine.run import MountOptions, exit_concern
+from ansible_collections.iotune.storage.plugins.module_utils.engine.concerns.mount_options import MountOptions
+from ansible_collections.iotune.storage.plugins.module_utils.engine.run import exit_concern
 from ansible_collections.iotune.storage.plugins.module_utils.parse.fstab import normalize_mount_point
 from ansible_collections.iotune.storage.plugins.module_utils.policy.validate import validate_mount_entry
 from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandRunner

@@ -273,7 +273,8 @@ if __name__ == '__main__':
     from ansible_collections.iotune.storage.plugins.module_utils.common.bytecode import install as install_bytecode_cache
     install_bytecode_cache()
 from ansible_collections.iotune.storage.plugins.module_utils.common.args import check_args, JOURNAL_ARGS
-from ansible_collections.iotune.storage.plugins.module_utils.engine.run import Tunefstab, exit_concern
+from ansible_collections.iotune.storage.plugins.module_utils.engine.concerns.tunefstab import Tunefstab
+from ansible_collections.iotune.storage.plugins.module_utils.engine.run import exit_concern
 from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandRunner
 from ansible_collections.iotune.storage.plugins.module_utils.plan.tunefstab import find_vxtunefs, validate_entries
 

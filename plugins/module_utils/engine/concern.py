@@ -196,6 +196,13 @@ def live_diff(changes, kind, header, line):
     }]
 
 
+def act():
+    """act.apply, imported when a run changes the host: an audit does not compile it on the host
+    (docs/performance.md, "Fleet")."""
+    from ansible_collections.iotune.storage.plugins.module_utils.act import apply as act_apply
+    return act_apply
+
+
 def apply_changes(journal, changes, **appliers):
     """Make a plan's ``changes`` in order: files with apply_file, every other
     kind with ``appliers[kind](journal, change)``."""

@@ -19,8 +19,10 @@ import json
 from ansible_collections.iotune.storage.plugins.module_utils.act.records import Trusted
 from ansible_collections.iotune.storage.plugins.module_utils.act.rollback import RollbackError, roll_back
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import ERROR
-from ansible_collections.iotune.storage.plugins.module_utils.engine.run import (
-    BlockQueue, EngineError, MountOptions, Tunefstab, run_concerns)
+from ansible_collections.iotune.storage.plugins.module_utils.engine.concerns.block_queue import BlockQueue
+from ansible_collections.iotune.storage.plugins.module_utils.engine.concerns.mount_options import MountOptions
+from ansible_collections.iotune.storage.plugins.module_utils.engine.concerns.tunefstab import Tunefstab
+from ansible_collections.iotune.storage.plugins.module_utils.engine.run import EngineError, run_concerns
 from ansible_collections.iotune.storage.plugins.module_utils.plan.tunefstab import TUNABLE_NAMES, normalize_tunable, read_live
 from ansible_collections.iotune.storage.plugins.module_utils.engine.snapshot import take_snapshot
 

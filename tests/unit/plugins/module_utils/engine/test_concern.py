@@ -307,13 +307,20 @@ def test_live_diff():
 
 
 def test_every_engine_concern_is_a_concern_with_a_plan_of_its_own():
+    """engine/concerns/ has one file per concern, named as the concern, whose classes plan it; the engine
+    (engine.run) keeps only NotApplicable, which takes the name it stands for."""
+    import importlib
     from ansible_collections.iotune.storage.plugins.module_utils.engine import run
     from ansible_collections.iotune.storage.plugins.module_utils.common.checks import CONCERNS
-    classes = [value for value in vars(run).values() if isinstance(value, type) and issubclass(value, Concern) and value is not Concern]
-    # every concern has a class (mount_options one per platform kind); NotApplicable takes the name it stands for
-    assert sorted(set(cls.name for cls in classes if cls.name)) == sorted(CONCERNS)
-    assert [cls.__name__ for cls in classes if cls.name is None] == ['NotApplicable']
-    assert all(cls.plan is not Concern.plan for cls in classes)
+
+    def concern_classes(module):
+        return [value for value in vars(module).values() if isinstance(value, type) and issubclass(value, Concern)
+                and value is not Concern and value.__module__ == module.__name__]
+    for name in CONCERNS:
+        module = importlib.import_module('ansible_collections.iotune.storage.plugins.module_utils.engine.concerns.' + name)
+        classes = concern_classes(module)
+        assert classes and set(cls.name for cls in classes) == {name} and all(cls.plan is not Concern.plan for cls in classes)
+    assert [cls.__name__ for cls in concern_classes(run)] == ['NotApplicable']
 
 
 def test_a_concern_without_a_plan_says_so():

@@ -16,7 +16,8 @@ import pytest
 from ansible_collections.iotune.storage.plugins.module_utils.act.journal import Journal
 from ansible_collections.iotune.storage.plugins.module_utils.act.records import Trusted
 from ansible_collections.iotune.storage.plugins.module_utils.act.rollback import RollbackError, roll_back
-from ansible_collections.iotune.storage.plugins.module_utils.engine.run import EngineError, UnixMountOptions, run_concerns
+from ansible_collections.iotune.storage.plugins.module_utils.engine.concerns.mount_options import UnixMountOptions
+from ansible_collections.iotune.storage.plugins.module_utils.engine.run import EngineError, run_concerns
 from ansible_collections.iotune.storage.plugins.module_utils.parse.unix_mounts import parse_mnttab
 from ansible_collections.iotune.storage.tests.unit.conftest import read_fixture
 from ansible_collections.iotune.storage.tests.unit.simulators import SimulatedUnixHost

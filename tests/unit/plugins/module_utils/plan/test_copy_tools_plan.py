@@ -16,7 +16,7 @@ import re
 import pytest
 
 from ansible_collections.iotune.storage.plugins.module_utils.common.files import mount_point_of
-from ansible_collections.iotune.storage.plugins.module_utils.engine.run import CopyTools
+from ansible_collections.iotune.storage.plugins.module_utils.engine.concerns.copy_tools import CopyTools
 from ansible_collections.iotune.storage.plugins.module_utils.plan.copy_tools import plan_copy_tools, wanted_file
 
 # a zipapp is binary: an interpreter line, then a zip archive

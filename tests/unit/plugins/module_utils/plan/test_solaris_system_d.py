@@ -20,7 +20,8 @@ import pytest
 
 from ansible_collections.iotune.storage.plugins.module_utils.act.records import Trusted
 from ansible_collections.iotune.storage.plugins.module_utils.act.rollback import roll_back
-from ansible_collections.iotune.storage.plugins.module_utils.engine.run import EngineError, UnixCache, run_concerns
+from ansible_collections.iotune.storage.plugins.module_utils.engine.concerns.cache_limits import UnixCache
+from ansible_collections.iotune.storage.plugins.module_utils.engine.run import EngineError, run_concerns
 from ansible_collections.iotune.storage.plugins.module_utils.parse.unix_platform import etc_system_entries
 from ansible_collections.iotune.storage.plugins.module_utils.parse.unixfacts import cache_facts, read_system_files
 from ansible_collections.iotune.storage.plugins.module_utils.plan.unix_cache import plan_unix_cache

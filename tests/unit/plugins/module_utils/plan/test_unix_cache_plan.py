@@ -16,7 +16,8 @@ import pytest
 
 from ansible_collections.iotune.storage.plugins.module_utils.act.records import Trusted
 from ansible_collections.iotune.storage.plugins.module_utils.act.rollback import roll_back
-from ansible_collections.iotune.storage.plugins.module_utils.engine.run import EngineError, UnixCache, run_concerns
+from ansible_collections.iotune.storage.plugins.module_utils.engine.concerns.cache_limits import UnixCache
+from ansible_collections.iotune.storage.plugins.module_utils.engine.run import EngineError, run_concerns
 from ansible_collections.iotune.storage.plugins.module_utils.plan.unix_cache import kctune_refusals, plan_unix_cache, system_text_with
 from ansible_collections.iotune.storage.tests.unit.simulators import SimulatedUnixHost
 
@@ -160,7 +161,7 @@ def test_the_limits_are_the_memory_machinfo_reports(hpux):
 
 
 def test_a_linux_host_says_the_solaris_and_hpux_keys_are_not_its_own(tmp_path):
-    from ansible_collections.iotune.storage.plugins.module_utils.engine.run import CacheLimits
+    from ansible_collections.iotune.storage.plugins.module_utils.engine.concerns.cache_limits import CacheLimits
 
     class Runner(object):
         def __call__(self, argv, **kwargs):
