@@ -47,15 +47,15 @@ class BenchError(Exception):
 
 
 def load_collection(coll_root):
-    """(plan.mounts, parse.mountinfo) of the collection: from sys.path (PYTHONPATH) when it is there, else from coll_root."""
+    """(plan.mount_options, parse.mountinfo) of the collection: from sys.path (PYTHONPATH) when it is there, else from coll_root."""
     try:
-        importlib.import_module(PACKAGE + '.plan.mounts')
+        importlib.import_module(PACKAGE + '.plan.mount_options')
     except ImportError:
         if not coll_root or not os.path.isdir(os.path.join(coll_root, 'ansible_collections', 'iotune', 'storage')):
             raise BenchError('iotune.storage is not importable: set PYTHONPATH or ANSIBLE_COLLECTIONS_PATH to a collections '
                              'root, or pass --coll-root (make bench does this)')
         sys.path.insert(0, coll_root)
-    return tuple(importlib.import_module(PACKAGE + '.' + name) for name in ('plan.mounts', 'parse.mountinfo'))
+    return tuple(importlib.import_module(PACKAGE + '.' + name) for name in ('plan.mount_options', 'parse.mountinfo'))
 
 
 # --------------------------------------------------------------------------- the generated host

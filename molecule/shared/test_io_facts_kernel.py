@@ -22,7 +22,7 @@ def _collections_root():
 # What io_facts reports comes from the settings tables: compare every attribute and key they list.
 sys.path.insert(0, _collections_root())
 from ansible_collections.iotune.storage.plugins.module_utils.parse.sysfs import QUEUE_INT_ATTRS  # noqa: E402
-from ansible_collections.iotune.storage.plugins.module_utils.settings.vm import VM_KEYS  # noqa: E402
+from ansible_collections.iotune.storage.plugins.module_utils.settings.cache_limits import VM_KEYS  # noqa: E402
 
 QUEUE_ATTRS = tuple(name for name, path in QUEUE_INT_ATTRS.items() if path == "queue/" + name)
 

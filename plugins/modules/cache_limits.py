@@ -269,7 +269,7 @@ from ansible.module_utils.basic import AnsibleModule
 if __name__ == '__main__':
     from ansible_collections.iotune.storage.plugins.module_utils.common.bytecode import install as install_bytecode_cache
     install_bytecode_cache()
-from ansible_collections.iotune.storage.plugins.module_utils.plan.cache import (
+from ansible_collections.iotune.storage.plugins.module_utils.plan.cache_limits import (
     DEFAULT_SLICE,
     DEFAULT_SYSCTL_FILE,
     DEFAULT_UNIT_DIR,

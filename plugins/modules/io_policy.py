@@ -356,7 +356,7 @@ from ansible.module_utils.basic import AnsibleModule
 if __name__ == '__main__':
     from ansible_collections.iotune.storage.plugins.module_utils.common.bytecode import install as install_bytecode_cache
     install_bytecode_cache()
-from ansible_collections.iotune.storage.plugins.module_utils.plan.cache import DEFAULT_SLICE, DEFAULT_UNIT_DIR
+from ansible_collections.iotune.storage.plugins.module_utils.plan.cache_limits import DEFAULT_SLICE, DEFAULT_UNIT_DIR
 from ansible_collections.iotune.storage.plugins.module_utils.engine.concern import summary_message
 from ansible_collections.iotune.storage.plugins.module_utils.common.args import check_args, JOURNAL_ARGS
 from ansible_collections.iotune.storage.plugins.module_utils.engine.concerns.block_queue import BlockQueue
@@ -380,7 +380,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.common.runner impor
 from ansible_collections.iotune.storage.plugins.module_utils.plan.tunefstab import find_vxtunefs, validate_entry
 from ansible_collections.iotune.storage.plugins.module_utils.parse.unixfacts import host_platform
 from ansible_collections.iotune.storage.plugins.module_utils.settings.platforms import PLATFORMS, UNIX
-from ansible_collections.iotune.storage.plugins.module_utils.settings.unix_cache import UNIX_CACHE_KEYS
+from ansible_collections.iotune.storage.plugins.module_utils.settings.cache_limits_unix import UNIX_CACHE_KEYS
 from ansible_collections.iotune.storage.plugins.module_utils.common.files import read_text
 
 
@@ -573,7 +573,7 @@ def read_live_mounts(params, platform, errors):
     lines of mnttab."""
     if platform not in UNIX:
         return read_mountinfo(params['proc_root'], errors)
-    from ansible_collections.iotune.storage.plugins.module_utils.plan.unix_mounts import live_mounts   # Solaris, HP-UX
+    from ansible_collections.iotune.storage.plugins.module_utils.plan.mount_options_unix import live_mounts   # Solaris, HP-UX
     text = read_text(params['mnttab'], errors)
     return live_mounts(text or '')
 

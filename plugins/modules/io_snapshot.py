@@ -277,7 +277,7 @@ from ansible.module_utils.basic import AnsibleModule
 if __name__ == '__main__':
     from ansible_collections.iotune.storage.plugins.module_utils.common.bytecode import install as install_bytecode_cache
     install_bytecode_cache()
-from ansible_collections.iotune.storage.plugins.module_utils.plan.cache import DEFAULT_UNIT_DIR
+from ansible_collections.iotune.storage.plugins.module_utils.plan.cache_limits import DEFAULT_UNIT_DIR
 from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import DEFAULT_SLICE
 from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandRunner
 from ansible_collections.iotune.storage.plugins.module_utils.engine.snapshot import (

@@ -45,7 +45,7 @@ import re
 
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import COMPLIANT, DRIFT, make_check, summarize
 from ansible_collections.iotune.storage.plugins.module_utils.parse.sysctl import parse_sysctl_conf
-from ansible_collections.iotune.storage.plugins.module_utils.settings.vm import VM_KEYS, dotted
+from ansible_collections.iotune.storage.plugins.module_utils.settings.cache_limits import VM_KEYS, dotted
 from ansible_collections.iotune.storage.plugins.module_utils.engine.report import check_shape
 from ansible_collections.iotune.storage.plugins.module_utils.engine.snapshot import SNAPSHOT_SPEC
 

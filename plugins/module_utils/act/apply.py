@@ -557,7 +557,7 @@ def unix_remount_to(run_command, mount_bin, mnttab, path, fstype, options):
 
 
 def apply_unix_remount(journal, change, run_command, mount_bin, mnttab):
-    """Journal and make one Solaris/HP-UX remount with the whole option list (plan.unix_mounts); when the
+    """Journal and make one Solaris/HP-UX remount with the whole option list (plan.mount_options_unix); when the
     options do not read back as asked, the mount is remounted with the options before (unless it still has them)."""
     path, fstype = change['target'], change['fstype']
     dummy, before = _unix_live(mnttab, path, fstype)

@@ -25,9 +25,9 @@ from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queu
 from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import SETTINGS as QUEUE_SETTINGS
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import CONCERNS as MODULES
 from ansible_collections.iotune.storage.plugins.module_utils.act.journal import DEVICE_IDENTITY_KINDS, KINDS, JournalError
-from ansible_collections.iotune.storage.plugins.module_utils.settings.unix_cache import platform_keys
+from ansible_collections.iotune.storage.plugins.module_utils.settings.cache_limits_unix import platform_keys
 from ansible_collections.iotune.storage.plugins.module_utils.settings.nfs_options import NFS_TYPES
-from ansible_collections.iotune.storage.plugins.module_utils.settings.vm import VM_KEYS, dotted
+from ansible_collections.iotune.storage.plugins.module_utils.settings.cache_limits import VM_KEYS, dotted
 
 SYSCTL_KEYS = tuple(dotted(key) for key in VM_KEYS)
 

@@ -39,7 +39,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.parse import udev a
 from ansible_collections.iotune.storage.plugins.module_utils.common.atomic import atomic_write
 from ansible_collections.iotune.storage.plugins.module_utils.common.trust import check_existing, private_directory
 from ansible_collections.iotune.storage.plugins.module_utils.engine.report import ListOf, MapOf, ReadBackError, check_shape, read_json_file
-from ansible_collections.iotune.storage.plugins.module_utils.plan.cache import DEFAULT_UNIT_DIR
+from ansible_collections.iotune.storage.plugins.module_utils.plan.cache_limits import DEFAULT_UNIT_DIR
 from ansible_collections.iotune.storage.plugins.module_utils.parse.iofacts import SUBSETS, VXTUNEFS_DIRS, find_executable, gather_io_facts
 from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import DEFAULT_SLICE
 from ansible_collections.iotune.storage.plugins.module_utils.plan.tunefstab import read_live

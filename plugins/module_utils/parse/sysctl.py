@@ -21,7 +21,7 @@ import stat
 
 from ansible_collections.iotune.storage.plugins.module_utils.common.units import parse_int
 from ansible_collections.iotune.storage.plugins.module_utils.common.files import read_text
-from ansible_collections.iotune.storage.plugins.module_utils.settings.vm import VM_KEYS
+from ansible_collections.iotune.storage.plugins.module_utils.settings.cache_limits import VM_KEYS
 
 CONF_DIRS = (
     '/etc/sysctl.d',

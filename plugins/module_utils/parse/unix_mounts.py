@@ -39,7 +39,7 @@ class TableLine(object):
     (line terminator included); for an entry, ``fields`` by name and ``options`` as a list; for an
     invalid line, ``problem``; ``layout`` the field names of its table (VFSTAB_FIELDS or HPUX_FSTAB_FIELDS).
 
-    An entry offers what the mount planner reads of a Linux fstab line (plan.mounts): ``lineno``,
+    An entry offers what the mount planner reads of a Linux fstab line (plan.mount_options): ``lineno``,
     ``to_dict()`` and ``with_options()``."""
 
     def __init__(self, number, raw, kind, fields=None, options=None, problem=None, layout=None):

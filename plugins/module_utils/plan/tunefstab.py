@@ -27,7 +27,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.common.files import
 from ansible_collections.iotune.storage.plugins.module_utils.parse.iofacts import VXTUNEFS_DIRS, find_executable
 from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import read_mountinfo, visible_mounts
 from ansible_collections.iotune.storage.plugins.module_utils.common.units import is_size, parse_int, to_bytes
-from ansible_collections.iotune.storage.plugins.module_utils.settings.vxfs_tunables import (
+from ansible_collections.iotune.storage.plugins.module_utils.settings.tunefstab import (
     TUNABLE_NAMES, VXFS_TUNABLE_MAX, VXFS_TUNABLES, accepted as accepted_values)
 
 CONCERN = 'tunefstab'

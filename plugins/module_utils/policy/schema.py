@@ -16,8 +16,8 @@ A policy is a dict of the shared role variables (prefix included)::
 SCHEMA has the form of an Ansible argument spec (type, elements, options, choices, default,
 required, description), plus the keys of the reference table of docs/policy.md: ``unit``,
 ``minimum``, ``maximum`` and ``accepted``. The block-device settings come from the queue table
-(settings/block_queue.py), the cache sysctls from the vm table (settings/vm.py) and the Solaris and
-HP-UX cache tunables from theirs (settings/unix_cache.py). `make
+(settings/block_queue.py), the cache sysctls from the vm table (settings/cache_limits.py) and the Solaris and
+HP-UX cache tunables from theirs (settings/cache_limits_unix.py). `make
 schema` (scripts/gen_schema) writes the roles' meta/argument_specs.yml entries and that table
 from it; the validators (policy/validate.py) use it.
 """
@@ -26,8 +26,8 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import QUEUE_SETTINGS
-from ansible_collections.iotune.storage.plugins.module_utils.settings.vm import PAIRS, POLICY_SYSCTLS, VM_SYSCTLS, dotted
-from ansible_collections.iotune.storage.plugins.module_utils.settings.unix_cache import UNIX_CACHE, UNIX_CACHE_KEYS
+from ansible_collections.iotune.storage.plugins.module_utils.settings.cache_limits import PAIRS, POLICY_SYSCTLS, VM_SYSCTLS, dotted
+from ansible_collections.iotune.storage.plugins.module_utils.settings.cache_limits_unix import UNIX_CACHE, UNIX_CACHE_KEYS
 
 
 def queue_setting_entry(name):

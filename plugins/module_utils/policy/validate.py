@@ -23,9 +23,9 @@ from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queu
 from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_algebra import (
     DEFAULTS_EXPANSION, contradicts, implies, option_slot, options_equal, replacements)
 from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_options import option_problem
-from ansible_collections.iotune.storage.plugins.module_utils.settings.vm import ORDERED, VM_SYSCTLS
-from ansible_collections.iotune.storage.plugins.module_utils.settings.vxfs_tunables import VXFS_TUNABLE_MAX, VXFS_TUNABLES, accepted
-from ansible_collections.iotune.storage.plugins.module_utils.settings.unix_cache import UNIX_CACHE, UNIX_CACHE_KEYS
+from ansible_collections.iotune.storage.plugins.module_utils.settings.cache_limits import ORDERED, VM_SYSCTLS
+from ansible_collections.iotune.storage.plugins.module_utils.settings.tunefstab import VXFS_TUNABLE_MAX, VXFS_TUNABLES, accepted
+from ansible_collections.iotune.storage.plugins.module_utils.settings.cache_limits_unix import UNIX_CACHE, UNIX_CACHE_KEYS
 from ansible_collections.iotune.storage.plugins.module_utils.common.units import ULONG_MAX, parse_int, to_bytes
 
 # iotune-copy's default I/O size (seed 002: cp8M) and the largest it accepts.

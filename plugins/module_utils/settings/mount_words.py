@@ -6,7 +6,7 @@
 
 The mount algebra (settings/mount_algebra.py: slots, opposites, what a list puts in effect, the
 remount words), the NFS recovery rules (settings/nfs_options.py), the policy's checks of present and
-absent (policy/validate.py) and the Solaris/HP-UX remount (plan/unix_mounts.py: the words of which
+absent (policy/validate.py) and the Solaris/HP-UX remount (plan/mount_options_unix.py: the words of which
 a mount has one at a time, and those fixed at mount time) are all derived from MOUNT_WORDS. A word
 not listed is a file system's own flag (``discard``/``nodiscard`` share the slot ``flag:discard``)
 or a ``key=value`` option. Adding a word is adding an entry here. Each entry:

@@ -47,9 +47,9 @@ PAYLOAD_LIMITS.update({'io_fleet_report': 0, 'io_upgrade_report': 0, 'io_rollbac
                        'io_policy': 58, 'tune_io': 59})
 # the planners of each concern (plan/), which only a module that runs the concern ships
 CONCERN_PLANNERS = {
-    'mount_options': ('plan.mounts', 'plan.unix_mounts'),
+    'mount_options': ('plan.mount_options', 'plan.mount_options_unix'),
     'block_queue': ('plan.block_queue', 'plan.queue_limits', 'plan.stacking'),
-    'cache_limits': ('plan.cache', 'plan.unix_cache'),
+    'cache_limits': ('plan.cache_limits', 'plan.cache_limits_unix'),
     'tunefstab': ('plan.tunefstab',),
     'copy_tools': ('plan.copy_tools',),
 }
@@ -129,5 +129,5 @@ def test_small_modules_ship_few_module_utils(module_name):
 def test_payload_follows_imports_through_packages():
     """The closure is not vacuous: io_policy, the engine, carries the planners and the journal."""
     files = payload('io_policy')
-    assert 'engine.run' in files and 'act.journal' in files and 'plan.mounts' in files and 'common.atomic' in files
+    assert 'engine.run' in files and 'act.journal' in files and 'plan.mount_options' in files and 'common.atomic' in files
     assert set(name for planners in CONCERN_PLANNERS.values() for name in planners) <= set(files)

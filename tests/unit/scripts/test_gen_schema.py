@@ -18,7 +18,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.policy import schem
 from ansible_collections.iotune.storage.plugins.module_utils.policy.validate import validate_policy
 from ansible_collections.iotune.storage.plugins.module_utils.parse.sysfs import QUEUE_INT_ATTRS
 from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import QUEUE_SETTINGS, WRITE_ORDER
-from ansible_collections.iotune.storage.plugins.module_utils.settings.vm import VM_KEYS
+from ansible_collections.iotune.storage.plugins.module_utils.settings.cache_limits import VM_KEYS
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..')
 LOADER = importlib.machinery.SourceFileLoader('gen_schema', os.path.join(ROOT, 'scripts', 'gen_schema'))

@@ -2,8 +2,8 @@
 # Copyright: iotune.storage contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The cache_limits concern: vm sysctls and the bulk slice on Linux (plan.cache), the ZFS ARC cap and the
-HP-UX file cache on Solaris and HP-UX (plan.unix_cache)."""
+"""The cache_limits concern: vm sysctls and the bulk slice on Linux (plan.cache_limits), the ZFS ARC cap and the
+HP-UX file cache on Solaris and HP-UX (plan.cache_limits_unix)."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
@@ -15,7 +15,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.common.runner impor
 from ansible_collections.iotune.storage.plugins.module_utils.engine.concern import Concern, act, apply_changes, file_diffs, live_diff
 from ansible_collections.iotune.storage.plugins.module_utils.parse.meminfo import read_memory_bytes
 from ansible_collections.iotune.storage.plugins.module_utils.parse.sysctl import CONF_DIRS, SYSCTL_CONF
-from ansible_collections.iotune.storage.plugins.module_utils.plan.cache import DEFAULT_SYSCTL_FILE, SYSTEMD_RUN_DIR, plan_cache
+from ansible_collections.iotune.storage.plugins.module_utils.plan.cache_limits import DEFAULT_SYSCTL_FILE, SYSTEMD_RUN_DIR, plan_cache
 
 
 class CacheLimits(Concern):
@@ -25,7 +25,7 @@ class CacheLimits(Concern):
                  conf_dirs=CONF_DIRS, sysctl_conf=SYSCTL_CONF, systemd_run_dir=SYSTEMD_RUN_DIR, memory_bytes=None,
                  other_platforms=()):
         self.runner, self.sysctl, self.bulk_slice, self.sysctl_file = runner, sysctl, bulk_slice, sysctl_file
-        # iotune_cache keys of Solaris or HP-UX (settings.unix_cache), which a Linux host has not
+        # iotune_cache keys of Solaris or HP-UX (settings.cache_limits_unix), which a Linux host has not
         self.other_platforms = tuple(other_platforms)
         self.proc_root, self.conf_dirs, self.sysctl_conf = proc_root, conf_dirs, sysctl_conf
         self.systemd_run_dir = systemd_run_dir
@@ -72,7 +72,7 @@ MACHINFO = ('/usr/contrib/bin/machinfo',)
 
 class UnixCache(Concern):
     """cache_limits on Solaris (the ZFS ARC cap in /etc/system, at the next boot) and HP-UX (the file cache
-    through kctune, at once): plan.unix_cache."""
+    through kctune, at once): plan.cache_limits_unix."""
     name = 'cache_limits'
 
     def __init__(self, runner, cache, platform, system_file=None):
@@ -82,7 +82,7 @@ class UnixCache(Concern):
         self.machinfo = runner.bin('machinfo') or next((path for path in MACHINFO if os.path.exists(path)), None)
 
     def plan(self):
-        from ansible_collections.iotune.storage.plugins.module_utils.plan.unix_cache import plan_unix_cache
+        from ansible_collections.iotune.storage.plugins.module_utils.plan.cache_limits_unix import plan_unix_cache
         return plan_unix_cache(self.cache, self.platform, self.runner, self.system_file, self.machinfo)
 
     def diff(self, plan):

@@ -2,15 +2,15 @@
 # Copyright: iotune.storage contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The mount_options concern: fstab (or vfstab) and the live mounts; its planner is plan.mounts (Linux)
-or plan.unix_mounts (Solaris, HP-UX), imported only by a run of this concern."""
+"""The mount_options concern: fstab (or vfstab) and the live mounts; its planner is plan.mount_options (Linux)
+or plan.mount_options_unix (Solaris, HP-UX), imported only by a run of this concern."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 from ansible_collections.iotune.storage.plugins.module_utils.engine.concern import Concern, act, live_diff
 from ansible_collections.iotune.storage.plugins.module_utils.parse.fstab import normalize_mount_point
-from ansible_collections.iotune.storage.plugins.module_utils.plan.mounts import plan_mounts
+from ansible_collections.iotune.storage.plugins.module_utils.plan.mount_options import plan_mounts
 from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_algebra import is_userspace_option
 from ansible_collections.iotune.storage.plugins.module_utils.settings.platforms import PLATFORMS
 
@@ -76,7 +76,7 @@ class MountOptions(Concern):
 
 
 class UnixMountOptions(MountOptions):
-    """mount_options on Solaris/illumos and HP-UX (plan.unix_mounts): /etc/vfstab or HP-UX's /etc/fstab,
+    """mount_options on Solaris/illumos and HP-UX (plan.mount_options_unix): /etc/vfstab or HP-UX's /etc/fstab,
     and ``mount -F <type> -o remount,<every option>``, read back from /etc/mnttab."""
     live_kinds = ('unix_remount',)
 
@@ -85,7 +85,7 @@ class UnixMountOptions(MountOptions):
         self.platform, self.mnttab = platform, mnttab or PLATFORMS[platform]['mnttab']
 
     def plan(self):
-        from ansible_collections.iotune.storage.plugins.module_utils.plan.unix_mounts import plan_unix_mounts
+        from ansible_collections.iotune.storage.plugins.module_utils.plan.mount_options_unix import plan_unix_mounts
         return plan_unix_mounts(self.requests, self.platform, self.fstab, self.mnttab, self.remount)
 
     def apply_live(self, journal, change, request):

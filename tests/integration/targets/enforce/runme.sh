@@ -10,13 +10,13 @@
 set -eu
 cd "$(dirname "$0")"
 
-# the policy's vm keys, from the settings table (plugins/module_utils/settings/vm.py): those of a
+# the policy's vm keys, from the settings table (plugins/module_utils/settings/cache_limits.py): those of a
 # bytes/ratio pair as "bytes:ratio", the others alone
 vm_table() {
   local roots
   IFS=: read -ra roots <<<"${ANSIBLE_COLLECTIONS_PATH:?run through make integration}"
   PYTHONPATH="${roots[0]}" python3 -c '
-from ansible_collections.iotune.storage.plugins.module_utils.settings.vm import PAIRS, POLICY_SYSCTLS
+from ansible_collections.iotune.storage.plugins.module_utils.settings.cache_limits import PAIRS, POLICY_SYSCTLS
 paired = [name for pair in PAIRS for name in pair]
 print(" ".join([name for name in POLICY_SYSCTLS if name not in paired] + ["%s:%s" % pair for pair in PAIRS]))'
 }

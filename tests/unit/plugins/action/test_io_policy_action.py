@@ -17,7 +17,7 @@ import pytest
 
 from ansible_collections.iotune.storage.plugins.action.io_policy import (INSTALLED_FACT, fail_on_drift, installed_fact, known_tools,
                                                                          module_args, run_module, with_host_vars)
-from ansible_collections.iotune.storage.plugins.module_utils.plan.cache import plan_slice
+from ansible_collections.iotune.storage.plugins.module_utils.plan.cache_limits import plan_slice
 
 POLICY = {
     'iotune_cache': {'dirty_ratio': 20, 'bulk_slice': {'memory_high': '25%', 'name': 'backup.slice'}},

@@ -17,7 +17,7 @@ import yaml
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.iotune.storage.plugins.filter import policy as policy_filters
-from ansible_collections.iotune.storage.plugins.module_utils.settings.vxfs_tunables import VXFS_TUNABLES
+from ansible_collections.iotune.storage.plugins.module_utils.settings.tunefstab import VXFS_TUNABLES
 from ansible_collections.iotune.storage.plugins.filter.policy import (
     FilterModule,
     cache_sysctl,

@@ -15,7 +15,7 @@ from xml.etree import ElementTree
 
 import pytest
 
-from ansible_collections.iotune.storage.plugins.module_utils.settings.vm import VM_KEYS
+from ansible_collections.iotune.storage.plugins.module_utils.settings.cache_limits import VM_KEYS
 from ansible_collections.iotune.storage.plugins.plugin_utils import _fleet_report as fleet_report
 from ansible_collections.iotune.storage.plugins.plugin_utils._snapshot_diff import (
     CLASSES,

@@ -10,11 +10,11 @@ __metaclass__ = type
 import os
 
 from ansible_collections.iotune.storage.plugins.module_utils.engine.fixes import attach_fixes, fix_for, leave_alone
-from ansible_collections.iotune.storage.plugins.module_utils.plan.cache import plan_cache
-from ansible_collections.iotune.storage.plugins.module_utils.plan.mounts import plan_mounts
-from ansible_collections.iotune.storage.tests.unit.plugins.module_utils.plan.test_cache_plan import _order, _proc
-# tree_fixture is the fixture ``tree``: the sysfs, udev and proc tree of test_blockq_stacking
-from ansible_collections.iotune.storage.tests.unit.plugins.module_utils.plan.test_blockq_stacking import (  # noqa: F401 pylint: disable=unused-import
+from ansible_collections.iotune.storage.plugins.module_utils.plan.cache_limits import plan_cache
+from ansible_collections.iotune.storage.plugins.module_utils.plan.mount_options import plan_mounts
+from ansible_collections.iotune.storage.tests.unit.plugins.module_utils.plan.test_cache_limits_plan import _order, _proc
+# tree_fixture is the fixture ``tree``: the sysfs, udev and proc tree of test_block_queue_stacking
+from ansible_collections.iotune.storage.tests.unit.plugins.module_utils.plan.test_block_queue_stacking import (  # noqa: F401 pylint: disable=unused-import
     plan as plan_queues, tree_fixture)
 
 

@@ -21,7 +21,7 @@ import pytest
 
 from ansible_collections.iotune.storage.plugins.module_utils.engine import snapshot as snap
 from ansible_collections.iotune.storage.plugins.module_utils.parse.sysctl import load_order
-from ansible_collections.iotune.storage.plugins.module_utils.settings.vm import VM_KEYS
+from ansible_collections.iotune.storage.plugins.module_utils.settings.cache_limits import VM_KEYS
 
 TESTS = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
 SIM = os.path.join(TESTS, 'vxfs-sim', 'vxtunefs')

@@ -44,7 +44,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.parse.fstab import 
     render,
     split_options,
 )
-from ansible_collections.iotune.storage.plugins.module_utils.plan.mounts import plan_mounts, plan_mounts_from
+from ansible_collections.iotune.storage.plugins.module_utils.plan.mount_options import plan_mounts, plan_mounts_from
 
 HELDOUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..', 'fixtures', 'fstab_heldout')
 MANIFESTS = sorted(name for name in os.listdir(HELDOUT) if name.endswith('.cases.json'))

@@ -21,7 +21,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.parse.iofacts impor
 )
 from ansible_collections.iotune.storage.plugins.module_utils.parse.meminfo import parse_meminfo, read_memory_bytes
 from ansible_collections.iotune.storage.plugins.module_utils.parse.sysctl import CONF_DIRS
-from ansible_collections.iotune.storage.plugins.module_utils.settings.vm import VM_KEYS
+from ansible_collections.iotune.storage.plugins.module_utils.settings.cache_limits import VM_KEYS
 
 
 class FakeRunner(object):

@@ -20,9 +20,9 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from ansible_collections.iotune.storage.plugins.module_utils.plan import tunefstab as tp
-from ansible_collections.iotune.storage.plugins.module_utils.settings.vxfs_tunables import VXFS_TUNABLES
+from ansible_collections.iotune.storage.plugins.module_utils.settings.tunefstab import VXFS_TUNABLES
 from ansible_collections.iotune.storage.plugins.module_utils.parse.fstab import entries, make_line, parse_fstab, render
-from ansible_collections.iotune.storage.plugins.module_utils.plan.mounts import plan_mounts_from
+from ansible_collections.iotune.storage.plugins.module_utils.plan.mount_options import plan_mounts_from
 from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import escape, parse_mountinfo, parse_mountinfo_line, unescape
 from ansible_collections.iotune.storage.plugins.module_utils.parse.sysctl import parse_sysctl_conf
 from ansible_collections.iotune.storage.plugins.module_utils.parse.tunefstab import (

@@ -19,7 +19,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.parse.sysctl import
     read_persistent,
     read_vm,
 )
-from ansible_collections.iotune.storage.plugins.module_utils.settings.vm import VM_KEYS
+from ansible_collections.iotune.storage.plugins.module_utils.settings.cache_limits import VM_KEYS
 
 
 def _dirs(root):

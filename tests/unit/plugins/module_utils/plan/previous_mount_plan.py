@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The mount planner as it was before issue 23 S3, kept once as the reference that the unit test
-(test_mount_plan.py: the same plans on generated hosts) and the bench (bench/mount_scale.py: the
+(test_mount_options_plan.py: the same plans on generated hosts) and the bench (bench/mount_scale.py: the
 time of both in one run) compare the indexed planner with. Not used by the collection."""
 
 from __future__ import (absolute_import, division, print_function)
@@ -14,7 +14,7 @@ import os
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import ERROR, NOT_APPLICABLE, make_check, status_of
 from ansible_collections.iotune.storage.plugins.module_utils.common.files import read_text
 from ansible_collections.iotune.storage.plugins.module_utils.parse.fstab import FstabLine, normalize_mount_point, parse_fstab, render
-from ansible_collections.iotune.storage.plugins.module_utils.plan.mounts import _check, _message, CONCERN
+from ansible_collections.iotune.storage.plugins.module_utils.plan.mount_options import _check, _message, CONCERN
 from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import parse_mountinfo, visible_mounts
 from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_algebra import (
     edit_fstab_options,

@@ -13,7 +13,7 @@ import pytest
 
 from ansible_collections.iotune.storage.plugins.module_utils.parse.fstab import parse_fstab
 from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import parse_mountinfo
-from ansible_collections.iotune.storage.plugins.module_utils.plan.mounts import plan_mounts_from
+from ansible_collections.iotune.storage.plugins.module_utils.plan.mount_options import plan_mounts_from
 from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_options import (
     CHANGES, IGNORED, REFUSED, live_remount, shown_live)
 

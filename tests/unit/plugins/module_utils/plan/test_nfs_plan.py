@@ -15,7 +15,7 @@ import pytest
 
 from ansible_collections.iotune.storage.plugins.module_utils.parse.fstab import parse_fstab
 from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import parse_mountinfo
-from ansible_collections.iotune.storage.plugins.module_utils.plan.mounts import plan_mounts, plan_mounts_from
+from ansible_collections.iotune.storage.plugins.module_utils.plan.mount_options import plan_mounts, plan_mounts_from
 
 SUPER = ('rw,vers=4.2,rsize=524288,wsize=524288,namlen=255,hard,proto=tcp,timeo=600,retrans=2,sec=sys,'
          'clientaddr=192.0.2.10,local_lock=none,addr=192.0.2.1')

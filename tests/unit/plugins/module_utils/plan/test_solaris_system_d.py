@@ -24,7 +24,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.engine.concerns.cac
 from ansible_collections.iotune.storage.plugins.module_utils.engine.run import EngineError, run_concerns
 from ansible_collections.iotune.storage.plugins.module_utils.parse.unix_platform import etc_system_entries
 from ansible_collections.iotune.storage.plugins.module_utils.parse.unixfacts import cache_facts, read_system_files
-from ansible_collections.iotune.storage.plugins.module_utils.plan.unix_cache import plan_unix_cache
+from ansible_collections.iotune.storage.plugins.module_utils.plan.cache_limits_unix import plan_unix_cache
 from ansible_collections.iotune.storage.plugins.module_utils.settings.platforms import SYSTEM_FRAGMENT
 from ansible_collections.iotune.storage.tests.unit.simulators import SimulatedUnixHost
 

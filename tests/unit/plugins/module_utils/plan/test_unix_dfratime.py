@@ -9,7 +9,7 @@ in vfstab and remounts with the whole option list."""
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
-from ansible_collections.iotune.storage.plugins.module_utils.plan.unix_mounts import plan_unix_mounts, unix_remount
+from ansible_collections.iotune.storage.plugins.module_utils.plan.mount_options_unix import plan_unix_mounts, unix_remount
 from ansible_collections.iotune.storage.plugins.module_utils.policy.validate import validate_policy
 from ansible_collections.iotune.storage.tests.unit.conftest import read_fixture
 

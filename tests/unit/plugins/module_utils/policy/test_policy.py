@@ -20,7 +20,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.policy.validate imp
 )
 from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_algebra import absent_matches, implies, option_slot, options_equal
 from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import QUEUE_SETTINGS
-from ansible_collections.iotune.storage.plugins.module_utils.settings.vxfs_tunables import VXFS_TUNABLES
+from ansible_collections.iotune.storage.plugins.module_utils.settings.tunefstab import VXFS_TUNABLES
 
 # The example of the schema, as documented.
 FULL = {

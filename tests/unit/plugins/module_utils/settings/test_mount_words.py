@@ -11,7 +11,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.iotune.storage.plugins.module_utils.plan.unix_mounts import unix_remount
+from ansible_collections.iotune.storage.plugins.module_utils.plan.mount_options_unix import unix_remount
 from ansible_collections.iotune.storage.plugins.module_utils.policy.validate import validate_mount_entry
 from ansible_collections.iotune.storage.plugins.module_utils.settings import mount_algebra as algebra
 from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_options import option_problem, shown_live

@@ -13,12 +13,12 @@ import os
 import pytest
 
 from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import SETTINGS
-from ansible_collections.iotune.storage.plugins.module_utils.settings.vm import VM_KEYS, dotted
+from ansible_collections.iotune.storage.plugins.module_utils.settings.cache_limits import VM_KEYS, dotted
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 for _ in range(5):
     ROOT = os.path.dirname(ROOT)
-TABLES = ('plugins/module_utils/settings/block_queue.py', 'plugins/module_utils/settings/vm.py')
+TABLES = ('plugins/module_utils/settings/block_queue.py', 'plugins/module_utils/settings/cache_limits.py')
 NAMES = {
     'queue settings': set(SETTINGS),
     'vm sysctls': set(VM_KEYS) | set(dotted(name) for name in VM_KEYS),

@@ -2,7 +2,7 @@
 # Copyright: iotune.storage contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The mount_options plan on Solaris and HP-UX (plan.unix_mounts): the real mnttab and vfstab samples and
+"""The mount_options plan on Solaris and HP-UX (plan.mount_options_unix): the real mnttab and vfstab samples and
 the HP-UX fstab made from fstab(4), the whole-list remount, and the table edited one field at a time."""
 
 from __future__ import (absolute_import, division, print_function)
@@ -11,7 +11,7 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.iotune.storage.plugins.module_utils.parse.unix_mounts import parse_hpux_fstab, parse_vfstab, render_lines
-from ansible_collections.iotune.storage.plugins.module_utils.plan.unix_mounts import live_mounts, plan_unix_mounts, unix_remount
+from ansible_collections.iotune.storage.plugins.module_utils.plan.mount_options_unix import live_mounts, plan_unix_mounts, unix_remount
 from ansible_collections.iotune.storage.tests.unit.conftest import read_fixture
 
 SEED_000_LIVE = 'ioerror=mwdisable,largefiles,delaylog,mincache=direct,convosync=direct'

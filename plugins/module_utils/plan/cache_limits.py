@@ -37,7 +37,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.policy.validate imp
     slice_name_problem,
     validate_cache_value,
 )
-from ansible_collections.iotune.storage.plugins.module_utils.settings.vm import VM_KEYS, VM_SYSCTLS, dotted
+from ansible_collections.iotune.storage.plugins.module_utils.settings.cache_limits import VM_KEYS, VM_SYSCTLS, dotted
 from ansible_collections.iotune.storage.plugins.module_utils.parse.sysctl import (
     CONF_DIRS,
     SYSCTL_CONF,

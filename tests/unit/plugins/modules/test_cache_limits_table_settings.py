@@ -15,7 +15,7 @@ import shutil
 import pytest
 
 from ansible_collections.iotune.storage.plugins.module_utils.act.journal import read_records
-from ansible_collections.iotune.storage.plugins.module_utils.settings.vm import VM_KEYS, VM_SYSCTLS, dotted
+from ansible_collections.iotune.storage.plugins.module_utils.settings.cache_limits import VM_KEYS, VM_SYSCTLS, dotted
 from ansible_collections.iotune.storage.plugins.modules import cache_limits, io_rollback
 from ansible_collections.iotune.storage.tests.unit.module_harness import run_main
 

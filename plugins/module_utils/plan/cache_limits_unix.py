@@ -2,7 +2,7 @@
 # Copyright: iotune.storage contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The cache_limits decision on Solaris and HP-UX (settings/unix_cache.py); reads, never writes.
+"""The cache_limits decision on Solaris and HP-UX (settings/cache_limits_unix.py); reads, never writes.
 
 - Solaris: the ZFS ARC cap. Persistent: the last ``set zfs:zfs_arc_max = N`` line of /etc/system
   (``*`` or ``#`` comments; N decimal, 0x hex or leading-0 octal, else an error check naming the line,
@@ -29,7 +29,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.parse.unix_platform
 from ansible_collections.iotune.storage.plugins.module_utils.parse.unixfacts import (
     ARC_KSTAT, SYSTEM_DIR, command_output, read_kctune, read_system_files)
 from ansible_collections.iotune.storage.plugins.module_utils.settings.platforms import PLATFORMS, SYSTEM_FRAGMENT
-from ansible_collections.iotune.storage.plugins.module_utils.settings.unix_cache import UNIX_CACHE, platform_keys
+from ansible_collections.iotune.storage.plugins.module_utils.settings.cache_limits_unix import UNIX_CACHE, platform_keys
 
 CONCERN = 'cache_limits'
 SYSTEM_KEY = 'zfs:zfs_arc_max'

@@ -13,7 +13,7 @@ import pytest
 
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import STATUSES
 from ansible_collections.iotune.storage.plugins.module_utils.parse.fstab import parse_fstab
-from ansible_collections.iotune.storage.plugins.module_utils.plan.mounts import plan_mounts, plan_mounts_from
+from ansible_collections.iotune.storage.plugins.module_utils.plan.mount_options import plan_mounts, plan_mounts_from
 from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_algebra import edit_fstab_options, in_effect, option_state, plan_remount
 from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import escape, parse_mountinfo, visible_mounts
 from ansible_collections.iotune.storage.tests.unit.plugins.module_utils.plan import previous_mount_plan

@@ -4,7 +4,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The cache limits of Solaris and HP-UX that the policy's iotune_cache sets; pure data.
 
-The counterparts of Linux's page-cache limits (settings/vm.py) where the field cases happened. Each
+The counterparts of Linux's page-cache limits (settings/cache_limits.py) where the field cases happened. Each
 entry: the ``platform`` (settings.platforms key) that has it, when a change ``applies`` (Solaris reads
 /etc/system at boot; HP-UX's kctune changes the running kernel and its saved configuration at once),
 ``minimum``/``maximum`` bytes, HP-UX's ``memory_pct`` (filecache_max(5): the largest value kctune

@@ -12,11 +12,11 @@ import pytest
 
 from ansible_collections.iotune.storage.plugins.module_utils.act import records
 from ansible_collections.iotune.storage.plugins.module_utils.parse import sysctl
-from ansible_collections.iotune.storage.plugins.module_utils.plan import cache
+from ansible_collections.iotune.storage.plugins.module_utils.plan import cache_limits
 from ansible_collections.iotune.storage.plugins.module_utils.policy.schema import CACHE_PAIRS, CACHE_SYSCTL_KEYS, schema_keys
 from ansible_collections.iotune.storage.plugins.module_utils.policy.validate import normalize_policy, validate_policy
-from ansible_collections.iotune.storage.plugins.module_utils.settings.unix_cache import UNIX_CACHE_KEYS
-from ansible_collections.iotune.storage.plugins.module_utils.settings.vm import (
+from ansible_collections.iotune.storage.plugins.module_utils.settings.cache_limits_unix import UNIX_CACHE_KEYS
+from ansible_collections.iotune.storage.plugins.module_utils.settings.cache_limits import (
     ORDERED, PAIRS, POLICY_SYSCTLS, VM_KEYS, VM_SYSCTLS, dotted)
 
 
@@ -40,11 +40,11 @@ def test_pairs_and_orders_come_from_the_entries():
 
 def test_the_derived_lists_are_the_tables():
     assert sysctl.VM_KEYS == VM_KEYS
-    assert cache.SYSCTL_KEYS == records.SYSCTL_KEYS == tuple(dotted(name) for name in VM_KEYS)
+    assert cache_limits.SYSCTL_KEYS == records.SYSCTL_KEYS == tuple(dotted(name) for name in VM_KEYS)
     assert CACHE_SYSCTL_KEYS == POLICY_SYSCTLS and schema_keys('iotune_cache') == POLICY_SYSCTLS + UNIX_CACHE_KEYS + ('bulk_slice',)
-    assert cache.KERNEL_DEFAULTS['vm.dirty_ratio'] == 20 and 'vm.min_free_kbytes' not in cache.KERNEL_DEFAULTS
-    assert cache.PARTNERS['vm.dirty_bytes'] == 'vm.dirty_ratio' and cache.PARTNERS['vm.dirty_ratio'] == 'vm.dirty_bytes'
-    assert cache.KERNEL_MINIMUM['vm.dirty_bytes'] == 8192
+    assert cache_limits.KERNEL_DEFAULTS['vm.dirty_ratio'] == 20 and 'vm.min_free_kbytes' not in cache_limits.KERNEL_DEFAULTS
+    assert cache_limits.PARTNERS['vm.dirty_bytes'] == 'vm.dirty_ratio' and cache_limits.PARTNERS['vm.dirty_ratio'] == 'vm.dirty_bytes'
+    assert cache_limits.KERNEL_MINIMUM['vm.dirty_bytes'] == 8192
 
 
 @pytest.mark.parametrize('name', VM_KEYS)
@@ -52,7 +52,7 @@ def test_the_module_takes_the_tables_bounds(name):
     entry = VM_SYSCTLS[name]
     for value, good in ((entry['minimum'], True), (entry['maximum'], True), (entry['minimum'] - 1, False),
                         (entry['maximum'] + 1, False)):
-        values, errors = cache.validate_sysctl({dotted(name): value})
+        values, errors = cache_limits.validate_sysctl({dotted(name): value})
         assert (values == {dotted(name): value} and errors == []) if good else errors, (value, errors)
 
 

@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from ansible_collections.iotune.storage.plugins.module_utils.plan.cache import (
+from ansible_collections.iotune.storage.plugins.module_utils.plan.cache_limits import (
     load_order_with,
     memory_high_equal,
     parse_unit_memory_high,

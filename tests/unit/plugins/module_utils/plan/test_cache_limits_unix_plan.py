@@ -18,7 +18,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.act.records import 
 from ansible_collections.iotune.storage.plugins.module_utils.act.rollback import roll_back
 from ansible_collections.iotune.storage.plugins.module_utils.engine.concerns.cache_limits import UnixCache
 from ansible_collections.iotune.storage.plugins.module_utils.engine.run import EngineError, run_concerns
-from ansible_collections.iotune.storage.plugins.module_utils.plan.unix_cache import kctune_refusals, plan_unix_cache, system_text_with
+from ansible_collections.iotune.storage.plugins.module_utils.plan.cache_limits_unix import kctune_refusals, plan_unix_cache, system_text_with
 from ansible_collections.iotune.storage.tests.unit.simulators import SimulatedUnixHost
 
 GIB = 1024 ** 3

@@ -5,7 +5,7 @@
 """The mount_options decision on Solaris/illumos and HP-UX; pure but for reading the two tables.
 
 The live side is ``/etc/mnttab``, the persistent side ``/etc/vfstab`` (Solaris, seven fields) or
-``/etc/fstab`` (HP-UX fstab(4), six); the checks, messages and the table edit are plan.mounts' own.
+``/etc/fstab`` (HP-UX fstab(4), six); the checks, messages and the table edit are plan.mount_options' own.
 What differs is the remount: mount_ufs(1M) says "All options not explicitly set with remount revert
 to their default values", and VxFS's remount (mount_vxfs(1M), ``mount -F vxfs -o remount,...``)
 likewise takes the whole new option set. So the plan gives ``remount`` with every option the mount
@@ -21,7 +21,7 @@ import os
 
 from ansible_collections.iotune.storage.plugins.module_utils.common.files import read_text
 from ansible_collections.iotune.storage.plugins.module_utils.parse.unix_mounts import live_options, parse_hpux_fstab, parse_mnttab, parse_vfstab
-from ansible_collections.iotune.storage.plugins.module_utils.plan.mounts import plan_mounts_from
+from ansible_collections.iotune.storage.plugins.module_utils.plan.mount_options import plan_mounts_from
 from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_algebra import edit_fstab_options, is_userspace_option
 from ansible_collections.iotune.storage.plugins.module_utils.settings.mount_words import fixed_at_mount, slot_groups
 from ansible_collections.iotune.storage.plugins.module_utils.settings.platforms import PLATFORMS
@@ -50,7 +50,7 @@ def unix_remount(live, present, absent, platform):
 
 
 def remount_planner(info, present, absent, platform):
-    """plan.mounts' live side of a Solaris/HP-UX mount: one ``unix_remount`` change with the whole list."""
+    """plan.mount_options' live side of a Solaris/HP-UX mount: one ``unix_remount`` change with the whole list."""
     kernel_present = [option for option in present if not is_userspace_option(option)]
     kernel_absent = [option for option in absent if not is_userspace_option(option)]
     after, unresolved = unix_remount(info['live_options'], kernel_present, kernel_absent, platform)
@@ -81,7 +81,7 @@ def table_records(platform, text, warnings):
 
 
 def plan_unix_mounts(mounts, platform, fstab_path=None, mnttab_path=None, remount=True):
-    """Read mnttab and the platform's fstab and plan ``mounts`` as plan.mounts.plan_mounts does, with the
+    """Read mnttab and the platform's fstab and plan ``mounts`` as plan.mount_options.plan_mounts does, with the
     ``unix_remount`` change kind: ``{kind: unix_remount, target, fstype, options (the whole list),
     before, after}``. Nothing is written."""
     entry = PLATFORMS[platform]

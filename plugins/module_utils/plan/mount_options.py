@@ -390,7 +390,7 @@ def plan_mounts_from(mounts, mountinfo_entries, fstab_records, fstab_present=Tru
     (parse.holders.mount_holders), asked only of an NFS mount that a
     ``remount: cycle`` would unmount (None: nothing); ``remount_planner(info,
     present, absent)`` -> (change or None, unresolved options): the live side
-    of another platform's mounts (plan.unix_mounts; None: Linux's remount,
+    of another platform's mounts (plan.mount_options_unix; None: Linux's remount,
     and NFS as Linux's client does it).  ``fstab_records`` may be Linux
     fstab lines or another table's (parse.unix_mounts.TableLine): the planner
     reads ``kind``, ``lineno``, ``to_dict()`` and ``with_options()``.

@@ -13,7 +13,7 @@ import pytest
 
 from ansible_collections.iotune.storage.plugins.module_utils.plan.tunefstab import TUNABLE_NAMES, normalize_tunable
 from ansible_collections.iotune.storage.plugins.module_utils.policy.validate import validate_tunable
-from ansible_collections.iotune.storage.plugins.module_utils.settings.vxfs_tunables import (
+from ansible_collections.iotune.storage.plugins.module_utils.settings.tunefstab import (
     KINDS, VXFS_TUNABLE_MAX, VXFS_TUNABLES, accepted)
 
 NAMES = tuple(VXFS_TUNABLES)
