@@ -11,6 +11,7 @@ __metaclass__ = type
 
 import ast
 import os
+import re
 
 import pytest
 
@@ -124,6 +125,19 @@ def test_a_per_concern_module_ships_its_own_planner_only(concern):
 def test_small_modules_ship_few_module_utils(module_name):
     files = payload(module_name)
     assert len(files) <= PAYLOAD_LIMITS[module_name], '%s ships %d module_utils files: %s' % (module_name, len(files), ', '.join(files))
+
+
+def test_the_architecture_doc_gives_every_module_its_payload():
+    """docs/architecture.md, "What a module carries": each row names modules and, in the same order, their counts."""
+    with open(os.path.join(ROOT, 'docs', 'architecture.md')) as handle:
+        text = handle.read()
+    section = text.split('## What a module carries', 1)[1].split('\n## ', 1)[0]
+    documented = {}
+    for row in re.findall(r'^\| (`[^|]+) \| ([0-9][0-9, ]*):', section, re.M):
+        names, counts = re.findall(r'`([a-z_]+)`', row[0]), [int(count) for count in row[1].split(',')]
+        assert len(names) == len(counts), row
+        documented.update(zip(names, counts))
+    assert documented == dict((name, len(payload(name))) for name in PAYLOAD_LIMITS)
 
 
 def test_payload_follows_imports_through_packages():
