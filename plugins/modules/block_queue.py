@@ -13,7 +13,7 @@ module: block_queue
 short_description: Ensure block device queue settings, live in sysfs and persistent in udev rules
 version_added: 0.1.0
 deprecated:
-  removed_in: 1.0.0
+  removed_in: 2.0.0
   why: >-
     One grammar for the policy. This module has an option set of its own beside the policy's iotune_block_devices, which
     iotune.storage.io_policy audits and enforces together with the other concerns in one round trip per host.
@@ -106,11 +106,13 @@ options:
       - Which CPU completes a request (C(queue/rq_affinity)); 0 the one its interrupt arrives on, 1 (the kernel default)
         one of the group of the CPU that issued it, 2 that very CPU.
     type: int
+    version_added: 1.0.0
   nomerges:
     description:
       - Which adjacent requests the block layer merges (C(queue/nomerges)); 0 (the kernel default) every one it can, 1
         only those one lookup finds, 2 none (less CPU per I/O where merging gains nothing).
     type: int
+    version_added: 1.0.0
   # END make schema
   devices:
     description:
@@ -145,9 +147,11 @@ options:
       rq_affinity:
         description: See O(rq_affinity).
         type: int
+        version_added: 1.0.0
       nomerges:
         description: See O(nomerges).
         type: int
+        version_added: 1.0.0
       # END make schema
   persist:
     description:

@@ -13,7 +13,7 @@ module: cache_limits
 short_description: Ensure page-cache and writeback limits and the memory cap of bulk jobs
 version_added: 0.1.0
 deprecated:
-  removed_in: 1.0.0
+  removed_in: 2.0.0
   why: >-
     One grammar for the policy. This module has an option set of its own beside the policy's iotune_cache, which
     iotune.storage.io_policy audits and enforces together with the other concerns in one round trip per host.

@@ -13,7 +13,7 @@ module: copy_tools
 short_description: Ensure the large-block copy tools and their configuration are installed as shipped
 version_added: 0.2.0
 deprecated:
-  removed_in: 1.0.0
+  removed_in: 2.0.0
   why: >-
     One grammar for the policy. This module has an option set of its own beside the policy's iotune_copy_tools, which
     iotune.storage.io_policy audits and enforces together with the other concerns in one round trip per host.

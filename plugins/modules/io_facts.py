@@ -51,6 +51,7 @@ options:
     choices: [block_devices, mounts, fstab, vm, memory, vxfs, tools]
     default: [block_devices, mounts, fstab, vm, memory, vxfs, tools]
   udev_db_dir:
+    version_added: 1.0.0
     description:
       - The udev database (C(b<major>:<minor>) files) the block devices' WWN, serial, whole model name and revision
         are completed from; without it (a container, no udev) they come from sysfs alone. Only changed for tests,

@@ -57,12 +57,12 @@ options:
         (not templated).
       - With O(hosts); not with O(reports) or O(merge).
     type: str
-    version_added: 0.3.0
+    version_added: 1.0.0
   hosts:
     description: With O(results), the hosts whose reports to read, normally C(ansible_play_hosts).
     type: list
     elements: str
-    version_added: 0.3.0
+    version_added: 1.0.0
   summary:
     description:
       - Also return RV(iotune_summary), the run's summary, and publish it as the run's custom stat C(iotune_summary)
@@ -71,8 +71,9 @@ options:
       - C(mode) (V(audit), V(harden)), and any of C(run_id), C(failed_hosts) (the play's failed and unreachable
         hosts) and C(fail_on) (the audit's gate, C(statuses) and C(severities); the hosts it fails are added).
     type: dict
-    version_added: 0.3.0
+    version_added: 1.0.0
   keep:
+    version_added: 1.0.0
     description: How many runs C(history.json) keeps, the newest (V(0) keeps every one).
     type: int
     default: 30
@@ -85,13 +86,13 @@ options:
       - A part holds at most 64 MiB; a bigger slice is refused (split the job into more slices).
       - The run id is O(run_id), or the one the reports share.
     type: str
-    version_added: 0.3.0
+    version_added: 1.0.0
   run_id:
     description:
       - With O(part), the run the part belongs to, the same for every slice (C(iotune_run_id)); every report must be of
         it. Needed when the slice has no host report.
     type: str
-    version_added: 0.3.0
+    version_added: 1.0.0
   merge:
     description:
       - The run id of a sliced run whose parts (C(parts/<merge>/*.json) in O(dir)) to merge. Writes C(summary.json),
@@ -101,7 +102,7 @@ options:
         controller's user, its directory can be written by others, it is larger than 64 MiB or nested deeper than 32
         levels, or a field is not of its type; a host in two parts is refused naming both.
     type: str
-    version_added: 0.3.0
+    version_added: 1.0.0
   start:
     description:
       - Start a run instead of writing reports, once and before any host work. Stops the run, naming
@@ -115,14 +116,14 @@ options:
       - Takes only O(dir), O(run_id), O(fail_on) and O(benchmark_hosts).
     type: bool
     default: false
-    version_added: 0.3.0
+    version_added: 1.0.0
   fail_on:
     description:
       - With O(start), the audit's gate as the C(io_audit) role's C(iotune_audit_fail_on) gives it (V({}) when not set),
         a dict with C(statuses) (a list of V(compliant), V(drift), V(not_persistent), V(not_applicable), V(error)) and
         C(severity) (V(low), V(medium) or V(high)). Anything else stops the run naming C(iotune_audit_fail_on).
     type: raw
-    version_added: 0.3.0
+    version_added: 1.0.0
   benchmark_hosts:
     description:
       - With O(start), the hosts of the play (C(ansible_play_hosts)); returns RV(measuring), whether any of them may
@@ -132,13 +133,13 @@ options:
         whose C(enabled) is absent, null or false; a template or a host not found may.
     type: list
     elements: str
-    version_added: 0.3.0
+    version_added: 1.0.0
   parts:
     description:
       - With O(merge), how many parts there must be (the job's slice count); fewer or more is an error naming what was
         found. Without it, every part found is merged.
     type: int
-    version_added: 0.3.0
+    version_added: 1.0.0
 seealso:
   - module: iotune.storage.io_policy
 '''

@@ -66,6 +66,7 @@ options:
     type: bool
     default: false
   fail_on_drift:
+    version_added: 1.0.0
     description:
       - Whether the play fails this host when it drifts (the C(io_audit) role passes its C(iotune_audit_fail_on_drift)
         and C(iotune_audit_fail_on) as the host sees them). Only returned as RV(fail_on_drift), for
@@ -104,6 +105,7 @@ options:
         C(iotune_journal_dir)), so that an audit, an enforcement and a rollback use the same files.
     type: path
   mnttab:
+    version_added: 1.0.0
     description:
       - On Solaris/illumos and HP-UX, the live mount table the mount options concern and the VxFS tunables read.
       - Unused on Linux, which has C(/proc/self/mountinfo).
@@ -161,6 +163,7 @@ options:
         type: str
         required: true
       keep:
+        version_added: 1.0.0
         description:
           - How many report files of this mode (C(<mode>-<run id>.json)) the host keeps in O(report.dir); older ones
             are removed after the report is written (never in check mode). V(0) keeps every one.
@@ -169,6 +172,7 @@ options:
         type: int
         default: 30
       textfile_dir:
+        version_added: 1.0.0
         description:
           - Also write the report as C(iotune.prom), a node_exporter textfile-collector file (docs/monitoring.md), in
             this directory, atomically with mode 0644; never in check mode. Empty or left out, none is written.
@@ -178,6 +182,7 @@ options:
             O(report.dir).
         type: path
   waivers:
+    version_added: 1.0.0
     description:
       - The waivers that cover this host (docs/waivers.md), as the action plugin gives them from C(iotune_waivers) after
         validating them, with the days left counted on the controller.
@@ -220,6 +225,7 @@ options:
         type: bool
         required: true
   severity:
+    version_added: 1.0.0
     description:
       - The policy's severity overrides (docs/severity.md), as the action plugin gives them from C(iotune_severity)
         after validating them. Every check carries C(severity), one of V(low), V(medium) or V(high), from the first
@@ -241,7 +247,7 @@ options:
 notes:
   - The per-concern modules (M(iotune.storage.mount_options), M(iotune.storage.tunefstab),
     M(iotune.storage.block_queue), M(iotune.storage.cache_limits), M(iotune.storage.copy_tools)) run the same planners
-    and appliers for one concern. They are deprecated and will be removed in 1.0.0; use this module with O(concerns)
+    and appliers for one concern. They are deprecated and will be removed in 2.0.0; use this module with O(concerns)
     (or the roles of the same names) instead.
 seealso:
   - module: iotune.storage.io_rollback

@@ -58,6 +58,7 @@ options:
     type: str
     default: '0750'
   keep:
+    version_added: 1.0.0
     description:
       - After writing, keep only the newest O(keep) report files of the report's C(mode) in O(dir)
         (C(<mode>-<run id>.json); C(<mode>-latest.json) and the files of O(names) always stay). V(0) removes none.

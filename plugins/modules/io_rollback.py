@@ -99,6 +99,7 @@ options:
     description: The C(mount) program that remounts; default is C(mount) from the PATH.
     type: path
   mnttab:
+    version_added: 1.0.0
     description: On Solaris/illumos and HP-UX, the live mount table a remount record is checked against and read back from.
     type: path
     default: /etc/mnttab

@@ -11,7 +11,7 @@ DOCUMENTATION = r'''
 ---
 module: tune_io
 short_description: Find the value of an I/O setting by measurement, beyond the noise
-version_added: 0.3.0
+version_added: 1.0.0
 description:
   - A measured search on one target, a mounted file system or a bare block device, of block-queue settings, mount
     options or the copy tool's buffer. Each round measures the current value and every candidate once, in a new

@@ -28,6 +28,8 @@ documentation (`make schema`). Adding a setting is adding an entry here. Each en
 * ``request_queue``: it exists only on a request (blk-mq) queue: a request-based multipath map has its own
   (its paths' are bypassed), a bio-based dm or md device has none (plan/stacking.py);
 * ``description``: sentences for the policy and module documentation;
+* ``version_added``: the collection release that added it (the block_queue module's option says so), when
+  after the first;
 * ``accepted``: what the reference table of docs/policy.md says beyond the range;
 * ``range_note``: what the block_queue module's message says after the range.
 """
@@ -108,6 +110,7 @@ QUEUE_SETTINGS = {
         'sysfs': 'queue/rq_affinity',
         'udev': ('queue/rq_affinity',),
         'run_words': ('rq_affinity',),
+        'version_added': '1.0.0',
         'type': 'int', 'minimum': 0, 'maximum': 2,
         'write_order': 5,
         'description': ['Which CPU completes a request (C(queue/rq_affinity)); 0 the one its interrupt arrives on, 1 (the kernel '
@@ -119,6 +122,7 @@ QUEUE_SETTINGS = {
         'sysfs': 'queue/nomerges',
         'udev': ('queue/nomerges',),
         'run_words': ('nomerges',),
+        'version_added': '1.0.0',
         'type': 'int', 'minimum': 0, 'maximum': 2,
         'write_order': 6,
         'description': ['Which adjacent requests the block layer merges (C(queue/nomerges)); 0 (the kernel default) every '

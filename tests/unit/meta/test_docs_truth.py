@@ -15,7 +15,10 @@ Read from every document, line by line:
 * ``make TARGET`` (and ``make bench PART``): the Makefile has the target (bench/run the part);
 * ``iotune.storage.NAME``: a module, plugin, filter, role or playbook of the collection;
 * a variable ``iotune_*`` or ``<role>_*``: the roles, playbooks or plugins read or set it (or it is the
-  name of an integration target, ``io_audit_policy``).
+  name of an integration target, ``io_audit_policy``);
+* a task of a YAML example that calls a module, ``iotune.storage.NAME: {...}`` (as a task or in
+  ``module_defaults``): every option it gives, and every suboption within, is one the module documents
+  (with its doc fragments and aliases).
 
 A name that is meant not to exist (the docs say the collection has no such file) is listed in
 NOT_THERE with the sentence's reason.
@@ -27,6 +30,9 @@ __metaclass__ = type
 import glob
 import os
 import re
+import textwrap
+
+import yaml
 
 import pytest
 
@@ -156,7 +162,87 @@ def variable_problems():
     return found
 
 
-@pytest.mark.parametrize('check', [link_problems, code_problems, variable_problems])
+YAML_BLOCK = re.compile(r'^([ \t]*)```ya?ml[ \t]*\n(.*?)^\1```', re.M | re.S)
+MODULES = sorted(os.path.basename(path)[:-3] for path in glob.glob(os.path.join(ROOT, 'plugins', 'modules', '*.py')))
+
+
+def _fragment_options(name):
+    """The options a doc fragment (iotune.storage.FILE or iotune.storage.FILE.CONSTANT) adds."""
+    parts = name.split('.')[2:]
+    constants = cd.class_string_constants(cd.path('plugins', 'doc_fragments', parts[0] + '.py'))
+    return yaml.safe_load(constants[parts[1].upper() if len(parts) > 1 else 'DOCUMENTATION']).get('options') or {}
+
+
+def module_options(name):
+    """{option: spec} of a module, its doc fragments' options included."""
+    doc = cd.module_docs(name)[0]
+    options = {}
+    for fragment in doc.get('extends_documentation_fragment') or []:
+        options.update(_fragment_options(fragment))
+    options.update(doc.get('options') or {})
+    return options
+
+
+def _unknown_options(given, options, where):
+    """The keys of a task's arguments (and of their dicts, down the suboptions) that are no option."""
+    names = dict(options)
+    for spec in options.values():
+        names.update((alias, spec) for alias in spec.get('aliases') or [])
+    found = []
+    for key, value in given.items():
+        if key not in names:
+            found.append('%s: %s (options: %s)' % (where, key, ', '.join(sorted(options))))
+            continue
+        suboptions = names[key].get('suboptions')
+        items = value if isinstance(value, list) else [value]
+        for item in items if suboptions else []:
+            if isinstance(item, dict):
+                found += _unknown_options(item, suboptions, '%s.%s' % (where, key))
+    return found
+
+
+def _module_calls(node):
+    """(module, arguments) of every iotune.storage module call in a parsed YAML example."""
+    if isinstance(node, list):
+        for item in node:
+            for call in _module_calls(item):
+                yield call
+    elif isinstance(node, dict):
+        for key, value in node.items():
+            name = key[len('iotune.storage.'):] if isinstance(key, str) and key.startswith('iotune.storage.') else None
+            if name in MODULES and isinstance(value, dict):
+                yield name, value
+            else:
+                for call in _module_calls(value):
+                    yield call
+
+
+def _examples():
+    for doc in DOCS:
+        text = _read(doc)
+        for match in YAML_BLOCK.finditer(text):
+            yield doc, text.count('\n', 0, match.start()) + 2, textwrap.dedent(match.group(2))
+
+
+def option_problems():
+    found = []
+    for doc, number, block in _examples():
+        for name, arguments in _module_calls(yaml.safe_load(block)):
+            found += ['%s:%d: iotune.storage.%s: no option %s' % (doc, number, name, problem)
+                      for problem in _unknown_options(arguments, module_options(name), name)]
+    return found
+
+
+def test_the_examples_call_modules_with_their_options():
+    """The option check reads the examples: some call modules, and a misspelled option is found."""
+    calls = [call for doc, number, block in _examples() for call in _module_calls(yaml.safe_load(block))]
+    assert len(calls) >= 3
+    assert _unknown_options({'policy': {}, 'concern': ['x']}, module_options('io_policy'), 'io_policy') != []
+    assert _unknown_options({'report': {'dir': '/r', 'kept': 3}}, module_options('io_policy'), 'io_policy') != []
+    assert _unknown_options({'journal_dir': '/j', 'mode': 'audit'}, module_options('io_policy'), 'io_policy') == []
+
+
+@pytest.mark.parametrize('check', [link_problems, code_problems, variable_problems, option_problems])
 def test_what_the_docs_name_exists(check):
     assert check() == []
 

@@ -65,11 +65,11 @@ def test_the_action_group_fragment_names_the_group():
 @pytest.mark.parametrize('name', DEPRECATED)
 def test_the_per_concern_modules_are_deprecated_for_io_policy(name):
     deprecation = cd.runtime()['plugin_routing']['modules'][name]['deprecation']
-    assert deprecation['removal_version'] == '1.0.0'
+    assert deprecation['removal_version'] == '2.0.0'
     assert 'iotune.storage.io_policy' in deprecation['warning_text']
     assert 'concerns [%s]' % name in deprecation['warning_text']
     doc = cd.module_docs(name)[0]['deprecated']
-    assert doc['removed_in'] == '1.0.0'
+    assert doc['removed_in'] == '2.0.0'
     assert doc['why'] and 'iotune.storage.io_policy' in doc['alternative']
     assert 'concerns=[%s]' % name in doc['alternative']
 
