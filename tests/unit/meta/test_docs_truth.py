@@ -18,7 +18,8 @@ Read from every document, line by line:
   name of an integration target, ``io_audit_policy``);
 * a task of a YAML example that calls a module, ``iotune.storage.NAME: {...}`` (as a task or in
   ``module_defaults``): every option it gives, and every suboption within, is one the module documents
-  (with its doc fragments and aliases).
+  (with its doc fragments and aliases); and so is ``option`` (or ``option.suboption``) in the prose form
+  ```module`'s `option```.
 
 A name that is meant not to exist (the docs say the collection has no such file) is listed in
 NOT_THERE with the sentence's reason.
@@ -224,8 +225,22 @@ def _examples():
             yield doc, text.count('\n', 0, match.start()) + 2, textwrap.dedent(match.group(2))
 
 
-def option_problems():
+PROSE_OPTION = re.compile(r"`(%s)`'s `([a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)*)`" % '|'.join(MODULES))
+
+
+def _prose_option_problems():
     found = []
+    for doc, number, line in _lines():
+        for name, dotted in PROSE_OPTION.findall(line):
+            head, dummy, rest = dotted.partition('.')
+            given = {head: {rest: None} if rest else None}
+            found += ['%s:%d: `%s`\'s `%s`: no option %s' % (doc, number, name, dotted, problem)
+                      for problem in _unknown_options(given, module_options(name), name)]
+    return found
+
+
+def option_problems():
+    found = _prose_option_problems()
     for doc, number, block in _examples():
         for name, arguments in _module_calls(yaml.safe_load(block)):
             found += ['%s:%d: iotune.storage.%s: no option %s' % (doc, number, name, problem)
@@ -233,13 +248,16 @@ def option_problems():
     return found
 
 
-def test_the_examples_call_modules_with_their_options():
+def test_the_examples_call_modules_with_their_options(monkeypatch):
     """The option check reads the examples: some call modules, and a misspelled option is found."""
     calls = [call for doc, number, block in _examples() for call in _module_calls(yaml.safe_load(block))]
     assert len(calls) >= 3
     assert _unknown_options({'policy': {}, 'concern': ['x']}, module_options('io_policy'), 'io_policy') != []
     assert _unknown_options({'report': {'dir': '/r', 'kept': 3}}, module_options('io_policy'), 'io_policy') != []
     assert _unknown_options({'journal_dir': '/j', 'mode': 'audit'}, module_options('io_policy'), 'io_policy') == []
+    lines = [('docs/policy.md', 1, "`io_policy`'s `report.kept` and `io_policy`'s `report.keep`, `io_snapshot`'s `read`")]
+    monkeypatch.setitem(_prose_option_problems.__globals__, '_lines', lambda: iter(lines))
+    assert len(_prose_option_problems()) == 1 and 'report.kept' in _prose_option_problems()[0]
 
 
 @pytest.mark.parametrize('check', [link_problems, code_problems, variable_problems, option_problems])
