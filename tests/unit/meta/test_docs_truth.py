@@ -206,16 +206,14 @@ def _module_calls(node):
     """(module, arguments) of every iotune.storage module call in a parsed YAML example."""
     if isinstance(node, list):
         for item in node:
-            for call in _module_calls(item):
-                yield call
+            yield from _module_calls(item)
     elif isinstance(node, dict):
         for key, value in node.items():
             name = key[len('iotune.storage.'):] if isinstance(key, str) and key.startswith('iotune.storage.') else None
             if name in MODULES and isinstance(value, dict):
                 yield name, value
             else:
-                for call in _module_calls(value):
-                    yield call
+                yield from _module_calls(value)
 
 
 def _examples():
