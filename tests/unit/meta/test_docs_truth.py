@@ -164,7 +164,7 @@ def variable_problems():
 
 
 YAML_BLOCK = re.compile(r'^([ \t]*)```ya?ml[ \t]*\n(.*?)^\1```', re.M | re.S)
-MODULES = sorted(os.path.basename(path)[:-3] for path in glob.glob(os.path.join(ROOT, 'plugins', 'modules', '*.py')))
+MODULES = cd.module_names()
 
 
 def _fragment_options(name):
