@@ -20,8 +20,9 @@ export ANSIBLE_HOME := $(BUILD)/ansible-home
 export PATH := $(BIN):$(PATH)
 export ANSIBLE_FORCE_COLOR := false
 export PY_COLORS := 0
-# make test (scripts/test-lanes) makes the collection, the tarball and the lab images once and then
-# runs the steps two at a time with IOTUNE_PREPARED=1, so that no step rebuilds what another reads.
+# make test (scripts/test-lanes) makes the collection and the tarball once, the lab images beside the
+# first steps, and runs the steps two at a time with IOTUNE_PREPARED=1, so that no step rebuilds what
+# another reads.
 ifdef IOTUNE_PREPARED
 COLLECTION :=
 INSTALLED :=

@@ -74,8 +74,12 @@ def sync_run(host, tmp_path_factory):
     rc, output = harden_with(
         tmp_path_factory.mktemp("sync"), "vm-bench-sync",
         {"iotune_mounts": [{"path": "/data/xfs", "present": ["sync"]}]},
-        # TCG makes buffered runs noisy (20-30 %); sync costs over 90 %
+        # TCG makes buffered runs noisy (20-30 %); sync costs over 90 %. The throughput and the mean
+        # latency it comes from, not the p99 (the default metrics' fourth): a buffered write's tail
+        # is a copy into the page cache that the host's scheduler stretches, which moved it 46 % on
+        # a quiet run and past the threshold once in CI, where "recovered" then said false
         {"directory": "/data/xfs", "size": "32m", "runtime": 3, "regression_threshold_pct": 50,
+         "metrics": ["bw_bytes", "lat_mean_ns"],
          "jobs": [{"rw": "write", "bs": "4k", "direct": False, "name": "buffered-write-4k"}]})
     return {"rc": rc, "output": output, "fstab": fstab}
 
@@ -88,7 +92,8 @@ def test_sync_mount_regression_is_rolled_back(host, sync_run, prepared):
     assert [c["status"] for c in full["checks"] if c["id"] == "mount_options:/data/xfs:present:sync"] == ["drift"]
     report = full["benchmark"]
     assert report["phases"] == ["before", "after", "after_rollback"]
-    assert report["rolled_back"] is True and report["recovered"] is True, report
+    assert report["rolled_back"] is True and report["recovered"] is True, [
+        (r["metric"], r["before"], r["after"], r["change_pct"], r["noise_pct"]) for r in report["recovery"]]
     # which metric crosses the threshold first (bandwidth, or the latency it comes from) depends on
     # the noise of the run under TCG; one of them must, far beyond it
     triggers = [r for r in report["regressions"] if (r["job"], r["direction"]) == ("buffered-write-4k", "write")]
