@@ -76,8 +76,8 @@ def sync_run(host, tmp_path_factory):
         {"iotune_mounts": [{"path": "/data/xfs", "present": ["sync"]}]},
         # TCG makes buffered runs noisy (20-30 %); sync costs over 90 %. The throughput and the mean
         # latency it comes from, not the p99 (the default metrics' fourth): a buffered write's tail
-        # is a copy into the page cache that the host's scheduler stretches, which moved it 46 % on
-        # a quiet run and past the threshold once in CI, where "recovered" then said false
+        # is a copy into the page cache that the host's scheduler stretches; it moved 46 % between
+        # before and after the rollback on a quiet run, and once in CI "recovered" said false
         {"directory": "/data/xfs", "size": "32m", "runtime": 3, "regression_threshold_pct": 50,
          "metrics": ["bw_bytes", "lat_mean_ns"],
          "jobs": [{"rw": "write", "bs": "4k", "direct": False, "name": "buffered-write-4k"}]})
