@@ -47,7 +47,7 @@ help:
 	@echo "make docs         the documentation site (antsibull-docs and Sphinx: modules, roles, filters, the guides) in build/docs/html, opened in headless Chromium"
 	@echo "make unit         unit tests of module_utils and modules"
 	@echo "make unit-tarball the unit tests inside the release tarball, installed with ansible-galaxy"
-	@echo "make compat       the installed tarball under ansible-core 2.16 to 2.20 (one venv each): playbooks on Debian 11/12/13 containers and ansible-test sanity under each, the unit tests under 2.16"
+	@echo "make compat       the installed tarball under ansible-core 2.16 to 2.20 (one venv each): playbooks on Debian 11/12/13 containers and ansible-test sanity under each (whole under 2.16; IOTUNE_COMPAT_SANITY=full: under all), the unit tests under 2.16"
 	@echo "make fuzz         the property tests with many new random examples (make unit runs a fixed set)"
 	@echo "make integration  loop-device tests on this machine (root)"
 	@echo "make molecule     molecule scenarios: default (docker), unix (docker: simulated HP-UX and Solaris hosts), vm (qemu), stacks (qemu: NVMe, iSCSI+multipath, LVM, MD, NFS), fleet (IOTUNE_FLEET_SIZE containers, default 6), platforms (bullseye, bookworm, trixie)"
