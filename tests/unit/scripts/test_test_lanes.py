@@ -11,7 +11,6 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import os
-import shutil
 import subprocess
 
 SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..', 'scripts', 'test-lanes')
@@ -32,10 +31,14 @@ echo "end $step $(date +%s.%N)" >>"$FAKE_MAKE_LOG"
 '''
 
 
-def run_lanes(tmp_path, fail=''):
+def run_lanes(tmp_path, fail='', edit=None):
+    """Run a copy of the script (``edit``: a function of its text) with make's stand-in: (the completed process,
+    {step: {'start': t, 'end': t}}, the IOTUNE_QUIET_FILE the vm step was given)."""
     root = tmp_path / 'repo'
     (root / 'scripts').mkdir(parents=True)
-    shutil.copy(SCRIPT, str(root / 'scripts' / 'test-lanes'))
+    with open(SCRIPT) as handle:
+        text = handle.read()
+    (root / 'scripts' / 'test-lanes').write_text(edit(text) if edit else text)
     (tmp_path / 'bin').mkdir()
     make = tmp_path / 'bin' / 'make'
     make.write_text(FAKE_MAKE)
@@ -104,3 +107,13 @@ def test_failed_images_stop_both_lanes_after_their_first_step(tmp_path):
     assert sorted(times) == ['images', 'lint', 'unit'] or sorted(times) == ['docs', 'images', 'lint', 'unit'], sorted(times)
     assert 'lane 1 stops: images failed or was not run' in done.stdout
     assert 'lane 2 stops: images failed or was not run' in done.stdout
+
+
+def test_a_lane_waiting_for_no_step_stops(tmp_path):
+    def misspelled(text):
+        assert 'compat @bench-tiny' in text
+        return text.replace('compat @bench-tiny', 'compat @bench-tiy', 1)
+    done, times, dummy = run_lanes(tmp_path, edit=misspelled)
+    assert done.returncode == 1
+    assert 'no step bench-tiy to wait for' in done.stdout and 'lane 1 stops: bench-tiy failed or was not run' in done.stdout
+    assert not set(KERNEL_READERS) & set(times) and 'molecule-vm' in times
