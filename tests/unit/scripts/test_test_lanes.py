@@ -46,8 +46,16 @@ def run_lanes(tmp_path, fail='', edit=None):
     log = tmp_path / 'make.log'
     env = dict(os.environ, PATH='%s:%s' % (tmp_path / 'bin', os.environ['PATH']), FAKE_MAKE_LOG=str(log), FAKE_FAIL=fail)
     env.pop('IOTUNE_TEST_SERIAL', None)
-    done = subprocess.run(['bash', str(root / 'scripts' / 'test-lanes'), str(tmp_path / 'build')], env=env,
-                          capture_output=True, text=True, timeout=120, check=False)
+    # a session of its own, so that a lane left waiting (each lane is a process group) can be killed with it
+    proc = subprocess.Popen(['bash', str(root / 'scripts' / 'test-lanes'), str(tmp_path / 'build')], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        stdout, stderr = proc.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        subprocess.run(['pkill', '-KILL', '-s', str(proc.pid)], check=False)
+        proc.communicate()
+        raise AssertionError('test-lanes did not end within 120 s: a lane waits for ever')
+    done = subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
     times, quiet = {}, None
     for line in (log.read_text().splitlines() if log.exists() else []):
         what, step, value = line.split(' ', 2)
