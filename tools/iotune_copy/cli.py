@@ -5,6 +5,7 @@
 """The command line of iotune-copy: GNU-style options, copy.conf's defaults, cp's rules for the
 destination, signals and the exit status."""
 
+import errno
 import os
 import signal
 import stat
@@ -12,6 +13,7 @@ import sys
 
 from .config import DEFAULT_CONFIG, read_config
 from .errors import PROG, CopyError, Interrupted, StdoutClosed, describe, quote
+from .existing import Operands
 from .options import DEFAULT_BUFFER_SIZE, DEFAULT_STREAMS, MAX_BUFFER_SIZE, MAX_STREAM_MEMORY, MAX_STREAMS, Options
 from .sizes import parse_size
 from .tree import copy_entry
@@ -208,12 +210,20 @@ def _total_size(sources):
 
 
 def _targets(sources, dest, options):
-    """(source, exact destination) pairs, cp style; None (after reporting) when dest must be a directory and is not."""
+    """(source, exact destination) pairs, cp style; None (after reporting) when dest must be a directory and is not.
+
+    Into a directory, a source's destination is its last component there ('x/sub/..' copies into the directory
+    itself, as cp does: never beside it)."""
     if dest == '-':
         return [(sources[0], dest)]
     dest_is_dir = os.path.isdir(dest)
     if len(sources) > 1 and not dest_is_dir:
-        options.report('target %s is not a directory' % quote(dest))
+        try:
+            os.stat(dest)
+            reason = os.strerror(errno.ENOTDIR)
+        except OSError as exc:
+            reason = describe(exc)
+        options.report('target %s: %s' % (quote(dest), reason))
         return None
     pairs = []
     for src in sources:
@@ -222,8 +232,27 @@ def _targets(sources, dest, options):
         elif src == '-':
             pairs.append((src, None))
         else:
-            pairs.append((src, os.path.join(dest, os.path.basename(src.rstrip(os.sep)) or src)))
+            name = os.path.basename(src.rstrip(os.sep)) or src
+            pairs.append((src, os.path.join(dest, '' if name == '..' else name)))
     return pairs
+
+
+def _copy_operand(src, target, options, operands):
+    """Copy one source operand; with several sources into one directory (operands: existing.Operands), as cp: a
+    source given twice is copied once (a warning), and nothing this run made is overwritten or written through."""
+    if operands is not None and src != '-':
+        try:
+            src_st = os.lstat(src) if options.recursive else os.stat(src)
+        except OSError:
+            src_st = None  # copy_entry says why
+        if src_st is not None:
+            if operands.given_before(src, src_st):
+                options.warn('warning: source file %s specified more than once' % quote(src))
+                return
+            operands.check(src, src_st, target, options)
+    copy_entry(src, target, options)
+    if operands is not None:
+        operands.made_now(target)
 
 
 def _on_signal(signum, dummy_frame):
@@ -238,13 +267,14 @@ def run(sources, dest, options):
     if options.progress:
         from .progress import Progress  # here, not at the top: only --progress needs it, every start pays for an import
         options.meter = Progress(options.stderr, _total_size(sources))
+    operands = Operands() if len(pairs) > 1 else None
     try:
         for src, target in pairs:
             if target is None:
                 options.report('cannot copy standard input into directory %s: name the destination file' % quote(dest))
                 continue
             try:
-                copy_entry(src, target, options)
+                _copy_operand(src, target, options, operands)
             except CopyError as exc:
                 options.report(str(exc))
     except StdoutClosed:

@@ -12,6 +12,7 @@ import stat
 
 from .endpoint import Endpoint
 from .engine import copy_data
+from .existing import COPY, SAME_FILE, identical, same_file_ok
 from .errors import CopyError, describe, quote
 from .system import ACL_ACCESS, ACL_DEFAULT, create_temp, fadvise_dontneed, fsync_directory, read_acls, set_acl
 
@@ -31,10 +32,16 @@ def preserve_owner(chown, name, st):
     return False
 
 
-def preserved_mode(st, owner_kept):
+SPECIAL_BITS = stat.S_ISUID | stat.S_ISGID | stat.S_ISVTX
+
+
+def preserved_mode(st, owner_kept, made_bits=0):
+    """The mode -p gives: the source's; when its owner could not be given, without its set-user-ID, set-group-ID
+    and sticky bits, but with those the kernel gave a new directory when it was made (made_bits), as cp -p (which
+    then sets the permission bits only)."""
     mode = stat.S_IMODE(st.st_mode)
     if not owner_kept:
-        mode &= ~(stat.S_ISUID | stat.S_ISGID)
+        mode = mode & ~SPECIAL_BITS | made_bits & SPECIAL_BITS
     return mode
 
 
@@ -53,20 +60,20 @@ def _acl_names(st):
     return (ACL_ACCESS, ACL_DEFAULT) if stat.S_ISDIR(st.st_mode) else (ACL_ACCESS,)
 
 
-def preserve_attributes(target, name, st, acls):
+def preserve_attributes(target, name, st, acls, made_bits=0):
     """-p, as cp -p: the source's owner (where permitted), its mode and POSIX ACLs, its times, on target (an open
-    descriptor, or a path not followed if a symbolic link)."""
+    descriptor, or a path not followed if a symbolic link); made_bits: the mode of a directory as it was made."""
     follow = {} if isinstance(target, int) else {'follow_symlinks': False}
     owner_kept = preserve_owner(lambda uid, gid: os.chown(target, uid, gid, **follow), name, st)
     if not stat.S_ISLNK(st.st_mode):
-        _preserve_mode(target, name, st, owner_kept, acls or {})
+        _preserve_mode(target, name, st, preserved_mode(st, owner_kept, made_bits), acls or {})
     try:
         os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns), **follow)
     except OSError as exc:
         raise CopyError('preserving times for %s: %s' % (quote(name), describe(exc)))
 
 
-def _preserve_mode(target, name, st, owner_kept, acls):
+def _preserve_mode(target, name, st, mode, acls):
     """The source's mode and ACLs. The order matters: an ACL the source does not have is removed first (that leaves
     the mode as it is), then the mode is set, then the source's ACL (which sets the mask, shown as the group bits
     of the mode): a mode set last would make the group bits of the source's mode the destination's mask."""
@@ -74,7 +81,7 @@ def _preserve_mode(target, name, st, owner_kept, acls):
         for attribute in _acl_names(st):
             if attribute not in acls:
                 set_acl(target, attribute, None)
-        os.chmod(target, preserved_mode(st, owner_kept))
+        os.chmod(target, mode)
         for attribute in _acl_names(st):
             if attribute in acls:
                 set_acl(target, attribute, acls[attribute])
@@ -109,41 +116,48 @@ def _open_source(src, options):
     return Endpoint(fd, src, options, path=src), st, size
 
 
-def same_file(st1, st2):
-    if st1 is None or st2 is None:
-        return False
-    if stat.S_ISBLK(st1.st_mode) and stat.S_ISBLK(st2.st_mode):
-        return st1.st_rdev == st2.st_rdev
-    return (st1.st_dev, st1.st_ino) == (st2.st_dev, st2.st_ino)
+def _same_device(st1, st2):
+    """Two nodes of one block device (a refusal of the tool's own: cp compares only the nodes' inodes)."""
+    return (st1 is not None and st2 is not None and stat.S_ISBLK(st1.st_mode) and stat.S_ISBLK(st2.st_mode)
+            and st1.st_rdev == st2.st_rdev)
 
 
-def _destination_stat(dst):
-    """(stat of what dst names, following a symlink, or None; whether dst is a symlink).
+# _look_at_destination: a destination that is a loop of symbolic links, which -f removes (cp -f does)
+LOOP = 'loop'
 
-    A symlink destination is written through, like cp; a dangling one is refused, as cp refuses it
-    ("not writing through dangling symlink"), and a loop of links fails to stat (ELOOP), as in cp.
-    """
+
+def _look_at_destination(src, src_st, dst, options):
+    """The existing destination of a non-directory source, looked at as cp looks at it: its stat (through a
+    symbolic link, which is written through, unless --remove-destination replaces the name), None when there is
+    none, LOOP for a loop of links that -f removes; CopyError for what cp refuses: the source itself under another
+    name, a directory, and a name cp cannot stat."""
     try:
-        link = stat.S_ISLNK(os.lstat(dst).st_mode)
-    except (FileNotFoundError, NotADirectoryError):
-        return None, False  # creating the file says why it cannot be
+        dst_st = os.lstat(dst) if options.remove_destination else os.stat(dst)
+    except FileNotFoundError:
+        if dst.endswith(os.sep):
+            raise CopyError('cannot create regular file %s: %s' % (quote(dst), os.strerror(errno.ENOTDIR)))
+        return None
     except OSError as exc:
+        if exc.errno == errno.ELOOP and options.force:
+            return LOOP
         raise CopyError('cannot stat %s: %s' % (quote(dst), describe(exc)))
-    try:
-        return os.stat(dst), link
-    except (FileNotFoundError, NotADirectoryError):
-        if link:
-            raise CopyError('not writing through dangling symlink %s' % quote(dst))
-        return None, False
-    except OSError as exc:
-        raise CopyError('cannot stat %s: %s' % (quote(dst), describe(exc)))
+    if src == '-':
+        verdict = SAME_FILE if identical(os.fstat(0), dst_st) else COPY
+    else:
+        verdict = same_file_ok(src, src_st, dst, dst_st, options)
+    if verdict == SAME_FILE or _same_device(src_st, dst_st):
+        raise CopyError('%s and %s are the same file' % (quote(src), quote(dst)))
+    if stat.S_ISDIR(dst_st.st_mode):
+        raise CopyError('cannot overwrite directory %s with non-directory' % quote(dst))
+    return dst_st
 
 
 def copy_file(src, dst, options):
     """Copy one non-directory source (a path or '-') to exactly dst (a path or '-'); CopyError on failure.
 
-    An existing destination is written in place, as cp writes it (_copy_in_place); a new one is created
-    whole or not at all (_copy_new).
+    An existing destination is written in place, as cp writes it (_copy_in_place), unless --remove-destination
+    removes it first; a new one is created whole or not at all (_copy_new). A dangling symbolic link is not
+    written through, as cp refuses it ("not writing through dangling symlink").
     """
     source, src_st, size = _open_source(src, options)
     try:
@@ -153,17 +167,12 @@ def copy_file(src, dst, options):
             sink = Endpoint(1, '-', options, positional=False)
             copy_data(source, sink, size, options)
             return
-        if dst.endswith(os.sep):
-            raise CopyError('cannot create regular file %s: %s' % (quote(dst), os.strerror(errno.ENOTDIR)))
-        dst_st, link = _destination_stat(dst)
-        if src == '-' and dst_st is not None:
-            src_st = os.fstat(0)
-        if same_file(src_st, dst_st):
-            raise CopyError('%s and %s are the same file' % (quote(src), quote(dst)))
-        if src == '-':
-            src_st = None
-        if dst_st is not None and stat.S_ISDIR(dst_st.st_mode):
-            raise CopyError('cannot overwrite directory %s with non-directory' % quote(dst))
+        dst_st = _look_at_destination(src, src_st, dst, options)
+        if dst_st is not None and options.remove_destination:
+            _remove(dst)
+            dst_st = None
+        if dst_st is None and os.path.islink(dst):
+            raise CopyError('not writing through dangling symlink %s' % quote(dst))
         acls = source_acls(source.fd, src, src_st, options)
         if dst_st is None or not _copy_in_place(source, (src_st, acls), size, dst, options):
             _copy_new(source, (src_st, acls), size, dst, options)
@@ -179,11 +188,7 @@ def copy_file(src, dst, options):
 
 def _open_existing(dst, options):
     """A descriptor of the existing dst opened for writing, as named (the kernel following a link, also /proc's,
-    such as /dev/stdout); None after removing dst where cp would remove it: always with --remove-destination,
-    with -f (--force) when it cannot be opened."""
-    if options.remove_destination:
-        _remove(dst)
-        return None
+    such as /dev/stdout); None after removing dst where cp -f (--force) removes it: when it cannot be opened."""
     try:
         return os.open(dst, os.O_WRONLY | os.O_CLOEXEC | os.O_NOCTTY)
     except OSError as exc:

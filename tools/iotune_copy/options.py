@@ -4,6 +4,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """What one run does (buffer size, streams, flags) and its state: messages, progress, failure."""
 
+import os
 import sys
 
 from .errors import PROG
@@ -37,6 +38,10 @@ class Options:
         self.meter = None
         self.failed = False
         self.warned_devices = set()
+        # the process's umask, read once (cp's cached_umask): a new directory's permissions left out while it is
+        # filled are given back as the umask allows
+        self.umask = os.umask(0)
+        os.umask(self.umask)
 
     @property
     def stderr(self):

@@ -10,20 +10,25 @@ import os
 import stat
 
 from .errors import CopyError, describe, quote
-from .files import copy_file, preserve_attributes, same_file, source_acls
+from .existing import NOTHING_TO_DO, SAME_FILE, identical, same_file_ok
+from .files import copy_file, preserve_attributes, source_acls
 from .system import temp_name
 
 
 def _replace_with(make, src, dst, st, options, kind):
-    """Create a symlink or special file under a temporary name with make(temp), then rename it over dst."""
+    """Create a symlink or special file under a temporary name with make(temp), then rename it over dst (which is
+    not written through: a link is replaced, as cp -r replaces it)."""
     try:
         dst_st = os.lstat(dst)
     except FileNotFoundError:
         dst_st = None
     except OSError as exc:
         raise CopyError('cannot stat %s: %s' % (quote(dst), describe(exc)))
-    if same_file(st, dst_st):
+    verdict = None if dst_st is None else same_file_ok(src, st, dst, dst_st, options)
+    if verdict == SAME_FILE:
         raise CopyError('%s and %s are the same file' % (quote(src), quote(dst)))
+    if verdict == NOTHING_TO_DO:
+        return
     if dst_st is not None and stat.S_ISDIR(dst_st.st_mode):
         raise CopyError('cannot overwrite directory %s with non-directory' % quote(dst))
     temp = None
@@ -65,13 +70,16 @@ def copy_symlink(src, dst, st, options):
 
 
 def copy_special(src, dst, st, options):
-    """Recreate a FIFO, socket or device node (what cp -r does)."""
+    """Recreate a FIFO, socket or device node (what cp -r does), with the source's mode, its set-user-ID,
+    set-group-ID and sticky bits too, less the umask, as cp's mknod gives it; with -p first without the group's
+    and others' permissions (preserve_attributes gives the source's mode when the owner is set)."""
+    mode = stat.S_IMODE(st.st_mode) & ~(0o077 if options.preserve else 0)
     if stat.S_ISFIFO(st.st_mode):
         def make(temp):
-            os.mkfifo(temp, stat.S_IMODE(st.st_mode) & 0o777)
+            os.mkfifo(temp, mode)
     else:
         def make(temp):
-            os.mknod(temp, stat.S_IFMT(st.st_mode) | (stat.S_IMODE(st.st_mode) & 0o777), st.st_rdev)
+            os.mknod(temp, stat.S_IFMT(st.st_mode) | mode, st.st_rdev)
     _replace_with(make, src, dst, st, options, 'special file')
 
 
@@ -97,11 +105,11 @@ class _Walk:
 
 
 class _Directory:
-    """A directory being copied: source, destination, the source's stat, the mode to give the destination when
-    done (None: leave it), and the names still to copy."""
+    """A directory being copied: source, destination, the source's stat, how a new destination was made
+    (_make_directory; None for one that existed), and the names still to copy."""
 
-    def __init__(self, src, dst, st, final_mode, names):
-        self.src, self.dst, self.st, self.final_mode, self.names = src, dst, st, final_mode, iter(names)
+    def __init__(self, src, dst, st, made_with, names):
+        self.src, self.dst, self.st, self.made_with, self.names = src, dst, st, made_with, iter(names)
 
 
 def copy_tree(src, dst, st, options):
@@ -173,16 +181,16 @@ def _enter(src, dst, st, options, walk):
         raise CopyError('cannot stat %s: %s' % (quote(dst), describe(exc)))
     if dst_st is not None and stat.S_ISLNK(dst_st.st_mode):
         try:
-            same = same_file(st, os.stat(dst))
+            same = identical(st, os.stat(dst))
         except OSError:
             same = False
         if same:
             raise CopyError('%s and %s are the same file' % (quote(src), quote(dst)))
         raise CopyError('cannot overwrite non-directory %s with directory %s' % (quote(dst), quote(src)))
-    final_mode = None
+    made_with = None
     if dst_st is None:
         try:
-            made, final_mode = _make_directory(dst, st, options)
+            made, made_with = _make_directory(dst, st, options)
         except OSError as exc:
             raise CopyError('cannot create directory %s: %s' % (quote(dst), describe(exc)))
         walk.created.add((made.st_dev, made.st_ino))
@@ -193,31 +201,51 @@ def _enter(src, dst, st, options, walk):
     except OSError as exc:
         options.report('cannot access %s: %s' % (quote(src), describe(exc)))
         names = []
-    return _Directory(src, dst, st, final_mode, names)
+    return _Directory(src, dst, st, made_with, names)
 
 
 def _make_directory(dst, st, options):
-    """mkdir dst as cp does: with -p private (_finish gives it the source's mode); else with the source's mode,
-    which the kernel masks with the umask or the parent's default ACL, the owner given rwx while the copy fills
-    it. (stat of the new directory, the mode _finish must put back or None)."""
-    os.mkdir(dst, 0o700 if options.preserve else stat.S_IMODE(st.st_mode) & 0o777)
+    """mkdir dst as cp does: with the source's mode and its special bits (the sticky bit of a shared directory),
+    less the group's and others' write permission until it is filled (with -p less all of theirs: _finish gives
+    it the source's mode and owner); the kernel masks it with the umask or the parent's default ACL. The owner is
+    given rwx while the copy fills it. (stat of the new directory, (the mode it was made with when the owner's
+    rwx had to be added, else None; the permissions left out; the mode it was made with)).
+    """
+    bits = stat.S_IMODE(st.st_mode)
+    left_out = bits & (0o077 if options.preserve else stat.S_IWGRP | stat.S_IWOTH)
+    os.mkdir(dst, bits & ~left_out)
     made = os.lstat(dst)
     mode = stat.S_IMODE(made.st_mode)
-    if options.preserve or mode & stat.S_IRWXU == stat.S_IRWXU:
-        return made, None
+    if mode & stat.S_IRWXU == stat.S_IRWXU:
+        return made, (None, left_out, mode)
     os.chmod(dst, mode | stat.S_IRWXU)
-    return made, mode
+    return made, (mode, left_out, mode)
+
+
+def _filled_directory_mode(dst, made_with, options):
+    """The mode cp gives a new directory once it is filled (without -p): the mode it was made with, plus the
+    permissions left out that the umask allows; None when it has it already."""
+    mode, left_out, dummy = made_with
+    left_out &= ~options.umask
+    if left_out and mode is None:
+        current = stat.S_IMODE(os.lstat(dst).st_mode)
+        if left_out & ~current:
+            mode = current
+    return None if mode is None else mode | left_out
 
 
 def _finish(directory, options):
     """Once its entries are copied: with -p a directory's mode, ACLs, owner and times; else the mode of a new one
-    whose owner lacked rwx (_make_directory). Errors are reported."""
+    (_make_directory, _filled_directory_mode). Errors are reported."""
     try:
         if options.preserve:
+            made_bits = 0 if directory.made_with is None else directory.made_with[2]
             preserve_attributes(directory.dst, directory.dst, directory.st,
-                                source_acls(directory.src, directory.src, directory.st, options))
-        elif directory.final_mode is not None:
-            os.chmod(directory.dst, directory.final_mode)
+                                source_acls(directory.src, directory.src, directory.st, options), made_bits)
+        elif directory.made_with is not None:
+            mode = _filled_directory_mode(directory.dst, directory.made_with, options)
+            if mode is not None:
+                os.chmod(directory.dst, mode)
     except CopyError as exc:
         options.report(str(exc))
     except OSError as exc:

@@ -26,7 +26,7 @@ ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 TOOLS_DIR = os.path.join(ROOT, 'tools')
 SOURCE = os.path.join(TOOLS_DIR, 'iotune_copy')
 # the modules of iotune-copy, in the order names are looked up (bulk.py is iotune-bulk's)
-COPY_MODULES = ('cli', 'tree', 'files', 'verify', 'engine', 'streams', 'endpoint', 'options', 'progress', 'system',
+COPY_MODULES = ('cli', 'tree', 'files', 'existing', 'verify', 'engine', 'streams', 'endpoint', 'options', 'progress', 'system',
                 'config', 'sizes', 'errors')
 _BUILT = {}
 

@@ -1276,11 +1276,14 @@ def test_unwritable_destination(tmp_path, monkeypatch, case):
         dst, reason = tmp_path / 'x', 'Permission denied'
     rc, err = run_main([src, dst])
     assert rc == 1
-    assert err == "iotune-copy: cannot create regular file '%s': %s\n" % (dst, reason)
+    # cp's words: a destination whose parent is a file cannot be looked at (stat: ENOTDIR)
+    action = 'cannot stat' if case == 'parent is a file' else 'cannot create regular file'
+    assert err == "iotune-copy: %s '%s': %s\n" % (action, dst, reason)
 
 
 @pytest.mark.parametrize('argv, message', [
-    (['{a}', '{a}', '{b}'], "target '{b}' is not a directory"),
+    (['{a}', '{a}', '{b}'], "target '{b}': No such file or directory"),
+    (['{a}', '{a}', '{a}'], "target '{a}': Not a directory"),
     (['-', '{dir}'], "cannot copy standard input into directory '{dir}': name the destination file"),
     (['{dir}', '{a}'], "-r not specified; omitting directory '{dir}'"),
     (['-r', '{dir}', '{a}'], "cannot overwrite non-directory '{a}' with directory '{dir}'"),
