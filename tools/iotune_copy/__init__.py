@@ -30,7 +30,10 @@ place: opened for writing and truncated, it keeps its inode, hard links, owner, 
 opened and creates it anew, ``--remove-destination`` removes it first. A new destination is
 written under a temporary name in its directory (``.<name>.iotune-copy-<random>``), synced and
 renamed, so it never exists half-written. A destination that is a symbolic link is written
-through, in place (the link stays a link), and a dangling link is refused. ``-p`` keeps the
+through, in place (the link stays a link), and a dangling link is refused (``--remove-destination``
+replaces either). As in GNU cp, the source is never copied onto itself through another name (existing.py),
+and several sources copied into one directory never overwrite, or write through, what an earlier one
+made; docs/copy_tool.md lists where the tool deliberately differs from cp. ``-p`` keeps the
 mode, owner, times and POSIX ACLs (access, and a directory's default ACL). ``-r`` walks the tree
 with a stack (any depth) and refuses a destination inside the source, compared by device and
 inode (also through a bind mount). With ``-r``, a destination directory inside the tree that is

@@ -14,6 +14,8 @@ the sandbox is given to it), whether times are compared (-p), and, for a case wh
 not do what cp does, the key of its entry in DIFFERENCES and what the tool does instead (exit zero or not, its
 messages).
 
+cleanup, when given, is a script run in the sandbox after the comparison (a loop device to detach).
+
 cp's -d is -R here for files given on the command line (both copy a symbolic link as a link; the tool has no
 --preserve=links), and cp -dR is -R.
 """
@@ -23,16 +25,23 @@ __metaclass__ = type
 
 import collections
 
-Case = collections.namedtuple('Case', 'name origin setup args tool_args umask user times differs tool_outcome')
+Case = collections.namedtuple('Case', 'name origin setup args tool_args umask user times differs tool_outcome cleanup')
 
 
-def case(name, origin, setup, args, tool_args=None, umask=0o022, user=None, times=False, differs=None, tool_outcome=None):
+def case(name, origin, setup, args, tool_args=None, umask=0o022, user=None, times=False, differs=None, tool_outcome=None,
+         cleanup=None):
     return Case(name, origin, setup, tuple(args.split()) if isinstance(args, str) else tuple(args),
-                None if tool_args is None else tuple(tool_args.split()), umask, user, times, differs, tool_outcome)
+                None if tool_args is None else tuple(tool_args.split()), umask, user, times, differs, tool_outcome, cleanup)
 
 
 # key: (what cp does, what iotune-copy does instead, why)
 DIFFERENCES = {
+    'block device onto itself': (
+        "copies a block device onto a second device node of the same device (the same major and minor number)",
+        "refuses: \"'a' and 'b' are the same file\" (it compares two block devices' device numbers)",
+        "reading and writing one device at once, as two names, is never what was meant; cp compares only the nodes' "
+        "inodes",
+    ),
     'into itself': (
         "copies the top level of the directory into itself (dir/dir) before it notices, then refuses",
         "refuses before it writes anything: it compares the destination and every directory above it with the "
@@ -179,4 +188,9 @@ CASES += [
          'mkdir d; chown 4321:4321 d; chmod 1777 d', '-r -p d e', user='nobody', times=True),
     case('-p a file of another owner, as another user', 'preserve-2.sh', 'touch f; chown 4321:4321 f; chmod 644 f',
          '-p f g', user='nobody', times=True),
+    case('a block device onto a second node of it', 'issue 52',
+         'truncate -s 1M img; dev=$(losetup -f --show img); mknod a b $(stat -c "0x%t 0x%T" "$dev"); '
+         'mknod b b $(stat -c "0x%t 0x%T" "$dev")', 'a b', differs='block device onto itself',
+         tool_outcome=(False, ["'a' and 'b' are the same file"]),
+         cleanup='for dev in $(losetup -j img | cut -d: -f1); do losetup -d "$dev"; done'),
 ]

@@ -164,7 +164,11 @@ def run_case(workspace, case, index):
                        ('tool', [tool] + list(case.tool_args or case.args))):
         sandbox = os.path.join(base, side)
         os.makedirs(sandbox)
-        outcomes[side] = _outcome(sandbox, run_side(sandbox, argv, case), case)
+        try:
+            outcomes[side] = _outcome(sandbox, run_side(sandbox, argv, case), case)
+        finally:
+            if case.cleanup:
+                subprocess.run(['sh', '-ec', case.cleanup], cwd=sandbox, check=False)
     shutil.rmtree(base, ignore_errors=True)
     return outcomes
 
