@@ -12,6 +12,7 @@ cp_cases.DIFFERENCES, with what the tool does instead, which is checked here too
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import contextlib
 import errno
 import os
 import pwd
@@ -68,10 +69,14 @@ def _user(name):
     return pwd.getpwnam(name)
 
 
+@contextlib.contextmanager
 def _umask(value):
-    def set_umask():
-        os.umask(value)
-    return set_umask
+    """The umask of the processes started inside (the setup, the copy)."""
+    old = os.umask(value)
+    try:
+        yield
+    finally:
+        os.umask(old)
 
 
 def _stamp(sandbox):
@@ -84,8 +89,9 @@ def _stamp(sandbox):
 
 def run_side(sandbox, argv, case):
     """Build the case in sandbox, run argv there; (exit status is zero, messages without the program's name)."""
-    done = subprocess.run(['sh', '-ec', case.setup], cwd=sandbox, preexec_fn=_umask(case.umask),
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, check=False)
+    with _umask(case.umask):
+        done = subprocess.run(['sh', '-ec', case.setup], cwd=sandbox, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              universal_newlines=True, check=False)
     if done.returncode != 0:
         pytest.skip('the sandbox cannot be built here: %s' % done.stdout.strip())
     _stamp(sandbox)
@@ -93,8 +99,9 @@ def run_side(sandbox, argv, case):
     if user is not None:
         os.chown(sandbox, user.pw_uid, user.pw_gid)
         argv = ['setpriv', '--reuid=%d' % user.pw_uid, '--regid=%d' % user.pw_gid, '--clear-groups', '--'] + argv
-    done = subprocess.run(argv, cwd=sandbox, preexec_fn=_umask(case.umask), stdin=subprocess.DEVNULL,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=60, check=False)
+    with _umask(case.umask):
+        done = subprocess.run(argv, cwd=sandbox, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              universal_newlines=True, timeout=60, check=False)
     messages = []
     for line in done.stderr.splitlines():
         line = PROGRAM.sub('', line)
