@@ -26,23 +26,13 @@ import pytest
 
 from ansible_collections.iotune.storage.tests.unit.tools.copy_tool import zipapp
 from ansible_collections.iotune.storage.tests.unit.tools.cp_cases import CASES, DIFFERENCES
+from ansible_collections.iotune.storage.tests.unit.tools.test_iotune_copy import GNU_CP, _gnu_cp
 
-GNU_CP = '/bin/cp'
 INTERPRETER = '/usr/bin/python3'
 STAMP = (1500000000123456789, 1400000000987654321)
 FALLBACK = 'O_DIRECT not supported here, copying buffered'
 # the program's name as it starts a message: cp names itself by the path it was run as
 PROGRAM = re.compile(r'^(?:\S*/)?(?:cp|iotune-copy): ')
-
-
-def _gnu_cp():
-    try:
-        version = subprocess.run([GNU_CP, '--version'], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                 universal_newlines=True, check=False).stdout
-    except OSError:
-        version = ''
-    if 'GNU coreutils' not in version:
-        pytest.skip('GNU cp (%s) is needed to compare with' % GNU_CP)
 
 
 @pytest.fixture(scope='module')
