@@ -98,17 +98,22 @@ class Operands:
     earlier one made, nor writes through a symbolic link an earlier one made (which may point anywhere)."""
 
     def __init__(self):
-        self.sources, self.made = [], []
+        # {(device, inode): [names]}: a name is looked up by its inode first, as cp's hash tables do
+        self.sources, self.made = {}, {}
 
     @staticmethod
     def _seen(entries, name, st):
-        return any(identical(st, seen) and same_name(name, seen_name) for seen_name, seen in entries)
+        return any(same_name(name, seen) for seen in entries.get((st.st_dev, st.st_ino), ()))
+
+    @staticmethod
+    def _add(entries, name, st):
+        entries.setdefault((st.st_dev, st.st_ino), []).append(name)
 
     def given_before(self, src, src_st):
         """Whether src (not a directory) was given before; remembers it."""
         if not stat.S_ISDIR(src_st.st_mode) and self._seen(self.sources, src, src_st):
             return True
-        self.sources.append((src, src_st))
+        self._add(self.sources, src, src_st)
         return False
 
     def check(self, src, src_st, dst, options):
@@ -129,6 +134,6 @@ class Operands:
 
     def made_now(self, dst):
         try:
-            self.made.append((dst, os.lstat(dst)))
+            self._add(self.made, dst, os.lstat(dst))
         except OSError:
             pass
