@@ -14,6 +14,8 @@ from .sizes import align_down, is_aligned
 from .system import dio_alignment, disable_direct, enable_direct, fadvise_dontneed, read_at, write_at
 
 NOCACHE_FLUSH_BYTES = 64 * 1024 * 1024
+# the smallest read that ENOMEM halves a read to
+SMALLEST_READ = 4096
 
 
 class Endpoint:
@@ -34,6 +36,7 @@ class Endpoint:
         self.alignment = 1
         self.dirty = None
         self.dirty_bytes = 0
+        self.read_limit = None
         # --streams threads share the descriptor: the first that meets EINVAL drops O_DIRECT
         self._direct_lock = threading.Lock()
 
@@ -78,14 +81,20 @@ class Endpoint:
         got = 0
         while got < len(view):
             direct = self.direct  # as the read is issued: another stream may drop O_DIRECT meanwhile
+            part = view[got:] if self.read_limit is None else view[got:got + self.read_limit]
             try:
                 if self.positional:
-                    count = read_at(self.fd, view[got:], offset + got)
+                    count = read_at(self.fd, part, offset + got)
                 else:
-                    count = os.readv(self.fd, [view[got:]])
+                    count = os.readv(self.fd, [part])
             except OSError as exc:
                 if direct and exc.errno == errno.EINVAL:
                     self.drop_direct()
+                    continue
+                if exc.errno == errno.ENOMEM and len(part) > SMALLEST_READ:
+                    # a pseudo-file refuses a read larger than the kernel will allocate for it (/proc/sys: 4 MiB,
+                    # less than the default buffer): read it in smaller pieces, as cp's 128 KiB reads do
+                    self.read_limit = max(SMALLEST_READ, len(part) // 2)
                     continue
                 raise CopyError('error reading %s: %s' % (quote(self.name), describe(exc)))
             if count == 0:

@@ -118,8 +118,15 @@ def copy_tree(src, dst, st, options):
     A destination that is a symbolic link is never written through, whatever it points to (as cp -r
     refuses it): nothing is written outside the destination tree. A directory given as the
     destination operand may be a link: _targets has resolved it. A destination inside the source is
-    refused before anything is written, compared by device and inode (also through a bind mount).
+    refused before anything is written, compared by device and inode (also through a bind mount); a
+    destination that is the source itself under another name ('dir/sub' into 'dir', 'dir' into '.') is
+    "the same file", as cp says.
     """
+    try:
+        if identical(st, os.lstat(dst)):
+            raise CopyError('%s and %s are the same file' % (quote(src), quote(dst)))
+    except OSError:
+        pass
     if not os.path.islink(dst):  # a link is refused as a destination (_enter)
         _refuse_into_itself(src, dst, st)
     walk = _Walk(src, dst)
