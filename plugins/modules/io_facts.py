@@ -182,7 +182,8 @@ ansible_facts:
               C(members) (every block device of the file system by its own name, a partition as itself, for instance
               V([sdc1, sdc2]) for a bcachefs over two partitions; C(device) and C(partition) are the first),
               C(backing_disks) (leaf disks reached through dm and md slaves, of every member);
-              C(options_live) (mount options followed by super block options, without duplicates),
+              C(options_live) (merged as libmount merges them, V(ro) first when the mount or the file system is
+              read-only, else V(rw), then the other mount options and super block options),
               C(mount_options) and C(super_options) (each as listed in mountinfo);
               C(options_fstab) (list, V(null) when the mount point is not in fstab), C(fstab_spec);
               C(bind) (true when C(root) is not C(/)).

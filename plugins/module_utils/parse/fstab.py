@@ -13,15 +13,17 @@ whitespace around every other field.
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import difflib
 import os
 import re
 
-from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import escape, unescape
+from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import SEPARATORS, c_integer, escape, unescape
+from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import split_options as _split_unescaped
 from ansible_collections.iotune.storage.plugins.module_utils.common.files import read_text
 
-_WS_SPLIT_RE = re.compile(r'([ \t\f\v\r]+)')
-# dump and pass are ASCII digits, as libmount's sscanf reads them (str.isdigit() also takes '\xb2', which int() refuses)
-_NUMBER_RE = re.compile(r'[0-9]+\Z')
+# fields are separated by spaces and tabs only, as libmount separates them (a form feed, a vertical tab or a
+# carriage return inside a line is part of a field)
+_WS_SPLIT_RE = re.compile(r'([ \t]+)')
 
 # Spec tags and the /dev/disk directory udev maintains for each.
 SPEC_TAGS = {
@@ -49,14 +51,15 @@ class FstabLine(object):
 
     def _parse(self):
         raw = self.raw
+        # libmount drops a carriage return before the newline, also at the end of a file without one
         if raw.endswith('\r\n'):
             body, self._eol = raw[:-2], '\r\n'
-        elif raw.endswith('\n'):
-            body, self._eol = raw[:-1], '\n'
+        elif raw.endswith('\n') or raw.endswith('\r'):
+            body, self._eol = raw[:-1], raw[-1]
         else:
             body, self._eol = raw, ''
         self._parts = _WS_SPLIT_RE.split(body)
-        stripped = body.strip()
+        stripped = body.strip(SEPARATORS)
         self.error = None
         if not stripped:
             self.kind = 'blank'
@@ -64,29 +67,15 @@ class FstabLine(object):
             self.kind = 'comment'
         else:
             self.kind = 'entry'
-            fields = self.fields
-            if len(fields) < 3:
-                self.error = 'expected at least 3 fields (spec, file, vfstype), got %d' % len(fields)
-            elif any(not _NUMBER_RE.match(field) for field in fields[4:6]):
-                self.error = 'dump and pass fields must be integers'
-                if any(field.startswith('#') for field in fields[4:6]):
-                    self.error += ' (a "#" comment can only follow the pass field)'
-            elif len(fields) > 6:
-                self.error = 'expected at most 6 fields, got %d' % len(fields)
+            self.error = _entry_error(self.fields)
             if self.error:
                 self.kind = 'invalid'
 
     @property
     def fields(self):
-        """The whitespace-separated fields, as written (still escaped).
-
-        Like libmount, which stops reading a line after the pass number, a
-        ``#`` word after the sixth field starts a trailing comment: it is not
-        a field (it stays in ``raw``).  Elsewhere ``#`` is part of a field."""
-        fields = [part for part in self._parts[0::2] if part]
-        if len(fields) > 6 and fields[6].startswith('#'):
-            del fields[6:]
-        return fields
+        """The fields separated by spaces and tabs, as written (still escaped). libmount reads the first six and
+        ignores the rest of the line (a seventh field, a ``#`` comment after the pass number)."""
+        return [part for part in self._parts[0::2] if part][:6]
 
     def _field_index(self, index):
         """Position in _parts of field ``index``."""
@@ -127,8 +116,14 @@ class FstabLine(object):
         self._parse()
 
     def set_options(self, options):
-        """Replace the options field with the list ``options``."""
-        self.set_field(3, ','.join(options) if options else 'defaults')
+        """Make the options field read as the list ``options`` (edit_options_field: what stays is kept as
+        written), ``defaults`` when no option is left. ValueError when the field cannot be edited safely
+        (edit_options_field)."""
+        fields = self.fields
+        if len(fields) > 3:
+            self.set_field(3, edit_options_field(fields[3], options))
+        else:
+            self.set_field(3, ','.join(escape(option) for option in options) if options else 'defaults')
 
     def with_options(self, options):
         """A copy of this line with its options field replaced by ``options``."""
@@ -137,29 +132,45 @@ class FstabLine(object):
         return updated
 
     def to_dict(self):
-        """Decoded view of an entry (None for comments, blank and invalid lines)."""
+        """Decoded view of an entry (None for comments, blank and invalid lines), as libmount reads it: every
+        field unescaped (the options too, so ``x-a=1\\054noexec`` is two options), dump and pass as C ints."""
         if self.kind != 'entry':
             return None
         fields = self.fields + [None] * (6 - len(self.fields))
         return {
             'spec': unescape(fields[0]),
             'file': unescape(fields[1]),
-            'vfstype': fields[2],
+            'vfstype': unescape(fields[2]),
             'options': split_options(fields[3]) if fields[3] is not None else [],
-            'freq': int(fields[4]) if fields[4] is not None else 0,
-            'passno': int(fields[5]) if fields[5] is not None else 0,
+            'freq': c_integer(fields[4]) if fields[4] is not None else 0,
+            'passno': c_integer(fields[5]) if fields[5] is not None else 0,
             'line': self.lineno,
         }
 
 
+def _entry_error(fields):
+    """Why libmount refuses an entry line (mnt_parse_table_line), or None: it needs a source, a target and a file
+    system type; the dump and pass numbers, when there, are integers (a sign allowed) ending at a separator."""
+    if len(fields) < 3:
+        return 'expected at least 3 fields (spec, file, vfstype), got %d' % len(fields)
+    if any(c_integer(field) is None for field in fields[4:6]):
+        error = 'dump and pass fields must be integers'
+        if any(field.startswith('#') for field in fields[4:6]):
+            error += ' (a "#" comment can only follow the pass field)'
+        return error
+    return None
+
+
 def split_options(text):
-    """Split an fstab option field on commas, except commas inside double
-    quotes, which belong to the value as for libmount
-    (``context="system_u:object_r:tmp_t:s0,c1"`` is one option); empty items
-    are dropped."""
-    items = []
-    start = 0
-    quoted = False
+    """The options of an fstab options field as libmount reads them: unescaped (``\\054`` is a comma), then split
+    on commas except inside double quotes (``context="system_u:object_r:tmp_t:s0:c1,c2"`` is one option); empty
+    items are dropped."""
+    return _split_unescaped(unescape(text))
+
+
+def _raw_items(text):
+    """The comma-separated items of an options field as written (escaped, empty ones kept)."""
+    items, start, quoted = [], 0, False
     for pos, char in enumerate(text):
         if char == '"':
             quoted = not quoted
@@ -167,7 +178,44 @@ def split_options(text):
             items.append(text[start:pos])
             start = pos + 1
     items.append(text[start:])
-    return [item for item in items if item]
+    return items
+
+
+def edit_options_field(field, options):
+    """The options field ``field`` (as written) edited so that libmount reads it as ``options`` (the list in its
+    order), changing as little as the edit needs: the items that stay are kept as written (their escapes, empty
+    items and places), the options added are escaped where the list puts them. An option added and removed again
+    leaves the field as it was."""
+    if field.count('"') % 2:
+        raise ValueError('its options field %s has an unbalanced double quote: libmount would read what is added '
+                         'as part of the quoted value' % field)
+    items = _raw_items(field)
+    decoded = [split_options(item) for item in items]
+    flat = [option for item_options in decoded for option in item_options]
+    kept, inserts = set(), {}
+    for tag, old_start, old_end, new_start, new_end in difflib.SequenceMatcher(None, flat, list(options), autojunk=False).get_opcodes():
+        if tag == 'equal':
+            kept.update(range(old_start, old_end))
+        elif tag in ('replace', 'insert'):
+            inserts.setdefault(old_start, []).extend(options[new_start:new_end])
+    out, pos = [], 0
+    for item, item_options in zip(items, decoded):
+        positions = range(pos, pos + len(item_options))
+        pos += len(item_options)
+        if positions:  # what goes before the item goes before it as written
+            out.extend(escape(option) for option in inserts.pop(positions[0], []))
+        if all(p in kept for p in positions) and not any(p in inserts for p in positions):
+            out.append(item)  # an empty item too: it reads as nothing
+            continue
+        for p in positions:
+            out.extend(escape(option) for option in inserts.pop(p, []))
+            if p in kept:
+                out.append(escape(flat[p]))
+    out.extend(escape(option) for option in inserts.pop(len(flat), []))
+    text = ','.join(out)
+    if split_options(text) != list(options):  # cannot happen; never write what would read otherwise
+        text = ','.join(escape(option) for option in options)
+    return text or 'defaults'
 
 
 def split_lines(text):
@@ -225,7 +273,7 @@ class FstabIndex(object):
 
     ``mounts`` maps a normalized mount point to the ``(position, record,
     entry)`` of every entry that mounts a file system there, in file order:
-    mount(8) uses the last one, and more than one is a duplicate.  Swap
+    mount(8) uses the first one, and more than one is a duplicate.  Swap
     entries and entries whose second field is not an absolute path are left
     out.  ``position`` is the record's index in ``records`` (where an edited
     copy replaces it), ``entry`` its to_dict().
@@ -260,17 +308,18 @@ class FstabIndex(object):
 
 
 def entries_by_mount_point(entry_list):
-    """{normalized mount point: the last fstab entry for it (the one mount would use)}, in one pass,
-    so that looking up every mount of a host costs mounts + lines, not mounts x lines (issue 23, S3)."""
+    """{normalized mount point: the first fstab entry for it (the one ``mount <point>`` and systemd's fstab
+    generator use: libmount looks fstab up forwards)}, in one pass, so that looking up every mount of a host
+    costs mounts + lines, not mounts x lines (issue 23, S3)."""
     found = {}
     for entry in entry_list:
         if entry['file'].startswith('/'):
-            found[normalize_mount_point(entry['file'])] = entry
+            found.setdefault(normalize_mount_point(entry['file']), entry)
     return found
 
 
 def find_entry(entry_list, mount_point):
-    """The last fstab entry for ``mount_point`` (the one mount would use last), or None."""
+    """The first fstab entry for ``mount_point`` (the one mount uses), or None."""
     return entries_by_mount_point(entry_list).get(normalize_mount_point(mount_point))
 
 

@@ -161,7 +161,13 @@ def _plan_fstab_edit(info, record, present, absent):
     info['fstab_options_after'] = new_options or ['defaults']
     if new_options == info['fstab_options']:
         return None, None, unresolved
-    updated = record.with_options(new_options)
+    try:
+        updated = record.with_options(new_options)
+    except ValueError as exc:
+        # a line the collection will not rewrite (docs/enforce.md, "Lines read as libmount reads them")
+        info['fstab_options_after'] = info['fstab_options']
+        note = '%s line %d is not edited: %s; change it by hand' % (info['fstab_path'], record.lineno, exc)
+        return None, None, dict((option, note) for option in list(present) + list(absent))
     change = {
         'kind': 'fstab', 'target': info['path'], 'path': info['fstab_path'], 'line': record.lineno,
         'before': info['fstab_options'], 'after': info['fstab_options_after'],
@@ -311,8 +317,8 @@ def _option_check(info, option, want, states, fstab_unresolved, live_unresolved)
     note = ''
     remount_fixes = True
     if option in fstab_unresolved and persistent_ok is False:
-        note = ('the other options in fstab keep %s %s; change them by hand'
-                % (option, 'off' if want else 'in effect'))
+        note = fstab_unresolved[option] if isinstance(fstab_unresolved, dict) else (
+            'the other options in fstab keep %s %s; change them by hand' % (option, 'off' if want else 'in effect'))
     elif option in live_unresolved and live_ok is False:
         note = live_unresolved[option] if isinstance(live_unresolved, dict) else (
             'a remount cannot %s %s; unmount and mount %s' % ('set' if want else 'remove', option, path))

@@ -13,6 +13,7 @@ import pytest
 from ansible_collections.iotune.storage.plugins.module_utils.parse.fstab import (
     FstabIndex,
     FstabLine,
+    edit_options_field,
     entries,
     find_entry,
     make_line,
@@ -22,6 +23,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.parse.fstab import 
     resolve_spec,
     spec_link,
     split_lines,
+    split_options,
 )
 from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import unescape
 
@@ -98,7 +100,7 @@ def test_constructed_fstab_entries(read_fixture, index, expected):
 
 @pytest.mark.parametrize('line, error', [
     ('/dev/sda1 /data\n', 'expected at least 3 fields'),
-    ('/dev/sda1 /data ext4 defaults 0 2 extra\n', 'expected at most 6 fields'),
+    ('/dev/sda1 /data ext4 defaults 1x 2\n', 'dump and pass fields must be integers'),
     ('/dev/sda1 /data ext4 defaults zero 2\n', 'dump and pass fields must be integers'),
     # found by test_parser_properties: '\xb2'.isdigit() is true but int() refuses it (to_dict raised ValueError)
     ('/dev/sda1 /data ext4 defaults \xb2 2\n', 'dump and pass fields must be integers'),
@@ -111,6 +113,42 @@ def test_invalid_lines(line, error):
     assert records[1].to_dict() is None
     assert entries(records) == []
     assert len(errors) == 1 and errors[0].startswith('fstab line 2: ' + error)
+
+
+@pytest.mark.parametrize('line, expected', [
+    # libmount reads six fields and ignores the rest of the line (issue 53, item 6)
+    ('/dev/sda1 /data ext4 defaults 0 2 extra\n', ('/dev/sda1', '/data', ['defaults'], 0, 2)),
+    # dump and pass as strtol reads them: a sign is allowed
+    ('/dev/sda1 /data ext4 defaults +1 +2\n', ('/dev/sda1', '/data', ['defaults'], 1, 2)),
+    ('/dev/sda1 /data ext4 defaults -1\n', ('/dev/sda1', '/data', ['defaults'], -1, 0)),
+    # the options field is unescaped like every other field: \054 is a comma (item 3)
+    ('/dev/sda1 /data ext4 defaults,x-a=1\\054noexec 0 0\n', ('/dev/sda1', '/data', ['defaults', 'x-a=1', 'noexec'], 0, 0)),
+    # only spaces and tabs separate fields: a form feed, a vertical tab or a carriage return is part of one (item 7)
+    ('/dev/sda1 /data\x0b ext4 defaults\r 0 0\n', ('/dev/sda1', '/data\x0b', ['defaults\r'], 0, 0)),
+    # octal escapes are bytes: UTF-8 and other bytes as the file holds them (item 5)
+    ('/dev/sda1 /mnt/caf\\303\\251 ext4 defaults 0 0\n', ('/dev/sda1', '/mnt/caf\xe9', ['defaults'], 0, 0)),
+])
+def test_lines_read_as_libmount_reads_them(line, expected):
+    record = FstabLine(line, 1)
+    entry = record.to_dict()
+    assert (entry['spec'], entry['file'], entry['options'], entry['freq'], entry['passno']) == expected
+
+
+@pytest.mark.parametrize('field, options, expected', [
+    # an option added and removed again leaves the field as written: empty items, escapes, quotes (item 7)
+    (',,defaults,,', ['defaults', 'noatime'], ',,defaults,,,noatime'),
+    (',,defaults,,,noatime', ['defaults'], ',,defaults,,'),
+    ('x-a=1\\054noexec,ctx="a,b"', ['x-a=1', 'noexec', 'ctx="a,b"', 'nodev'], 'x-a=1\\054noexec,ctx="a,b",nodev'),
+    # an option replaced in place, as the planner puts it
+    ('relatime,logbufs=8', ['noatime', 'logbufs=8'], 'noatime,logbufs=8'),
+    # one of two options an escaped comma joins is removed: the other is written anew
+    ('x-a=1\\054noexec,nodev', ['x-a=1', 'nodev'], 'x-a=1,nodev'),
+    ('noatime', [], 'defaults'),
+    ('my\\040opt', ['my opt', 'x y'], 'my\\040opt,x\\040y'),
+])
+def test_edit_options_field_changes_only_what_the_edit_needs(field, options, expected):
+    assert edit_options_field(field, options) == expected
+    assert split_options(expected) == (options or ['defaults'])
 
 
 @pytest.mark.parametrize('raw, index, value, expected', [
@@ -173,9 +211,10 @@ def test_find_entry(read_fixture, mount_point, expected_line):
     assert (found['line'] if found else None) == expected_line
 
 
-def test_find_entry_last_wins():
+def test_find_entry_first_wins_as_mount_uses_it():
+    """mount /data and systemd's fstab generator use the first entry (libmount looks fstab up forwards)."""
     entry_list = entries(parse_fstab('/dev/a /data ext4 defaults 0 0\n/dev/b /data xfs noatime 0 0\n'))
-    assert find_entry(entry_list, '/data')['spec'] == '/dev/b'
+    assert find_entry(entry_list, '/data')['spec'] == '/dev/a'
 
 
 INDEX_TEXT = (
@@ -224,12 +263,12 @@ def test_fstab_index_swap_lines(path, lines):
     assert FstabIndex(parse_fstab(INDEX_TEXT)).swap_lines(path) == lines
 
 
-def test_fstab_index_last_entry_is_find_entrys():
-    """The last indexed entry is the one find_entry (mount's choice) returns."""
+def test_fstab_index_first_entry_is_find_entrys():
+    """The first indexed entry is the one find_entry (mount's choice) returns."""
     records = parse_fstab(INDEX_TEXT)
     index = FstabIndex(records)
     for mount_point in ('/data', '/mnt/my disk', '/'):
-        assert index.mount_entries(mount_point)[-1][2] == find_entry(entries(records), mount_point)
+        assert index.mount_entries(mount_point)[0][2] == find_entry(entries(records), mount_point)
 
 
 @pytest.mark.parametrize('spec, link', [

@@ -369,3 +369,19 @@ def test_fstab_bytes_that_are_not_utf8(tmp_path):
     facts = gather_io_facts(gather=['fstab'], fstab_path=str(fstab), dev_root=str(tmp_path))
     assert facts['fstab'] == [{'spec': '/dev/sdb1', 'file': u'/data\ufffd', 'vfstype': 'ext4', 'options': ['noatime'],
                                'freq': 0, 'passno': 2, 'line': 1, 'resolved': None}]
+
+
+def test_mount_facts_read_fstab_and_mountinfo_as_libmount_reads_them(tmp_path):
+    """Issue 53: a mount point that is not UTF-8 (\\377) is the same name in mountinfo and fstab; of two fstab
+    lines for one mount point the first is the one mount uses; a writable mount of a read-only file system is ro."""
+    from ansible_collections.iotune.storage.plugins.module_utils.parse import fstab as fstab_mod, mountinfo
+    from ansible_collections.iotune.storage.plugins.module_utils.parse.iofacts import mount_facts
+
+    mounts = mountinfo.parse_mountinfo('37 20 8:18 / /mnt/rosb rw,relatime - ext4 /dev/sdb2 ro,errors=continue\n'
+                                       '38 20 8:19 / /mnt/b\\377d rw,relatime - ext4 /dev/sdb3 rw\n')
+    fstab_text = ('/dev/sdb2 /mnt/rosb ext4 errors=remount-ro 0 2\n/dev/sdx /mnt/rosb xfs noatime 0 0\n'
+                  '/dev/sdb3 /mnt/b\udcffd ext4 noatime 0 0\n')
+    facts = mount_facts(mounts, fstab_mod.entries(fstab_mod.parse_fstab(fstab_text)), str(tmp_path), str(tmp_path))
+    assert facts['/mnt/rosb']['options_live'][0] == 'ro'
+    assert facts['/mnt/rosb']['options_fstab'] == ['errors=remount-ro']
+    assert facts['/mnt/b\udcffd']['options_fstab'] == ['noatime']

@@ -189,7 +189,8 @@ mountinfo_entry = st.tuples(
     st.lists(st.sampled_from(['rw', 'ro', 'noatime', 'nodev', 'relatime']), min_size=1, max_size=3, unique=True),
     st.lists(st.sampled_from(['shared:1', 'master:2', 'propagate_from:3', 'unbindable']), max_size=2),
     st.sampled_from(['ext4', 'xfs', 'vxfs', 'tmpfs', 'fuse.sshfs']), spec,
-    st.lists(st.sampled_from(['rw', 'discard', 'delaylog', 'size=10m', 'errors=remount-ro']), max_size=3, unique=True))
+    # the kernel always writes the super block's options (libmount refuses a line without them)
+    st.lists(st.sampled_from(['rw', 'discard', 'delaylog', 'size=10m', 'errors=remount-ro']), min_size=1, max_size=3, unique=True))
 
 
 @PROPERTIES

@@ -428,6 +428,19 @@ def test_plan_from_parsed_state():
     assert [change['kind'] for change in plan['changes']] == ['fstab', 'mount']
 
 
+def test_a_line_that_cannot_be_edited_safely_is_left_and_said():
+    """An options field with an unbalanced double quote: libmount would read an added option as part of the
+    quoted value, so the line is not edited and the check says why (issue 53; docs/enforce.md)."""
+    entries = parse_mountinfo('81 27 254:16 / /data rw,relatime shared:41 - ext4 /dev/vdb rw\n')
+    records = parse_fstab('/dev/vdb /data ext4 x-a="b,c 0 2\n')
+    plan = plan_mounts_from([{'path': '/data', 'present': ['noatime'], 'absent': []}], entries, records)
+    check = plan['checks'][0]
+    assert check['status'] == 'drift'
+    assert '/etc/fstab line 1 is not edited: its options field x-a="b,c has an unbalanced double quote' in check['message']
+    assert 'change it by hand' in check['message']
+    assert plan['fstab']['changed'] is False and [change['kind'] for change in plan['changes']] == ['mount']
+
+
 # ---------------------------------------------------------------------------
 # The mount_options module entry point (kept here: the module is a thin shell around the planner).
 
