@@ -17,7 +17,7 @@ import difflib
 import os
 import re
 
-from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import SEPARATORS, c_integer, escape, unescape
+from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import SEPARATORS, c_integer, escape, option_items, unescape
 from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import split_options as _split_unescaped
 from ansible_collections.iotune.storage.plugins.module_utils.common.files import read_text
 
@@ -168,19 +168,6 @@ def split_options(text):
     return _split_unescaped(unescape(text))
 
 
-def _raw_items(text):
-    """The comma-separated items of an options field as written (escaped, empty ones kept)."""
-    items, start, quoted = [], 0, False
-    for pos, char in enumerate(text):
-        if char == '"':
-            quoted = not quoted
-        elif char == ',' and not quoted:
-            items.append(text[start:pos])
-            start = pos + 1
-    items.append(text[start:])
-    return items
-
-
 def edit_options_field(field, options):
     """The options field ``field`` (as written) edited so that libmount reads it as ``options`` (the list in its
     order), changing as little as the edit needs: the items that stay are kept as written (their escapes, empty
@@ -189,7 +176,7 @@ def edit_options_field(field, options):
     if field.count('"') % 2:
         raise ValueError('its options field %s has an unbalanced double quote: libmount would read what is added '
                          'as part of the quoted value' % field)
-    items = _raw_items(field)
+    items = option_items(field)
     decoded = [split_options(item) for item in items]
     flat = [option for item_options in decoded for option in item_options]
     kept, inserts = set(), {}

@@ -125,9 +125,9 @@ def live_options(mount_options, super_options):
     return merge_options(','.join(mount_options), ','.join(super_options))
 
 
-def split_options(text):
-    """Split a comma-separated option string, except commas inside double quotes, which belong to the value as for
-    libmount (``context="system_u:object_r:tmp_t:s0:c1,c2"`` is one option); empty items are dropped."""
+def option_items(text):
+    """The comma-separated items of an option string, empty ones kept, a comma inside double quotes belonging to
+    its item, as libmount reads them (``context="system_u:object_r:tmp_t:s0:c1,c2"`` is one item)."""
     items, start, quoted = [], 0, False
     for pos, char in enumerate(text):
         if char == '"':
@@ -136,7 +136,12 @@ def split_options(text):
             items.append(text[start:pos])
             start = pos + 1
     items.append(text[start:])
-    return [item for item in items if item]
+    return items
+
+
+def split_options(text):
+    """The options of an option string (option_items), empty items dropped."""
+    return [item for item in option_items(text) if item]
 
 
 def _number_field(line, pos, what):
