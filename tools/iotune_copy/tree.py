@@ -5,6 +5,7 @@
 """Copying whatever a source is: directories recursively (-r, walked with a stack, not by recursion: any
 depth), symbolic links as links, special files recreated, files through files.copy_file."""
 
+import collections
 import errno
 import os
 import stat
@@ -123,10 +124,11 @@ def copy_tree(src, dst, st, options):
     "the same file", as cp says.
     """
     try:
-        if identical(st, os.lstat(dst)):
-            raise CopyError('%s and %s are the same file' % (quote(src), quote(dst)))
+        dst_st = os.lstat(dst)
     except OSError:
-        pass
+        dst_st = None  # _enter says why, if it matters
+    if identical(st, dst_st):
+        raise CopyError('%s and %s are the same file' % (quote(src), quote(dst)))
     if not os.path.islink(dst):  # a link is refused as a destination (_enter)
         _refuse_into_itself(src, dst, st)
     walk = _Walk(src, dst)
@@ -211,29 +213,32 @@ def _enter(src, dst, st, options, walk):
     return _Directory(src, dst, st, made_with, names)
 
 
+# How _make_directory made a directory: the mode the kernel gave it, whether the owner's rwx had to be added
+# for the copy to fill it, and the permissions left out until it is filled.
+_Made = collections.namedtuple('_Made', 'mode widened left_out')
+
+
 def _make_directory(dst, st, options):
     """mkdir dst as cp does: with the source's mode and its special bits (the sticky bit of a shared directory),
     less the group's and others' write permission until it is filled (with -p less all of theirs: _finish gives
     it the source's mode and owner); the kernel masks it with the umask or the parent's default ACL. The owner is
-    given rwx while the copy fills it. (stat of the new directory, (the mode it was made with when the owner's
-    rwx had to be added, else None; the permissions left out; the mode it was made with)).
-    """
+    given rwx while the copy fills it. (stat of the new directory, _Made)."""
     bits = stat.S_IMODE(st.st_mode)
     left_out = bits & (0o077 if options.preserve else stat.S_IWGRP | stat.S_IWOTH)
     os.mkdir(dst, bits & ~left_out)
     made = os.lstat(dst)
     mode = stat.S_IMODE(made.st_mode)
-    if mode & stat.S_IRWXU == stat.S_IRWXU:
-        return made, (None, left_out, mode)
-    os.chmod(dst, mode | stat.S_IRWXU)
-    return made, (mode, left_out, mode)
+    widened = mode & stat.S_IRWXU != stat.S_IRWXU
+    if widened:
+        os.chmod(dst, mode | stat.S_IRWXU)
+    return made, _Made(mode, widened, left_out)
 
 
 def _filled_directory_mode(dst, made_with, options):
     """The mode cp gives a new directory once it is filled (without -p): the mode it was made with, plus the
     permissions left out that the umask allows; None when it has it already."""
-    mode, left_out, dummy = made_with
-    left_out &= ~options.umask
+    mode = made_with.mode if made_with.widened else None
+    left_out = made_with.left_out & ~options.umask
     if left_out and mode is None:
         current = stat.S_IMODE(os.lstat(dst).st_mode)
         if left_out & ~current:
@@ -246,7 +251,7 @@ def _finish(directory, options):
     (_make_directory, _filled_directory_mode). Errors are reported."""
     try:
         if options.preserve:
-            made_bits = 0 if directory.made_with is None else directory.made_with[2]
+            made_bits = 0 if directory.made_with is None else directory.made_with.mode
             preserve_attributes(directory.dst, directory.dst, directory.st,
                                 source_acls(directory.src, directory.src, directory.st, options), made_bits)
         elif directory.made_with is not None:

@@ -120,11 +120,6 @@ def _remove_once(items, word):
     return 0
 
 
-def live_options(mount_options, super_options):
-    """The options in force on a mount (lists), as findmnt shows them: merge_options."""
-    return merge_options(','.join(mount_options), ','.join(super_options))
-
-
 def option_items(text):
     """The comma-separated items of an option string, empty ones kept, a comma inside double quotes belonging to
     its item, as libmount reads them (``context="system_u:object_r:tmp_t:s0:c1,c2"`` is one item)."""
