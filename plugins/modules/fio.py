@@ -20,8 +20,15 @@ description:
     Free space for it is checked first.
   - A raw block device is measured only when named in O(filename) with O(allow_destructive=true), and never when it
     carries a file-system, RAID or partition-table signature (C(blkid -p)) or is held by another device.
+  - B(What was measured.) Every job returns what its I/O reached in RV(results[].reached), and the target in
+    RV(reached), V(device) or V(memory) (or V(unknown)), with the reasons and the fix. Memory is a file system in
+    memory (tmpfs, ramfs), a RAM disk (zram, brd), a loop device without direct I/O (the host's page cache answers for
+    its backing file), a device-mapper or MD device or an overlay over one of these; and figures no device gives (a read
+    repeat several times faster than another, buffered reads twice as fast as the direct reads of the same run, direct
+    reads completing faster than a device of the kind answers).
   - B(Cache guard.) A buffered job (O(direct=false)) whose working set is under twice the RAM measures the page cache,
-    not the storage. Such a job always returns C(cache_suspect=true), and a warning unless O(allow_cached=true).
+    not the storage. A job that measured memory returns C(cache_suspect=true) and a warning (a buffered job's on a small
+    working set only unless O(allow_cached=true)).
   - fio always runs with an argument list, never through a shell. Raw fio options are an allowlist of options that
     only shape the workload (see O(jobs)); options that name files or paths, run commands, write other files or
     change system state are refused.
@@ -29,7 +36,7 @@ author:
   - iotune.storage maintainers (@iotune)
 extends_documentation_fragment:
   - iotune.storage.attributes
-  - iotune.storage.roots.proc
+  - iotune.storage.roots
 attributes:
   check_mode:
     support: full
@@ -201,13 +208,24 @@ results:
       type: bool
       returned: always
     cache_suspect:
-      description: A buffered job with a working set under twice the RAM; its result measures memory.
+      description: The job measured memory (RV(results[].reached.medium) is V(memory)), not the storage.
       type: bool
+      returned: always
+    reached:
+      description:
+        - What the job's I/O reached, C(medium) (V(device), V(memory) or V(unknown)), C(reasons) (sentences; empty for a
+          device) and C(fix) (how to measure the device instead; null for a device).
+      type: dict
+      returned: always
+    bw_range:
+      description: Per direction the lowest and the highest bandwidth of the repeats (bytes/s), or null.
+      type: dict
       returned: always
     read:
       description:
-        - Medians over the repeats of C(bw_bytes) (bytes/s), C(iops), C(lat_mean_ns), C(clat_p50_ns), C(clat_p95_ns),
-          C(clat_p99_ns), C(clat_p999_ns) (ns) and C(io_bytes); V(null) when the job did not read.
+        - Medians over the repeats of C(bw_bytes) (bytes/s), C(iops), C(lat_mean_ns) (total latency, submission and
+          completion), C(clat_mean_ns), C(clat_p50_ns), C(clat_p95_ns), C(clat_p99_ns), C(clat_p999_ns) (completion
+          latency; all in ns) and C(io_bytes); V(null) when the job did not read.
         - A percentile is V(null) when fio did not report it.
       type: dict
       returned: always
@@ -227,7 +245,7 @@ results:
       rw: read
       direct: true
       cache_suspect: false
-      read: {bw_bytes: 1038090240, iops: 990.0, lat_mean_ns: 1008763.2, clat_p50_ns: 978944, clat_p95_ns: 1187840,
+      read: {bw_bytes: 1038090240, iops: 990.0, lat_mean_ns: 1008763.2, clat_mean_ns: 1002100.5, clat_p50_ns: 978944, clat_p95_ns: 1187840,
              clat_p99_ns: 1531904, clat_p999_ns: 2179072, io_bytes: 10380902400}
       write: null
       cov:
@@ -265,9 +283,17 @@ memory_bytes:
   returned: always
   type: int
 cache_suspect:
-  description: True when any job is cache suspect.
+  description: True when any job measured memory.
   returned: always
   type: bool
+reached:
+  description:
+    - What I/O on the target reaches, from the target alone, C(medium) (V(device), V(memory), V(unknown)), C(device) (the
+      kernel name under the target), C(chain) (the devices followed, top first), C(reasons) and C(fix).
+  returned: always
+  type: dict
+  sample: {medium: memory, device: loop3, chain: [loop3], fix: "losetup --direct-io=on /dev/loop3 ...",
+           reasons: ["loop3 reads its backing file /var/tmp/disk.img through the host's page cache (direct I/O off)"]}
 argv:
   description: The fio command line of each job (as run for each repeat).
   returned: always
@@ -290,6 +316,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.measure.fio import 
     IOENGINES,
     aggregate,
     build_argv,
+    cache_reason,
     cache_suspect,
     cache_warning,
     job_result,
@@ -306,6 +333,8 @@ from ansible_collections.iotune.storage.plugins.module_utils.measure.fio_run imp
     run_fio,
     stop_on_signal,
 )
+from ansible_collections.iotune.storage.plugins.module_utils.measure.reach import (
+    MEMORY, classify_target, describe, figure_reasons, job_reached, rotational)
 from ansible_collections.iotune.storage.plugins.module_utils.parse.meminfo import read_memory_bytes
 from ansible_collections.iotune.storage.plugins.module_utils.common.args import check_args
 from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandRunner
@@ -341,6 +370,7 @@ ARGUMENT_SPEC = dict(
     fio_path=dict(type='path'),
     min_free=dict(type='str', default='64m'),
     proc_root=dict(type='path', default='/proc'),
+    sys_root=dict(type='path', default='/sys'),
 )
 
 
@@ -350,7 +380,7 @@ def elapsed(started):
 
 def checked_request(module, params):
     """(size, min_free, jobs) from the parameters, or fail naming the first bad one."""
-    errors = check_args(params, paths=('directory', 'filename', 'output_dir', 'fio_path', 'proc_root'))
+    errors = check_args(params, paths=('directory', 'filename', 'output_dir', 'fio_path', 'proc_root', 'sys_root'))
     if errors:
         fail(module, '; '.join(errors))
     for key in ('runtime', 'ramp_time'):
@@ -462,15 +492,26 @@ def measure(module, runner, fio, jobs, min_free, result, started):
 
 
 def add_results(module, result, runs, jobs):
-    """The median results of each job into result, with a cache warning for each suspect job (unless allow_cached)."""
+    """The median results of each job into result, each with what its I/O reached (reach.job_reached: the target,
+    the cache guard, the figures); a warning for each job that measured memory (a buffered one's unless allow_cached)."""
     summary = aggregate(runs)
-    size, memory = result['working_set_bytes'], result['memory_bytes']
+    size, memory, target = result['working_set_bytes'], result['memory_bytes'], result['reached']
+    entries = [job_result(aggregated, job, False) for aggregated, job in zip(summary['jobs'], jobs)]
+    figures = figure_reasons([dict(entry, read_bw_samples=(entry['bw_range'] or {}).get('read')) for entry in entries],
+                             rotational(module.params['sys_root'], target['chain']))
     warnings = []
-    for aggregated, job in zip(summary['jobs'], jobs):
-        suspect = cache_suspect(job['direct'], size, memory)
-        result['results'].append(job_result(aggregated, job, suspect))
-        if suspect and not module.params['allow_cached']:
-            warnings.append(cache_warning(job['name'], size, memory))
+    for entry, job in zip(entries, jobs):
+        buffered = cache_suspect(job['direct'], size, memory)
+        entry['reached'] = job_reached(target, job['direct'], figures.get(job['name']),
+                                       cache_reason(size, memory) if buffered else None)
+        entry['cache_suspect'] = entry['reached']['medium'] == MEMORY
+        result['results'].append(entry)
+        if buffered and target['medium'] != MEMORY and not figures.get(job['name']):
+            # the cache guard alone: its warning, which allow_cached silences
+            if not module.params['allow_cached']:
+                warnings.append(cache_warning(job['name'], size, memory))
+        elif entry['cache_suspect']:
+            warnings.append('fio job %s: %s' % (job['name'], describe(entry['reached'])))
     for warning in warnings:
         module.warn(warning)
     return summary
@@ -490,6 +531,7 @@ def main():
 
     result = dict(changed=False, results=[], repeat=params['repeat'], ioengine=ioengine, working_set_bytes=size,
                   memory_bytes=memory, cache_suspect=False)
+    result['reached'] = classify_target(params['filename'] or params['directory'], params['sys_root'], params['proc_root'])
     runs, target, argvs = measure(module, runner, fio, jobs, min_free, result, started)
     summary = add_results(module, result, runs, jobs)
     result.update(

@@ -22,6 +22,13 @@ description:
     the rounds, takes a distribution-free confidence interval of the median effect shared among the candidates, and
     asks for a minimum effect; rounds that fall into two modes are reported, and a win must hold within each mode.
     Otherwise the answer is to keep the current value.
+  - Each candidate gets one of three answers. V(better) or V(worse) beyond the noise, with the rounds it won or lost.
+    V(no-difference) when the run could have seen an effect of O(resolution) and did not. V(undecided) when the noise
+    hides effects that large; the answer then names the next step (the rounds the same noise would need, direct I/O or a
+    larger file, a quieter host).
+  - A search refuses a target whose I/O reaches memory (a loop device without direct I/O, tmpfs, a RAM disk, a device
+    over one; see the C(fio) module) unless O(allow_memory=true), and a measurement that ran several times faster in one
+    round than in another (memory answered) does not decide.
   - The answer comes with a policy fragment for C(harden_io.yml) that matches the device by what survives a reboot
     (its WWN, else its serial) and names the hardware, so it can serve a group of identical hosts; a mount option
     gives C(iotune_mounts), the copy tool's buffer C(iotune_copy_tools).
@@ -139,6 +146,17 @@ options:
     description: The smallest gain worth a change, a fraction (V(0.05) is 5 %).
     type: float
     default: 0.05
+  resolution:
+    description:
+      - The effect, a fraction (V(0.25) is 25 %), that a V(no-difference) answer must have been able to see. When the
+        noise hides effects that large the answer is V(undecided).
+    type: float
+    default: 0.25
+  allow_memory:
+    description:
+      - Measure a target whose I/O reaches memory, and decide on measurements that read memory. The answer says so.
+    type: bool
+    default: false
   aa:
     description:
       - An A/A search. The one candidate is the current value again, nothing is changed, and the answer must be "no
@@ -194,7 +212,8 @@ msg:
   description: The answer in one sentence.
   returned: always
   type: str
-  sample: "read_ahead_kb=2048 beats the current value (128) by 1.31x (interval 1.22x-1.40x, 8 rounds)"
+  sample: "use read_ahead_kb=2048 instead of the current 128: read_ahead_kb=2048 better: 1.31x, faster in 8 of 8 rounds
+    (interval 1.22x-1.40x); the current value ranged 401.2 MiB/s-433.0 MiB/s (1.1x) over 8 rounds"
 run_id:
   description: The search's run id; each candidate was applied under C(<run_id>-t<number>).
   returned: always
@@ -238,9 +257,18 @@ decision:
   description:
     - The decision rule's answer, C(recommended) (a candidate name or null), C(verdicts) (per candidate C(outcome),
       C(effect), C(interval), C(rounds), and C(mode_effects) with two modes), C(modes) and C(rule).
-    - C(outcome) is one of V(better), V(worse), V(no-difference), V(inconsistent) (better in one mode only),
-      V(cache-suspect) and V(too-few-rounds).
+    - C(outcome) is one of V(better), V(worse), V(no-difference) (an effect of C(detectable) would have been seen),
+      V(undecided) (the noise hides effects up to C(detectable); C(rounds_needed) rounds would see O(resolution)),
+      V(inconsistent) (better in one mode only), V(cache-suspect) (measured memory) and V(too-few-rounds). C(won) and
+      C(lost) count the rounds in which the candidate was better or worse than the current value.
+    - C(spread) is the spread of the current value's measurements (C(low), C(high), C(ratio), C(cv)).
   returned: unless check mode
+  type: dict
+reached:
+  description:
+    - What the search's I/O reached, as the C(fio) module's RV(reached) (C(medium) V(device), V(memory) or V(unknown), with
+      C(reasons) and C(fix)); the figures add a reason when a name ran several times faster in one round than another.
+  returned: always
   type: dict
 recommended:
   description: The recommended setting and value, or an empty dict (keep the current value).
@@ -306,7 +334,9 @@ from ansible_collections.iotune.storage.plugins.module_utils.measure.fio_run imp
     MeasureError, check_device, create_scratch, device_bytes, free_bytes, run_fio, stop_on_signal)
 from ansible_collections.iotune.storage.plugins.module_utils.measure.search import (
     BASELINE, budget_problem, cache_suspect_job, candidates, check_request, config_buffer_size, copy_argv, measured_value,
-    deploy_concern, policy_fragment, recommended_values, round_orders, rounds_problem, trial_argv, trial_seconds, value_text, workload_job)
+    answer_message, deploy_concern, policy_fragment, recommended_values, round_orders, rounds_problem, trial_argv, trial_seconds,
+    workload_job)
+from ansible_collections.iotune.storage.plugins.module_utils.measure.reach import MEMORY, REPEAT_SPEEDUP, classify_target, describe
 from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import read_mountinfo, visible_mounts
 from ansible_collections.iotune.storage.plugins.module_utils.parse.sysfs import read_block_device
 from ansible_collections.iotune.storage.plugins.module_utils.plan.block_queue import resolve_match
@@ -331,6 +361,8 @@ ARGUMENT_SPEC = dict(
     max_seconds=dict(type='int', default=900),
     confidence=dict(type='float', default=0.95),
     min_effect=dict(type='float', default=0.05),
+    resolution=dict(type='float', default=0.25),
+    allow_memory=dict(type='bool', default=False),
     aa=dict(type='bool', default=False),
     seed=dict(type='int'),
     run_id=dict(type='str'),
@@ -535,20 +567,6 @@ def make_trial(trials, measure, by_name, suspect_job):
     return trial
 
 
-def answer_message(decision, by_name, current, rounds):
-    name = decision['recommended']
-    if name is None:
-        outcomes = ', '.join('%s %s' % (verdict['candidate'], verdict['outcome']) for verdict in decision['verdicts'])
-        return 'keep the current value: no candidate beats it beyond the noise (%s; %d rounds)' % (outcomes, len(rounds))
-    verdict = [verdict for verdict in decision['verdicts'] if verdict['candidate'] == name][0]
-    setting = by_name[name]['setting']
-    text = '%s beats the current value (%s) by %.2fx (interval %.2fx-%.2fx, %d rounds)' % (
-        name, value_text(current.get(setting)), verdict['effect'], verdict['interval'][0], verdict['interval'][1], verdict['rounds'])
-    if setting == 'direct':
-        text += '; --direct is an option of each iotune-copy command: the policy has no default for it'
-    return text
-
-
 def plan_search(module, runner, params, result):
     """Everything checked before the first change: (trials, measure, by_name, device info, job, the scope of the state
     digest); SearchError otherwise."""
@@ -556,6 +574,9 @@ def plan_search(module, runner, params, result):
     # the host's mount table, read once for the target, the VxFS volume and the live mount options
     mounts = visible_mounts(read_mountinfo(params['proc_root']))
     match, directory, device = resolve_target(runner, params, mounts)
+    result['reached'] = classify_target(device or directory, params['sys_root'], params['proc_root'])
+    if result['reached']['medium'] == MEMORY and not params['allow_memory']:
+        raise SearchError('nothing measured: %s; allow_memory: true measures it anyway' % describe(result['reached']))
     vxfs = vxfs_of(params, mounts)
     trials = Trials(runner, match, params['journal_dir'], result['run_id'], params['sys_root'], params['proc_root'],
                     warn=module.warn, fstab=params['fstab'], vxfs=vxfs)
@@ -614,6 +635,21 @@ def measurer(module, runner, job, params, directory, device):
     return Measure(runner, fio, job, params, directory, device)
 
 
+def memory_figures(rounds, reached, allow_memory):
+    """The names whose measurements spread over REPEAT_SPEEDUP times or more (the fast ones read memory: no device
+    gives the same I/O at such different speeds), added to ``reached`` as its reasons; none with allow_memory."""
+    found = set()
+    for name in sorted(set(name for measured in rounds for name in measured)):
+        values = [measured[name] for measured in rounds if measured.get(name)]
+        if len(values) >= 2 and max(values) >= REPEAT_SPEEDUP * min(values):
+            found.add(name)
+            reached['reasons'].append('%s ran %.1fx faster in one round than in another: the fast rounds were answered from memory'
+                                      % (name, max(values) / min(values)))
+    if found and reached['medium'] != MEMORY:
+        reached.update(medium=MEMORY, fix=reached['fix'] or 'direct I/O or a file larger than twice the RAM')
+    return set() if allow_memory else found
+
+
 def search(module, runner, params, result):
     trials, measure, by_name, info, job, scope = plan_search(module, runner, params, result)
     fragment_info = (result['device']['name'], info)
@@ -627,8 +663,9 @@ def search(module, runner, params, result):
     rounds, suspect, stopped = run_rounds(result['orders'], make_trial(trials, measure, by_name, cache_suspect_job(job)),
                                           time.monotonic, started + params['max_seconds'])
     after = managed_state(scope, params['sys_root'], params['proc_root'])
+    suspect |= memory_figures(rounds, result['reached'], params['allow_memory'])
     decision = decide(rounds, BASELINE, [candidate['name'] for candidate in result['candidates']], params['confidence'],
-                      params['min_effect'], params['metric'] == 'bw', suspect=suspect)
+                      params['min_effect'], params['metric'] == 'bw', suspect=suspect, resolution=params['resolution'])
     values = recommended_values(decision, by_name)
     fragment, hardware, warning = policy_fragment(fragment_info[0], fragment_info[1], values, trials.match.get('mountpoint'),
                                                   trials.vxfs.get('device'))
@@ -637,7 +674,8 @@ def search(module, runner, params, result):
     result.update(rounds=rounds, decision=decision, recommended=values, policy_fragment=fragment if values else {},
                   deploy_concern=deploy_concern(values),
                   hardware=hardware, stopped=stopped, state_digest={'before': state_digest(before), 'after': state_digest(after)},
-                  elapsed_seconds=round(time.monotonic() - started, 1), msg=answer_message(decision, by_name, result['current'], rounds))
+                  elapsed_seconds=round(time.monotonic() - started, 1),
+                  msg=answer_message(decision, by_name, result['current'], job, params['metric'], result['reached']))
     differences = state_differences(before, after)
     if differences:
         raise SearchError('the managed state after the search differs from the state before (%s; digest %s, then %s); the '

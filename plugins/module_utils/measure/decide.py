@@ -16,11 +16,16 @@ alike. The rule:
    candidates (Bonferroni), so more candidates need more rounds (``min_rounds``);
 2. a candidate is ``better`` only when the whole interval is above zero *and* its median effect
    is at least ``min_effect`` (5 %: a gain smaller than that is not worth a change); ``worse``
-   symmetrically; anything else is ``no-difference``: keep the current value;
+   symmetrically. Otherwise the interval says how large an effect the run could have missed (its end
+   farthest from zero, ``detectable``): when that is at most ``resolution`` (25 %) the answer is
+   ``no-difference`` (an effect of that size would have been seen), else ``undecided``: the noise hides
+   effects that large, and ``rounds_needed`` says how many rounds the same noise would need (the
+   interval narrows as the square root of the rounds). Either way the current value is kept;
 3. rounds whose current-value measurements fall into two levels far apart (``split_modes``) are
    reported as two modes; a ``better`` stands only when the median effect within each mode is at
    least ``min_effect`` too, else ``inconsistent``;
-4. a candidate measured from the page cache (the cache guard) never decides: ``cache-suspect``.
+4. a candidate measured from memory (the page cache, a loop device without direct I/O: measure.reach)
+   never decides: ``cache-suspect``.
 
 Pure functions, no I/O; unit tested on synthetic samples (tests/unit/.../measure/test_decide.py)."""
 
@@ -34,13 +39,17 @@ from ansible_collections.iotune.storage.plugins.module_utils.measure.fio import 
 BETTER = 'better'
 WORSE = 'worse'
 NO_DIFFERENCE = 'no-difference'
+UNDECIDED = 'undecided'
 INCONSISTENT = 'inconsistent'
 CACHE_SUSPECT = 'cache-suspect'
 TOO_FEW_ROUNDS = 'too-few-rounds'
-OUTCOMES = (BETTER, WORSE, NO_DIFFERENCE, INCONSISTENT, CACHE_SUSPECT, TOO_FEW_ROUNDS)
+OUTCOMES = (BETTER, WORSE, NO_DIFFERENCE, UNDECIDED, INCONSISTENT, CACHE_SUSPECT, TOO_FEW_ROUNDS)
 
 DEFAULT_CONFIDENCE = 0.95
 DEFAULT_MIN_EFFECT = 0.05
+# "no difference" claims only what the run could have seen: an effect of this size (25 %) or more
+DEFAULT_RESOLUTION = 0.25
+MAX_ROUNDS_NEEDED = 1000
 # two levels of the current value at least this far apart (35 %), each much wider apart than
 # within itself, are two modes (the lab VM's disk runs at ~1.4 or ~2.2 GB/s for several runs)
 DEFAULT_MODE_GAP = 0.35
@@ -120,7 +129,24 @@ def _ratio(effect):
     return round(math.exp(effect), 4)
 
 
-def _outcome(effects, alpha, min_effect):
+def detectable(interval):
+    """The largest effect (a fraction: 0.3 is 30 %, either way) the interval (of log effects) still allows:
+    an effect that large or larger the run would have seen."""
+    low, high = interval
+    return round(math.exp(max(high, -low)) - 1.0, 4)
+
+
+def rounds_needed(rounds, interval, resolution):
+    """The rounds with which the same noise would narrow the interval to ``resolution`` (it narrows as the square root
+    of the rounds), at least ``rounds`` + 1, at most MAX_ROUNDS_NEEDED."""
+    reach = max(interval[1], -interval[0])
+    wanted = math.log(1.0 + resolution)
+    if reach <= 0 or wanted <= 0:
+        return rounds + 1
+    return int(min(MAX_ROUNDS_NEEDED, max(rounds + 1, math.ceil(rounds * (reach / wanted) ** 2))))
+
+
+def _outcome(effects, alpha, min_effect, resolution=DEFAULT_RESOLUTION):
     interval = median_interval(effects, alpha)
     if interval is None:
         return TOO_FEW_ROUNDS, None
@@ -131,7 +157,9 @@ def _outcome(effects, alpha, min_effect):
         return BETTER, interval
     if high < 0 and middle <= -threshold:
         return WORSE, interval
-    return NO_DIFFERENCE, interval
+    if detectable(interval) <= resolution:
+        return NO_DIFFERENCE, interval
+    return UNDECIDED, interval
 
 
 def _within_modes(effects_by_round, modes, min_effect):
@@ -146,10 +174,12 @@ def _within_modes(effects_by_round, modes, min_effect):
 
 
 def judge(rounds, baseline, candidate, alpha, min_effect=DEFAULT_MIN_EFFECT, higher_is_better=True, modes=None,
-          suspect=False):
+          suspect=False, resolution=DEFAULT_RESOLUTION):
     """The verdict on one candidate against the baseline: a dict with ``outcome`` (OUTCOMES),
-    ``rounds`` (pairs used), ``effect`` (median ratio candidate/baseline, >1 means better),
-    ``interval`` (the ratio's interval), and with modes ``mode_effects`` (ratio per mode)."""
+    ``rounds`` (pairs used), ``won`` and ``lost`` (rounds in which it was better, worse), ``effect``
+    (median ratio candidate/baseline, >1 means better), ``interval`` (the ratio's interval),
+    ``detectable`` (the largest effect the interval allows, a fraction), ``rounds_needed`` (undecided:
+    the rounds the same noise would need), and with modes ``mode_effects`` (ratio per mode)."""
     effects_by_round = {}
     for index, measured in enumerate(rounds):
         effect = paired_effects([measured], candidate, baseline, higher_is_better)
@@ -157,13 +187,17 @@ def judge(rounds, baseline, candidate, alpha, min_effect=DEFAULT_MIN_EFFECT, hig
             effects_by_round[index] = effect[0]
     effects = [effects_by_round[i] for i in sorted(effects_by_round)]
     verdict = {'candidate': candidate, 'rounds': len(effects), 'effect': _ratio(median(effects)) if effects else None,
-               'interval': None}
+               'interval': None, 'won': sum(1 for effect in effects if effect > 0), 'lost': sum(1 for effect in effects if effect < 0),
+               'detectable': None, 'rounds_needed': None}
     if suspect:
         verdict['outcome'] = CACHE_SUSPECT
         return verdict
-    outcome, interval = _outcome(effects, alpha, min_effect)
+    outcome, interval = _outcome(effects, alpha, min_effect, resolution)
     if interval is not None:
         verdict['interval'] = [_ratio(interval[0]), _ratio(interval[1])]
+        verdict['detectable'] = detectable(interval)
+        if outcome == UNDECIDED:
+            verdict['rounds_needed'] = rounds_needed(len(effects), interval, resolution)
     if modes is not None:
         within, holds = _within_modes(effects_by_round, modes, min_effect)
         verdict['mode_effects'] = [None if value is None else _ratio(value) for value in within]
@@ -173,26 +207,38 @@ def judge(rounds, baseline, candidate, alpha, min_effect=DEFAULT_MIN_EFFECT, hig
     return verdict
 
 
+def spread(values):
+    """The spread of one name's measurements over the rounds: {low, high, ratio (high / low), cv}, or None."""
+    values = [value for value in values if value is not None and value > 0]
+    if not values:
+        return None
+    mean = sum(values) / len(values)
+    cv = math.sqrt(sum((value - mean) ** 2 for value in values) / (len(values) - 1)) / mean if len(values) > 1 else 0.0
+    return {'low': min(values), 'high': max(values), 'ratio': round(max(values) / min(values), 3), 'cv': round(cv, 4)}
+
+
 def decide(rounds, baseline, candidates, confidence=DEFAULT_CONFIDENCE, min_effect=DEFAULT_MIN_EFFECT,
-           higher_is_better=True, suspect=(), mode_gap=DEFAULT_MODE_GAP):
+           higher_is_better=True, suspect=(), mode_gap=DEFAULT_MODE_GAP, resolution=DEFAULT_RESOLUTION):
     """The search's answer from ``rounds`` (one dict per round: name -> measured value, the
     baseline's and each candidate's): ``recommended`` (the better candidate with the largest
     effect, or None: keep the current value), ``verdicts`` (one per candidate), ``modes`` (the
-    rounds of each mode, or None) and the rule's parameters. ``suspect``: names measured from the
-    page cache, which never decide."""
+    rounds of each mode, or None), ``spread`` (of the baseline's measurements) and the rule's
+    parameters. ``suspect``: names measured from memory, which never decide."""
     if not 0.5 <= confidence < 1:
         raise ValueError('confidence must be at least 0.5 and below 1, got %r' % (confidence,))
     if not 0 <= min_effect < 10:
         raise ValueError('min_effect must be between 0 and 10 (a fraction: 0.05 is 5 %%), got %r' % (min_effect,))
+    if not 0 < resolution < 10:
+        raise ValueError('resolution must be above 0 and below 10 (a fraction: 0.25 is 25 %%), got %r' % (resolution,))
     alpha = (1.0 - confidence) / max(len(candidates), 1)
     levels = [measured.get(baseline) for measured in rounds]
     modes = split_modes(levels, mode_gap) if all(level and level > 0 for level in levels) else None
     verdicts = [judge(rounds, baseline, name, alpha, min_effect, higher_is_better, modes,
-                      name in suspect or baseline in suspect)
+                      name in suspect or baseline in suspect, resolution)
                 for name in candidates]
     better = [verdict for verdict in verdicts if verdict['outcome'] == BETTER]
     recommended = max(better, key=lambda verdict: verdict['effect'])['candidate'] if better else None
     return {'recommended': recommended, 'verdicts': verdicts, 'modes': [list(mode) for mode in modes] if modes else None,
-            'baseline_suspect': baseline in suspect,
+            'baseline_suspect': baseline in suspect, 'spread': spread(levels),
             'rule': {'confidence': confidence, 'per_candidate_confidence': round(1.0 - alpha, 6), 'min_effect': min_effect,
-                     'higher_is_better': higher_is_better, 'mode_gap': mode_gap, 'rounds': len(rounds)}}
+                     'resolution': resolution, 'higher_is_better': higher_is_better, 'mode_gap': mode_gap, 'rounds': len(rounds)}}

@@ -25,7 +25,7 @@ DIRECTIONS = ('read', 'write')
 
 # Metrics of one direction, in output order. Units: bytes/s, IO/s, ns, bytes, ms.
 METRICS = (
-    'bw_bytes', 'iops', 'lat_mean_ns',
+    'bw_bytes', 'iops', 'lat_mean_ns', 'clat_mean_ns',
     'clat_p50_ns', 'clat_p95_ns', 'clat_p99_ns', 'clat_p999_ns',
     'io_bytes', 'runtime_ms',
 )
@@ -110,6 +110,7 @@ def _direction(data, where):
         'io_bytes': io_bytes,
         'runtime_ms': _number(data, 'runtime', where),
         'lat_mean_ns': None,
+        'clat_mean_ns': None,
     }
     # fio >= 3.0 reports nanoseconds in *_ns; fio 2.x reported microseconds without suffix.
     if isinstance(data.get('lat_ns'), dict):
@@ -126,6 +127,8 @@ def _direction(data, where):
         clat, clat_scale = data['clat'], 1000
     else:
         clat, clat_scale = {}, 1
+    if 'mean' in clat:
+        result['clat_mean_ns'] = _number(clat, 'mean', where + '.clat') * clat_scale
     # Percentiles are absent with clat_percentiles=0 or lat_percentiles=1: report None then.
     percentiles = clat.get('percentile')
     if not isinstance(percentiles, dict):
@@ -250,6 +253,7 @@ def aggregate(runs):
                     'median': median(values) if values else None,
                     'cv': coefficient_of_variation(values) if values else None,
                     'samples': len(values),
+                    'range': [min(values), max(values)] if values else None,
                 }
             entry[direction] = summary
         jobs.append(entry)
@@ -555,7 +559,7 @@ def cache_suspect(direct, working_set_bytes, mem_total_bytes):
 # --------------------------------------------------------------------------- module helpers
 
 # Metrics a result reports per direction (the median of the repeats) and their cov.
-RESULT_METRICS = ('bw_bytes', 'iops', 'lat_mean_ns', 'clat_p50_ns', 'clat_p95_ns', 'clat_p99_ns', 'clat_p999_ns')
+RESULT_METRICS = ('bw_bytes', 'iops', 'lat_mean_ns', 'clat_mean_ns', 'clat_p50_ns', 'clat_p95_ns', 'clat_p99_ns', 'clat_p999_ns')
 
 
 def normalize_jobs(jobs):
@@ -608,26 +612,35 @@ def job_result(aggregated, job, suspect):
         'direct': job.get('direct', True),
         'cache_suspect': suspect,
         'cov': {},
+        'bw_range': {},
     }
     for direction in DIRECTIONS:
         summary = aggregated[direction]
         if summary is None:
             result[direction] = None
             result['cov'][direction] = None
+            result['bw_range'][direction] = None
             continue
         result[direction] = dict((metric, summary[metric]['median']) for metric in RESULT_METRICS + ('io_bytes',))
         result['cov'][direction] = dict((metric, summary[metric]['cv']) for metric in RESULT_METRICS)
+        result['bw_range'][direction] = summary['bw_bytes']['range']
     return result
 
 
-def cache_warning(name, working_set_bytes, mem_total_bytes):
-    """The warning a cache-suspect job gets: what it measured and how to measure the storage."""
+def cache_reason(working_set_bytes, mem_total_bytes):
+    """(reason, fix) of a buffered job on a working set under twice the RAM: what it measured and how to measure the storage."""
     if mem_total_bytes is None:
         memory = 'an unknown amount of RAM'
         needed = 'at least twice the RAM'
     else:
         memory = '{0} of RAM'.format(format_bytes(mem_total_bytes))
         needed = 'at least {0}'.format(format_bytes(2 * mem_total_bytes))
-    return ('fio job {0}: buffered I/O on a {1} working set with {2} (under 2x RAM): the result measures '
-            'the page cache (memory), not the storage. Use direct: true, a size of {3}, or allow_cached: true '
-            'to accept it.'.format(name, format_bytes(working_set_bytes), memory, needed))
+    return ('buffered I/O on a {0} working set with {1} (under 2x RAM): the result measures the page cache (memory), '
+            'not the storage'.format(format_bytes(working_set_bytes), memory),
+            'direct: true, a size of {0}, or allow_cached: true to accept it'.format(needed))
+
+
+def cache_warning(name, working_set_bytes, mem_total_bytes):
+    """The warning a cache-suspect job gets: what it measured and how to measure the storage."""
+    reason, fix = cache_reason(working_set_bytes, mem_total_bytes)
+    return 'fio job {0}: {1}. Use {2}.'.format(name, reason, fix)

@@ -12,8 +12,9 @@ __metaclass__ = type
 import random
 import re
 
-from ansible_collections.iotune.storage.plugins.module_utils.common.units import to_bytes
-from ansible_collections.iotune.storage.plugins.module_utils.measure.decide import min_rounds
+from ansible_collections.iotune.storage.plugins.module_utils.common.units import format_bytes_rate, to_bytes
+from ansible_collections.iotune.storage.plugins.module_utils.measure.decide import (
+    BETTER, CACHE_SUSPECT, INCONSISTENT, NO_DIFFERENCE, TOO_FEW_ROUNDS, UNDECIDED, WORSE, min_rounds)
 from ansible_collections.iotune.storage.plugins.module_utils.measure.fio import build_argv, check_fio_options, normalize_jobs
 from ansible_collections.iotune.storage.plugins.module_utils.settings.block_queue import QUEUE_SETTINGS, accepted_text
 
@@ -156,6 +157,9 @@ def check_request(params, vxfs=()):
         errors.append('confidence: %r is not valid; expected a fraction from 0.5 to below 1 (0.95)' % (confidence,))
     if not isinstance(min_effect, float) or not 0 <= min_effect < 10:
         errors.append('min_effect: %r is not valid; expected a fraction from 0 (0.05 is 5 %%)' % (min_effect,))
+    resolution = params.get('resolution', 0.25)
+    if not isinstance(resolution, float) or not 0 < resolution < 10:
+        errors.append('resolution: %r is not valid; expected a fraction above 0 (0.25 is 25 %%)' % (resolution,))
     return errors
 
 
@@ -331,3 +335,80 @@ def config_buffer_size(text, default):
         if sep and key.strip() == 'buffer_size' and not line.startswith('#'):
             found = value.strip().strip('"\'')
     return found
+
+
+def _pct(fraction):
+    return '%.0f %%' % (100.0 * fraction)
+
+
+def _rounds_phrase(verdict, higher_is_better=True):
+    """'slower in 6 of 7 rounds' (or faster/better, for the side the candidate was on more often)."""
+    better, worse = ('faster', 'slower') if higher_is_better else ('better', 'worse')
+    if verdict['lost'] >= verdict['won']:
+        return '%s in %d of %d rounds' % (worse, verdict['lost'], verdict['rounds'])
+    return '%s in %d of %d rounds' % (better, verdict['won'], verdict['rounds'])
+
+
+def verdict_text(verdict, higher_is_better=True):
+    """One candidate's answer for people: what it is, its median effect, the rounds, and what the run could have seen."""
+    name, outcome = verdict['candidate'], verdict['outcome']
+    if outcome == CACHE_SUSPECT:
+        return '%s not decided: measured memory' % name
+    if verdict['effect'] is None:
+        return '%s %s: no pair measured' % (name, outcome)
+    effect = '%.2fx, %s' % (verdict['effect'], _rounds_phrase(verdict, higher_is_better))
+    if outcome in (BETTER, WORSE):
+        return '%s %s: %s (interval %.2fx-%.2fx)' % (name, outcome, effect, verdict['interval'][0], verdict['interval'][1])
+    if outcome == NO_DIFFERENCE:
+        return '%s no difference: %s; an effect of %s or more would have been seen' % (name, effect, _pct(verdict['detectable']))
+    if outcome == UNDECIDED:
+        return '%s undecided: %s; the noise hides effects up to %s' % (name, effect, _pct(verdict['detectable']))
+    return '%s %s: %s' % (name, outcome, effect)
+
+
+def next_steps(decision, job, reached=None):
+    """What would let an undecided search decide: more rounds (as many as the same noise needs), and what quiets the
+    measurement (direct I/O or a larger file for a buffered one, the fix of a memory target, a quieter host)."""
+    needed = [verdict['rounds_needed'] for verdict in decision['verdicts'] if verdict.get('rounds_needed')]
+    steps = []
+    if needed:
+        steps.append('%d rounds (the same noise needs them to see %s)' % (max(needed), _pct(decision['rule']['resolution'])))
+    if reached and reached.get('medium') == 'memory' and reached.get('fix'):
+        steps.append(reached['fix'])
+    elif not job.get('direct', True) and not job.get('copy'):
+        steps.append('direct I/O or a file larger than twice the RAM')
+    steps.append('a quieter host')
+    return steps
+
+
+def answer_message(decision, by_name, current, job, metric='bw', reached=None):
+    """The search's answer in one paragraph: the recommendation or "keep the current value", each candidate's
+    answer (better, worse with the rounds it lost, no difference with what the run could have seen, undecided),
+    the spread of the current value, and the next step when the data could not decide."""
+    higher = metric == 'bw'
+    texts = [verdict_text(verdict, higher) for verdict in decision['verdicts']]
+    spread = decision.get('spread')
+    noise = ''
+    if spread:
+        low, high = (format_bytes_rate(spread['low']), format_bytes_rate(spread['high'])) if higher else (
+            '%.0f us' % (spread['low'] / 1000.0), '%.0f us' % (spread['high'] / 1000.0))
+        noise = '; the current value ranged %s-%s (%.1fx) over %d rounds' % (low, high, spread['ratio'], decision['rule']['rounds'])
+    name = decision['recommended']
+    if name is not None:
+        setting = by_name[name]['setting']
+        text = 'use %s instead of the current %s: %s%s' % (name, value_text(current.get(setting)), '; '.join(texts), noise)
+        if setting == 'direct':
+            text += '; --direct is an option of each iotune-copy command: the policy has no default for it'
+        return text
+    undecided = [verdict for verdict in decision['verdicts'] if verdict['outcome'] in (UNDECIDED, TOO_FEW_ROUNDS, INCONSISTENT)]
+    memory = [verdict for verdict in decision['verdicts'] if verdict['outcome'] == CACHE_SUSPECT]
+    if memory:
+        head = 'keep the current value: not decided, the search measured memory, not the disk'
+    elif undecided:
+        head = 'keep the current value: the data cannot decide'
+    else:
+        head = 'keep the current value: no candidate beats it beyond the noise'
+    text = '%s (%s)%s' % (head, '; '.join(texts), noise)
+    if undecided or memory:
+        text += '; next: %s' % ', '.join(next_steps(decision, job, reached))
+    return text

@@ -233,7 +233,7 @@ def test_bad_parameters_are_named(field, kwargs):
 
 def test_the_rule_is_in_the_answer():
     answer = decide(search(random.Random(1), noise_gauss5, 8, {'x': 1.0}), 'current', ['x', 'y'])
-    assert answer['rule'] == {'confidence': 0.95, 'per_candidate_confidence': 0.975, 'min_effect': 0.05,
+    assert answer['rule'] == {'confidence': 0.95, 'per_candidate_confidence': 0.975, 'min_effect': 0.05, 'resolution': 0.25,
                               'higher_is_better': True, 'mode_gap': 0.35, 'rounds': 8}
     assert answer['verdicts'][1]['rounds'] == 0 and answer['verdicts'][1]['outcome'] == TOO_FEW_ROUNDS
     assert answer['verdicts'][0]['outcome'] == NO_DIFFERENCE

@@ -212,13 +212,13 @@ def test_aggregate_median_and_cv():
     assert job['read']['bw_bytes']['median'] == 200
     assert job['read']['bw_bytes']['cv'] == pytest.approx(0.5)  # stdev 100 / mean 200
     assert job['read']['bw_bytes']['samples'] == 3
-    assert job['read']['runtime_ms'] == {'median': 2000, 'cv': 0.0, 'samples': 3}
-    assert job['read']['lat_mean_ns'] == {'median': None, 'cv': None, 'samples': 0}
+    assert job['read']['runtime_ms'] == {'median': 2000, 'cv': 0.0, 'samples': 3, 'range': [2000, 2000]}
+    assert job['read']['lat_mean_ns'] == {'median': None, 'cv': None, 'samples': 0, 'range': None}
 
 
 def test_aggregate_single_run_has_zero_cv():
     job = aggregate([_run(123, lat=10)])['jobs'][0]
-    assert job['read']['bw_bytes'] == {'median': 123, 'cv': 0.0, 'samples': 1}
+    assert job['read']['bw_bytes'] == {'median': 123, 'cv': 0.0, 'samples': 1, 'range': [123, 123]}
     assert job['read']['lat_mean_ns']['median'] == 10
 
 
@@ -226,7 +226,7 @@ def test_aggregate_real_runs():
     runs = [parse_fio_json(_fixture('fio-3.33-randrw-70-30.json'))] * 2
     job = aggregate(runs)['jobs'][0]
     assert job['read']['bw_bytes']['median'] == 81877013
-    assert job['write']['clat_p999_ns'] == {'median': 24960, 'cv': 0.0, 'samples': 2}
+    assert job['write']['clat_p999_ns'] == {'median': 24960, 'cv': 0.0, 'samples': 2, 'range': [24960, 24960]}
 
 
 @pytest.mark.parametrize('runs, message', [
