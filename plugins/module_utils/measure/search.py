@@ -338,7 +338,7 @@ def config_buffer_size(text, default):
 
 
 def _pct(fraction):
-    return '%.0f %%' % (100.0 * fraction)
+    return ('%.1f %%' if fraction < 0.1 else '%.0f %%') % (100.0 * fraction)
 
 
 def _rounds_phrase(verdict, higher_is_better=True):

@@ -8,9 +8,14 @@ rounds, the budget, and the fio command line of one measurement."""
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import json
+import os
+
 import pytest
 
+from ansible_collections.iotune.storage.plugins.module_utils.measure.decide import decide
 from ansible_collections.iotune.storage.plugins.module_utils.measure.search import (
+    answer_message,
     AA_CANDIDATE,
     budget_problem,
     cache_suspect_job,
@@ -153,3 +158,38 @@ def test_a_copy_fragment_sets_the_tools_buffer_size():
     ({'read_pref_io': 1048576}, None), ({}, None)])
 def test_tune_io_deploys_a_queue_setting_or_the_buffer_and_leaves_the_rest_to_harden_io(values, concern):
     assert deploy_concern(values) == concern
+
+
+def _loop_search():
+    with open(os.path.join(os.path.dirname(__file__), '..', '..', '..', 'fixtures', 'tune', 'loop-read-ahead.json')) as handle:
+        return json.load(handle)['search']
+
+
+def test_the_answer_names_the_worse_the_undecided_and_the_next_step():
+    found = _loop_search()
+    decision = decide(found['rounds'], 'current', ['read_ahead_kb=0', 'read_ahead_kb=4096'])
+    by_name = {'read_ahead_kb=0': {'setting': 'read_ahead_kb', 'value': 0}, 'read_ahead_kb=4096': {'setting': 'read_ahead_kb', 'value': 4096}}
+    message = answer_message(decision, by_name, {'read_ahead_kb': 2560}, workload_job('cold-seq-read'))
+    assert message == (
+        'keep the current value: the data cannot decide (read_ahead_kb=0 worse: 0.04x, slower in 7 of 7 rounds '
+        '(interval 0.03x-0.11x); read_ahead_kb=4096 undecided: 0.78x, slower in 5 of 7 rounds; the noise hides effects up to '
+        '170 %); the current value ranged 444.4 MiB/s-1.4 GiB/s (3.1x) over 7 rounds; next: 139 rounds (the same noise needs '
+        'them to see 25 %), direct I/O or a file larger than twice the RAM, a quieter host')
+    # the target's fix comes first when the search measured memory
+    reached = {'medium': 'memory', 'fix': 'losetup --direct-io=on /dev/loop3'}
+    memory = decide(found['rounds'], 'current', ['read_ahead_kb=4096'], suspect={'current'})
+    assert answer_message(memory, by_name, {'read_ahead_kb': 2560}, workload_job('cold-seq-read'), reached=reached) == (
+        'keep the current value: not decided, the search measured memory, not the disk (read_ahead_kb=4096 not decided: '
+        'measured memory); the current value ranged 444.4 MiB/s-1.4 GiB/s (3.1x) over 7 rounds; next: '
+        'losetup --direct-io=on /dev/loop3, a quieter host')
+
+
+def test_the_answer_of_a_win_and_of_no_difference():
+    rounds = [{'current': 100.0 * f, 'read_ahead_kb=2048': 131.0 * f, 'read_ahead_kb=512': 100.5 * f} for f in
+              (1.0, 1.02, 0.98, 1.01, 0.99, 1.0, 1.03, 0.97)]
+    by_name = {'read_ahead_kb=2048': {'setting': 'read_ahead_kb', 'value': 2048}, 'read_ahead_kb=512': {'setting': 'read_ahead_kb', 'value': 512}}
+    decision = decide(rounds, 'current', ['read_ahead_kb=2048', 'read_ahead_kb=512'])
+    message = answer_message(decision, by_name, {'read_ahead_kb': 128}, workload_job('seq-read-direct'))
+    assert message == ('use read_ahead_kb=2048 instead of the current 128: read_ahead_kb=2048 better: 1.31x, faster in 8 of 8 '
+                       'rounds (interval 1.31x-1.31x); read_ahead_kb=512 no difference: 1.00x, faster in 8 of 8 rounds; an '
+                       'effect of 0.5 % or more would have been seen; the current value ranged 97 B/s-103 B/s (1.1x) over 8 rounds')
