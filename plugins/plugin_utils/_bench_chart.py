@@ -23,6 +23,14 @@ from ansible_collections.iotune.storage.plugins.module_utils.common.units import
     one_decimal,
     real_number,
 )
+from ansible_collections.iotune.storage.plugins.plugin_utils._fio_compare import (
+    DEFAULT_NOISE_FACTOR,
+    DEFAULT_THRESHOLD_PCT,
+    job_verdict,
+    latency_text,
+    spread_text,
+    target_text,
+)
 
 DIRECTIONS = ('read', 'write')
 
@@ -314,15 +322,41 @@ def _jobs_by_phase(phases, results):
     return order, per_phase
 
 
-def _job_groups(name, jobs, phases, rows_by_phase):
-    """The chart groups of one job (its ``jobs`` per phase, {} where missing), one per direction with I/O."""
-    suspect = any(bool(job.get('cache_suspect')) for job in jobs)
+def judging(benchmark):
+    """(noise_factor, threshold_pct) of a host's ``benchmark``: the ones its comparisons used, else the defaults."""
+    noise_factor = real_number(benchmark.get('noise_factor'))
+    threshold = real_number(benchmark.get('threshold_pct'))
+    return (DEFAULT_NOISE_FACTOR if noise_factor is None or noise_factor < 0 else noise_factor,
+            DEFAULT_THRESHOLD_PCT if threshold is None or threshold < 0 else threshold)
+
+
+def _medians(jobs, phases, direction, judge):
+    """Each phase's medians of one job direction beside their spread and verdict (job_verdict), the phases with I/O."""
+    medians = []
+    for phase, job in zip(phases, jobs):
+        values = job.get(direction)
+        if not isinstance(values, dict):
+            continue
+        medians.append({'phase': phase, 'bw_bytes': real_number(values.get('bw_bytes')),
+                        'bw_label': format_bytes_rate(values.get('bw_bytes')), 'iops_label': format_iops(values.get('iops')),
+                        'spread': spread_text(job, direction), 'latency': latency_text(values),
+                        'verdict': job_verdict(job, judge[0], judge[1], direction)})
+    return medians
+
+
+def _job_groups(name, jobs, phases, rows_by_phase, judge=(DEFAULT_NOISE_FACTOR, DEFAULT_THRESHOLD_PCT)):
+    """The chart groups of one job (its ``jobs`` per phase, {} where missing), one per direction with I/O; a
+    job that measured memory in any phase is ``cache_suspect`` and ``memory`` holds the first such verdict."""
     groups = []
     for direction in DIRECTIONS:
         sections = [job.get(direction) if isinstance(job.get(direction), dict) else None for job in jobs]
         if all(section is None for section in sections):
             continue
-        group = {'job': name, 'direction': direction, 'cache_suspect': suspect, 'charts': []}
+        medians = _medians(jobs, phases, direction, judge)
+        memory = [median['verdict'] for median in medians if median['verdict']['verdict'] == 'memory']
+        suspect = bool(memory) or any(bool(job.get('cache_suspect')) for job in jobs)
+        group = {'job': name, 'direction': direction, 'cache_suspect': suspect, 'charts': [], 'medians': medians,
+                 'memory': memory[0] if memory else None}
         for metric in CHART_METRICS:
             values = [real_number(section.get(metric)) if section is not None else None for section in sections]
             group['charts'].append(_chart(name, direction, metric, phases, values, rows_by_phase, suspect))
@@ -345,15 +379,17 @@ def host_charts(benchmark):
     if not benchmark:
         return {'phases': [], 'threshold_pct': None, 'rolled_back': False, 'recovered': None,
                 'rollback_on_regression': False, 'triggers': [], 'trigger_groups': [], 'improvement_groups': [],
-                'groups': [], 'charts': [], 'count': 0}
+                'groups': [], 'charts': [], 'count': 0, 'reached': []}
     if not isinstance(benchmark, dict):
         raise TypeError('a benchmark must be a dict, got %s' % type(benchmark).__name__)
     phases = measured_phases(benchmark)
     rows_by_phase = _rows_by_phase(benchmark)
-    order, per_phase = _jobs_by_phase(phases, benchmark.get('results') or {})
+    results = benchmark.get('results') or {}
+    order, per_phase = _jobs_by_phase(phases, results)
+    judge = judging(benchmark)
     groups = []
     for name in order:
-        groups.extend(_job_groups(name, [per_phase[phase].get(name) or {} for phase in phases], phases, rows_by_phase))
+        groups.extend(_job_groups(name, [per_phase[phase].get(name) or {} for phase in phases], phases, rows_by_phase, judge))
     charts = [chart for group in groups for chart in group['charts']]
 
     recovered = benchmark.get('recovered')
@@ -372,7 +408,19 @@ def host_charts(benchmark):
         'groups': groups,
         'charts': charts,
         'count': len(charts),
+        'reached': _reached(phases, results),
     }
+
+
+def _reached(phases, results):
+    """What each phase's measurement reached, as target_text says it: [{phase, medium, text}], the phases that say."""
+    found = []
+    for phase in phases:
+        reached = (results.get(phase) or {}).get('reached') if isinstance(results.get(phase), dict) else None
+        text = target_text(reached)
+        if text:
+            found.append({'phase': phase, 'medium': reached['medium'], 'text': text})
+    return found
 
 
 def headline_direction(job):
@@ -427,6 +475,7 @@ def fleet_view(reports):
         names, before = _phase_jobs(results.get(first)) if first else ([], {})
         after = _phase_jobs(results.get(second))[1] if second else {}
         recovered = benchmark.get('recovered')
+        judge = judging(benchmark)
         entry = {
             'host': report.get('host'),
             'rolled_back': bool(benchmark.get('rolled_back')),
@@ -444,6 +493,8 @@ def fleet_view(reports):
             value_after = real_number(other.get('bw_bytes')) if isinstance(other, dict) else None
             change = change_pct(value_before, value_after)
             row = comparison.get((name, direction, 'bw_bytes'))
+            verdicts = [job_verdict(found, judge[0], judge[1], direction)
+                        for found in (job, after.get(name)) if isinstance(found, dict) and isinstance(found.get(direction), dict)]
             entry['jobs'].append({
                 'job': name,
                 'direction': direction,
@@ -455,10 +506,24 @@ def fleet_view(reports):
                 'regression': bool(row and row.get('regression')),
                 'improvement': bool(row and row.get('improvement')),
                 'job_regression': any(key[0] == name for key in regressed),
-                'cache_suspect': bool(job.get('cache_suspect')),
+                'cache_suspect': bool(job.get('cache_suspect')) or any(v['verdict'] == 'memory' for v in verdicts),
+                'verdict': _worst(verdicts),
             })
         hosts.append(entry)
     return _fleet_geometry(hosts)
+
+
+# the verdicts of a job's phases, the one the fleet view shows first
+_VERDICT_ORDER = ('memory', 'noisy', 'unknown', 'steady')
+
+
+def _worst(verdicts):
+    """The verdict of the phases a fleet row compares that tells most: memory, noisy, unknown, then steady."""
+    for name in _VERDICT_ORDER:
+        for verdict in verdicts:
+            if verdict['verdict'] == name:
+                return verdict
+    return None
 
 
 def _fleet_job_order(hosts):
@@ -481,8 +546,14 @@ def _fleet_flags(host, job):
         elif host['recovered'] is False:
             flags.append('not recovered')
     if job['cache_suspect']:
-        flags.append('cache suspect')
+        flags.append('MEMORY, not the disk')
+    elif job.get('verdict') and job['verdict']['verdict'] == 'noisy':
+        flags.append('noisy: changes under %s %% unseen' % _pct_label(job['verdict']['detectable_pct']))
     return flags
+
+
+def _pct_label(value):
+    return '%g' % round(value, 1)
 
 
 def _fleet_tooltip(host, job, flags):
@@ -500,6 +571,8 @@ def _fleet_tooltip(host, job, flags):
         tooltip += '; another metric of this job regressed'
     if flags:
         tooltip += '; ' + ', '.join(flags)
+    if job.get('verdict'):
+        tooltip += '; ' + job['verdict']['text']
     return tooltip
 
 

@@ -223,21 +223,152 @@ def format_metric(metric, value):
     return format_ns(value)
 
 
-def measurement_lines(results, label):
-    """One line per job and direction of a fio module result, for the play output."""
+# A comparison that cannot see a change smaller than this (%) says so: the measurement is noisy.
+NOISY_PCT = 25.0
+# What a job flagged cache suspect measured, and how to measure the disk, when the module gave no reason.
+CACHE_REASON = 'buffered I/O on a working set under twice the RAM: the page cache answered'
+CACHE_FIX = 'direct: true, or a size over twice the RAM'
+
+
+def _pct_text(value):
+    """A percentage for people: one decimal at most (``10``, ``14.1``)."""
+    return '{0:g}'.format(round(value, 1))
+
+
+def _bw_cv(entry, direction):
+    """The coefficient of variation of a direction's bandwidth, or None when not reported."""
+    cov = entry.get('cov')
+    section = cov.get(direction) if isinstance(cov, dict) else None
+    value = section.get('bw_bytes') if isinstance(section, dict) else None
+    return value if _is_number(value) and value >= 0 else None
+
+
+def memory_reason(entry):
+    """(reason, fix) when a job measured memory (its ``reached.medium`` is memory, or it is cache
+    suspect), else None; ``fix`` is None when the module names none."""
+    reached = entry.get('reached')
+    reached = reached if isinstance(reached, dict) else {}
+    by_reach = reached.get('medium') == 'memory'
+    if not by_reach and not entry.get('cache_suspect'):
+        return None
+    reasons = reached.get('reasons') if by_reach else None
+    reason = reasons[0] if isinstance(reasons, (list, tuple)) and reasons else CACHE_REASON
+    return reason, (reached.get('fix') if by_reach else CACHE_FIX)
+
+
+def _directions(entry):
+    return [direction for direction in DIRECTIONS if isinstance(entry.get(direction), dict)]
+
+
+def job_verdict(entry, noise_factor=DEFAULT_NOISE_FACTOR, threshold_pct=DEFAULT_THRESHOLD_PCT, direction=None):
+    """What one job of a fio result is worth, in the words the console, report.html and the run's summary share.
+
+    ``verdict`` is ``memory`` when the job measured memory (memory_reason), else judged on the spread of its
+    bandwidth over the repeats (its cv; of ``direction``, or the largest of its directions with I/O) as
+    compare() judges a change against a measurement just as noisy: ``noise_pct`` = noise_factor * 100 *
+    sqrt(cv^2 + cv^2), and ``detectable_pct`` = max(threshold_pct, noise_pct), the smallest change a
+    comparison can call significant: ``steady`` up to NOISY_PCT, ``noisy`` above; ``unknown`` without a cv.
+    Returns {verdict, detectable_pct, noise_pct, cv_pct, reason, fix, text}."""
+    directions = [direction] if direction else _directions(entry)
+    cvs = [cv for cv in (_bw_cv(entry, name) for name in directions) if cv is not None]
+    cv = max(cvs) if cvs else None
+    noise = None if cv is None else _clean(noise_factor * 100.0 * math.sqrt(cv ** 2 + cv ** 2))
+    detectable = None if noise is None else max(threshold_pct, noise)
+    found = {'detectable_pct': detectable, 'noise_pct': noise, 'cv_pct': None if cv is None else _clean(100.0 * cv),
+             'reason': None, 'fix': None}
+    memory = memory_reason(entry)
+    if memory:
+        found.update(verdict='memory', reason=memory[0], fix=memory[1],
+                     text='MEMORY, not the disk: {0}{1}'.format(memory[0], '; fix: {0}'.format(memory[1]) if memory[1] else ''))
+    elif detectable is None:
+        found.update(verdict='unknown', text='noise unknown: the spread over the repeats was not reported')
+    elif detectable > NOISY_PCT:
+        found.update(verdict='noisy', text='noisy: changes under {0} % cannot be seen; more repeats, a longer runtime '
+                                           'or a quieter host'.format(_pct_text(detectable)))
+    else:
+        found.update(verdict='steady', text='steady: a comparison sees changes over {0} %'.format(_pct_text(detectable)))
+    return found
+
+
+def spread_text(entry, direction):
+    """The spread of a direction's bandwidth over the repeats: ``± 5.0 % (min 9.5 MiB/s, max 10.5 MiB/s)``;
+    the min and max when the result has ``bw_range``; '' when neither is reported."""
+    cv = _bw_cv(entry, direction)
+    text = '' if cv is None else u'\u00b1 {0:.1f} %'.format(100.0 * cv)
+    bw_range = entry.get('bw_range')
+    pair = bw_range.get(direction) if isinstance(bw_range, dict) else None
+    if isinstance(pair, (list, tuple)) and len(pair) == 2 and all(_is_number(value) for value in pair):
+        text += '{0}(min {1}, max {2})'.format(' ' if text else '', format_bytes_rate(pair[0]), format_bytes_rate(pair[1]))
+    return text
+
+
+def latency_text(values):
+    """The latency of a direction, one kind throughout: ``completion latency mean X, p50 Y, p99 Z``; without
+    ``clat_mean_ns`` (an older result) the mean is the total latency (submission and completion) and says so."""
+    if values.get('clat_mean_ns') is not None:
+        return 'completion latency mean {0}, p50 {1}, p99 {2}'.format(
+            format_ns(values['clat_mean_ns']), format_ns(values.get('clat_p50_ns')), format_ns(values.get('clat_p99_ns')))
+    return 'completion latency p50 {0}, p99 {1}, total latency mean {2}'.format(
+        format_ns(values.get('clat_p50_ns')), format_ns(values.get('clat_p99_ns')), format_ns(values.get('lat_mean_ns')))
+
+
+def measurement_lines(results, label, noise_factor=DEFAULT_NOISE_FACTOR, threshold_pct=DEFAULT_THRESHOLD_PCT):
+    """One line per job and direction of a fio module result, for the play output: the medians, the spread of
+    the bandwidth, the completion latency and the verdict (job_verdict). KeyError for a direction without
+    ``bw_bytes`` or ``iops``, TypeError for one that is not a dict."""
     lines = []
     for entry in results:
         for direction in DIRECTIONS:
             values = entry.get(direction)
             if values is None:
                 continue
-            cov = (entry.get('cov') or {}).get(direction) or {}
-            lines.append('{0} {1} {2}: {3}, {4}, mean {5}, p99 {6} (noise {7:.1f} %){8}'.format(
-                label, entry['name'], direction, format_metric('bw_bytes', values['bw_bytes']),
-                format_metric('iops', values['iops']), format_metric('lat_mean_ns', values['lat_mean_ns']),
-                format_metric('clat_p99_ns', values['clat_p99_ns']), 100 * (cov.get('bw_bytes') or 0),
-                ', CACHE SUSPECT: measures memory' if entry.get('cache_suspect') else ''))
+            spread = spread_text(entry, direction)
+            lines.append('{0} {1} {2}: {3}{4}, {5}, {6}; {7}'.format(
+                label, entry['name'], direction, format_bytes_rate(values['bw_bytes']), ' ' + spread if spread else '',
+                format_iops(values['iops']), latency_text(values),
+                job_verdict(entry, noise_factor, threshold_pct, direction)['text']))
     return lines
+
+
+def target_text(reached):
+    """What the whole measurement reached (the fio result's ``reached``), short: the device chain
+    (``loop0 over sda``), ``MEMORY, not the disk: <reason>; fix: <fix>``, ``cannot tell what it reached:
+    <reason>``; None when not reported."""
+    if not isinstance(reached, dict) or not reached.get('medium'):
+        return None
+    reasons = reached.get('reasons') or []
+    fix = '; fix: {0}'.format(reached['fix']) if reached.get('fix') else ''
+    if reached['medium'] == 'memory':
+        return 'MEMORY, not the disk: {0}{1}'.format(reasons[0] if reasons else 'it lives in memory', fix)
+    if reached['medium'] == 'device':
+        chain = [u'{0}'.format(name) for name in reached.get('chain') or []]
+        return ' over '.join(chain) or reached.get('device') or 'a device'
+    return 'cannot tell what it reached: {0}{1}'.format(reasons[0] if reasons else 'not reported', fix)
+
+
+def summary_line(host, result, noise_factor=DEFAULT_NOISE_FACTOR, threshold_pct=DEFAULT_THRESHOLD_PCT, phase=None):
+    """One line for the end of a run of what a host measured (``result``: the fio module's result, or what the
+    io_benchmark role keeps of it): ``host (what it reached): job direction bw ± cv %, completion p99 X,
+    <verdict> | ...``, each job direction with I/O, the verdict in job_verdict's words (``MEMORY`` alone when
+    the target's own reason says why)."""
+    result = result if isinstance(result, dict) else {}
+    target = result.get('reached') if isinstance(result.get('reached'), dict) else {}
+    what = target_text(target)
+    head = u'{0}{1}{2}'.format(host, ' ' + phase if phase else '', ' ({0})'.format(what) if what else '')
+    target_reasons = target.get('reasons') or [] if target.get('medium') == 'memory' else []
+    parts = []
+    for entry in result.get('results') or []:
+        if not isinstance(entry, dict):
+            continue
+        for direction in _directions(entry):
+            values = entry[direction]
+            verdict = job_verdict(entry, noise_factor, threshold_pct, direction)
+            said = 'MEMORY' if verdict['verdict'] == 'memory' and verdict['reason'] in target_reasons else verdict['text']
+            cv = _bw_cv(entry, direction)
+            parts.append(u'{0} {1} {2}{3}, completion p99 {4}, {5}'.format(
+                entry.get('name'), direction, format_bytes_rate(values.get('bw_bytes')),
+                u' \u00b1 {0:.1f} %'.format(100.0 * cv) if cv is not None else '', format_ns(values.get('clat_p99_ns')), said))
+    return u'{0}: {1}'.format(head, ' | '.join(parts) if parts else 'no job measured')
 
 
 def change_lines(rows):

@@ -28,9 +28,9 @@ from xml.sax.saxutils import escape as _xml_escape
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import STATUSES, summarize
 from ansible_collections.iotune.storage.plugins.module_utils.engine.report import visible_data, xml_text
 from ansible_collections.iotune.storage.plugins.module_utils.policy.severity import LEVELS
-from ansible_collections.iotune.storage.plugins.plugin_utils._fio_compare import change_lines
+from ansible_collections.iotune.storage.plugins.plugin_utils._fio_compare import change_lines, summary_line
 from ansible_collections.iotune.storage.plugins.module_utils.common.trust import open_nofollow, path_safe_name, private_directory
-from ansible_collections.iotune.storage.plugins.plugin_utils._bench_chart import fleet_view, host_charts
+from ansible_collections.iotune.storage.plugins.plugin_utils._bench_chart import fleet_view, host_charts, judging, measured_phases
 from ansible_collections.iotune.storage.plugins.plugin_utils._fleet_history import (
     HISTORY_FILE, fleet_changes, history_json, next_runs, read_runs, run_line)
 from ansible_collections.iotune.storage.plugins.plugin_utils._benchmark import benchmark_summary
@@ -109,18 +109,48 @@ def console_lines(checks):
 CONSOLE_LIMIT = 50
 
 
+def _limited(lines, limit, report_dir):
+    if len(lines) > limit:
+        return lines[:limit] + ['... and %d more: see %s/report.html' % (len(lines) - limit, report_dir)]
+    return lines
+
+
+def measurement_lines(reports):
+    """The console's lines of what the hosts measured (their report's ``benchmark``), one per host and phase
+    (_fio_compare.summary_line, judged with the host's noise_factor and regression threshold; the phase named
+    when there are several): what the I/O reached, each job's medians, spread and verdict; ``host: not
+    measured`` for a host without one."""
+    lines = []
+    for report in reports:
+        benchmark = report.get('benchmark')
+        if not isinstance(benchmark, dict):
+            lines.append(u'%s: not measured' % (report['host'],))
+            continue
+        phases = measured_phases(benchmark)
+        noise_factor, threshold = judging(benchmark)
+        lines.extend(summary_line(report['host'], benchmark['results'][phase], noise_factor, threshold,
+                                  phase if len(phases) > 1 else None) for phase in phases)
+        if not phases:
+            lines.append(u'%s: not measured' % (report['host'],))
+    return lines
+
+
 def console(reports, report_dir, limit=CONSOLE_LIMIT):
     """What the console says at the end of an audit or a harden, from the host reports in one pass (a template
     over every host's checks costs seconds per ten hosts: docs/performance.md, "Fleet"): ``hosts``, ``summary``
     (check_summary of every check, ``waived`` always there) and ``lines`` (console_lines, at most ``limit`` and
-    then one that says how many more and where)."""
+    then one that says how many more and where). After a measurement (the reports' mode ``benchmark``, or any
+    with a ``benchmark``) also ``measured`` (how many hosts have a benchmark) and ``measurements``
+    (measurement_lines, at most ``limit`` likewise)."""
     checks = [check for report in reports for check in host_checks(report)]
     summary = dict(check_summary(checks))
     summary.setdefault('waived', 0)
-    lines = console_lines(checks)
-    if len(lines) > limit:
-        lines = lines[:limit] + ['... and %d more: see %s/report.html' % (len(lines) - limit, report_dir)]
-    return {'hosts': len(reports), 'summary': summary, 'lines': lines}
+    found = {'hosts': len(reports), 'summary': summary, 'lines': _limited(console_lines(checks), limit, report_dir)}
+    with_bench = benched(reports)
+    if with_bench or mode_of(reports) == 'benchmark':
+        found['measured'] = len(with_bench)
+        found['measurements'] = _limited(measurement_lines(reports), limit, report_dir)
+    return found
 
 
 def benched(reports):
@@ -340,7 +370,11 @@ svg text.change.regression { fill: #b91c1c; font-weight: 600; } svg text.change.
 .tone-regression { fill: #dc2626; background: #dc2626; } .tone-improvement { fill: #16a34a; background: #16a34a; }
 .tone-neutral { fill: #9ca3af; background: #9ca3af; }
 .flag { font-size: 11px; font-weight: 600; padding: 1px 6px; border-radius: 3px; margin-left: .5em; white-space: nowrap; }
-.flag.cache { background: #fef3c7; color: #92400e; border: 1px dashed #d97706; }
+.flag.memory { background: #fde2e1; color: #7f1d1d; border: 1px dashed #b91c1c; }
+table.medians { font-size: 13px; margin: .2em 0 .5em; } table.medians td, table.medians th { padding: 2px 6px; }
+tr.verdict-memory > td { background: #fde2e1; } .verdict.memory { font-weight: 600; color: #7f1d1d; }
+.verdict.noisy { color: #92400e; font-weight: 600; } .verdict.steady { color: #14532d; }
+.bench-reached { margin: .2em 0; } .bench-reached.memory { color: #7f1d1d; font-weight: 600; }
 .flag.regression { background: #fde2e1; color: #7f1d1d; } .flag.improvement { background: #d7f5dd; color: #14532d; }
 '''
 
@@ -492,7 +526,8 @@ SCRIPT = u'''
     document.getElementById('hosts-pager').innerHTML = shown.length > PAGE ? 'hosts ' + fmt(hostPage * PAGE + 1) + '-' +
       fmt(Math.min(shown.length, hostPage * PAGE + PAGE)) + ' of ' + fmt(shown.length) +
       ' <button data-page="' + (hostPage - 1) + '">previous</button> <button data-page="' + (hostPage + 1) + '">next</button>'
-      : fmt(shown.length) + ' host(s)';
+      : fmt(shown.length) + (shown.length === H.length ? ' host(s)'
+        : ' of ' + fmt(H.length) + ' host(s) shown: the others have no check the filters show');
   }
   document.getElementById('hosts-pager').addEventListener('click', function (e) {
     if (e.target.dataset.page !== undefined) { hosts(+e.target.dataset.page); }
@@ -614,31 +649,39 @@ def since_section(reports, runs):
 
 
 def report_html(reports, run_id, runs=None):
+    """report.html of the host reports. A run that checked nothing and measured (benchmark_io.yml) has no views of
+    checks, which would count the hosts with a check (none) under the hosts of the run: the measurements only."""
     checks = sum(len(report.get('checks', [])) for report in reports)
     with_bench = benched(reports)
     mode = mode_of(reports)
-    out = [u'<!DOCTYPE html>', u'<html lang="en">', u'<head>', u'<meta charset="utf-8">',
-           u'<title>iotune.storage %s %s</title>' % (esc(mode), esc(run_id)),
-           u'<style>%s%s</style>' % (STYLE, BENCH_STYLE if with_bench else u''), u'</head>', u'<body>',
-           u'<h1>iotune.storage %s</h1>' % esc(mode),
-           u'<div class="meta">run <code>%s</code> &middot; %s host(s) &middot; %s check(s)%s</div>'
-           % (esc(run_id), '{:,}'.format(len(reports)), '{:,}'.format(checks),
-              (u' &middot; <a href="#benchmarks">%d benchmark(s)</a>' % len(with_bench)) if with_bench else u''),
-           since_section(reports, runs),
-           u'<div id="filters"></div>',
-           u'<h2>Fleet: each setting, the hosts per status</h2>',
-           u'<table id="fleet"><colgroup><col>%s</colgroup>' % (u'<col style="width:8em">' * len(STATUSES)),
-           u'<thead><tr><th>setting</th>%s</tr></thead><tbody id="fleet-body"></tbody></table>'
-           % u''.join(u'<th class="num"><span class="status s-%s">%s</span></th>' % (s, s) for s in STATUSES),
-           u'<div id="host-view" hidden><h2 id="host-title"></h2>',
-           u'<table id="host-checks"><colgroup><col style="width:8em"><col style="width:12em"><col style="width:10em">'
-           u'<col style="width:10em"><col style="width:7em"><col style="width:7em"><col style="width:7em"><col></colgroup>',
-           u'<thead><tr><th>concern</th><th>target</th><th>setting</th><th>status</th><th>expected</th><th>live</th>'
-           u'<th>persistent</th><th>message</th></tr></thead><tbody id="host-body"></tbody></table></div>',
-           u'<h2>Hosts</h2><div class="pager" id="hosts-pager"></div>',
-           u'<table id="hosts"><colgroup><col>%s</colgroup>' % (u'<col style="width:8em">' * len(STATUSES)),
-           u'<thead><tr><th>host</th>%s</tr></thead><tbody id="hosts-body"></tbody></table>'
-           % u''.join(u'<th class="num"><span class="status s-%s">%s</span></th>' % (s, s) for s in STATUSES)]
+    head = [u'<!DOCTYPE html>', u'<html lang="en">', u'<head>', u'<meta charset="utf-8">',
+            u'<title>iotune.storage %s %s</title>' % (esc(mode), esc(run_id)),
+            u'<style>%s%s</style>' % (STYLE, BENCH_STYLE if with_bench else u''), u'</head>', u'<body>',
+            u'<h1>iotune.storage %s</h1>' % esc(mode),
+            u'<div class="meta">run <code>%s</code> &middot; %s host(s) &middot; %s check(s)%s</div>'
+            % (esc(run_id), '{:,}'.format(len(reports)), '{:,}'.format(checks),
+               (u' &middot; <a href="#benchmarks">%d benchmark(s)</a>' % len(with_bench)) if with_bench else u'')]
+    if with_bench and not checks:
+        return u'\n'.join(head + [
+            u'<p class="meta" id="no-checks">A measurement: no setting was checked; %s of %s host(s) measured, below.</p>'
+            % ('{:,}'.format(len(with_bench)), '{:,}'.format(len(reports))),
+            bench_section(reports, with_bench), u'</body>', u'</html>']) + u'\n'
+    out = head + [
+        since_section(reports, runs),
+        u'<div id="filters"></div>',
+        u'<h2>Fleet: each setting, the hosts per status</h2>',
+        u'<table id="fleet"><colgroup><col>%s</colgroup>' % (u'<col style="width:8em">' * len(STATUSES)),
+        u'<thead><tr><th>setting</th>%s</tr></thead><tbody id="fleet-body"></tbody></table>'
+        % u''.join(u'<th class="num"><span class="status s-%s">%s</span></th>' % (s, s) for s in STATUSES),
+        u'<div id="host-view" hidden><h2 id="host-title"></h2>',
+        u'<table id="host-checks"><colgroup><col style="width:8em"><col style="width:12em"><col style="width:10em">'
+        u'<col style="width:10em"><col style="width:7em"><col style="width:7em"><col style="width:7em"><col></colgroup>',
+        u'<thead><tr><th>concern</th><th>target</th><th>setting</th><th>status</th><th>expected</th><th>live</th>'
+        u'<th>persistent</th><th>message</th></tr></thead><tbody id="host-body"></tbody></table></div>',
+        u'<h2>Hosts</h2><div class="pager" id="hosts-pager"></div>',
+        u'<table id="hosts"><colgroup><col>%s</colgroup>' % (u'<col style="width:8em">' * len(STATUSES)),
+        u'<thead><tr><th>host</th>%s</tr></thead><tbody id="hosts-body"></tbody></table>'
+        % u''.join(u'<th class="num"><span class="status s-%s">%s</span></th>' % (s, s) for s in STATUSES)]
     if with_bench:
         out.append(bench_section(reports, with_bench))
     out += [_data_element(page_data(reports)),
@@ -735,12 +778,30 @@ def _fleet_svg(fleet):
     return u'\n'.join(out)
 
 
+def _medians_table(group):
+    """Each phase's medians of a job direction beside the spread and the verdict (job_verdict: memory, steady, noisy)."""
+    rows = []
+    for median in group['medians']:
+        verdict = median['verdict']
+        rows.append(u'<tr class="verdict-%s"><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>'
+                    u'<td><span class="verdict %s">%s</span></td></tr>' % (
+                        esc(verdict['verdict']), _phase(median['phase']), esc(median['bw_label']),
+                        esc(median['spread'] or u'-'), esc(median['iops_label']), esc(median['latency']),
+                        esc(verdict['verdict']), esc(verdict['text'])))
+    return (u'<table class="medians"><colgroup><col style="width:8em"><col style="width:8em"><col style="width:16em">'
+            u'<col style="width:7em"><col style="width:22em"><col></colgroup><thead><tr><th>phase</th>'
+            u'<th>bandwidth (median)</th><th>spread over the repeats</th><th>IOPS</th><th>latency (median)</th>'
+            u'<th>verdict</th></tr></thead><tbody>%s</tbody></table>' % u''.join(rows))
+
+
 def bench_section(reports, with_bench):
     charts = [host_charts(report['benchmark']) for report in with_bench]
     out = [u'<section id="benchmarks" data-charts="%d">' % sum(chart['count'] for chart in charts),
            u'<h2>Benchmarks</h2>',
            u'<div class="meta">fio, %d host(s). Each phase\'s bar is the median of its repeats; a change counts when it is '
-           u'beyond the regression threshold and the run-to-run noise.</div>' % len(with_bench),
+           u'beyond the regression threshold and the run-to-run noise. Beside each median: the spread of the bandwidth over '
+           u'the repeats (&plusmn; its coefficient of variation, its min and max) and the verdict: steady (the smallest '
+           u'change a comparison sees), noisy, or MEMORY, not the disk.</div>' % len(with_bench),
            u'<h3>Fleet: bandwidth change from the first to the second phase</h3>',
            u'<div class="legend">headline metric of each job: bandwidth of its busier direction; &larr; worse &middot; '
            u'better &rarr; <span class="sw tone-regression"></span>regression<span class="sw tone-improvement"></span>'
@@ -750,6 +811,9 @@ def bench_section(reports, with_bench):
         out.append(u'<div class="bench-host" id="bench-%d">' % number)
         out.append(u'<h3>%s</h3>' % esc(report['host']))
         out.append(u'<p class="bench-summary%s">%s</p>' % (u' rolled-back' if chart['rolled_back'] else u'', _verdict(chart)))
+        out += [u'<p class="bench-reached%s">%s measured: %s</p>' % (
+            u' memory' if found['medium'] == 'memory' else u'', _phase(found['phase']), esc(found['text']))
+            for found in chart['reached']]
         legend = u''.join(u'<span class="sw phase-%s"></span>%s' % (esc(p), _phase(p)) for p in chart['phases'])
         if len(chart['phases']) > 1:
             legend += u'; change vs %s; outlined red: regression, green: improvement' % _phase(chart['phases'][0])
@@ -757,14 +821,14 @@ def bench_section(reports, with_bench):
         for group in chart['groups']:
             flags = u''
             if group['cache_suspect']:
-                flags += (u'<span class="flag cache" title="buffered run whose working set fits in the page cache: these '
-                          u'numbers may measure memory, not the disk">&#9888; cache suspect</span>')
+                flags += u'<span class="flag memory">&#9888; MEMORY, not the disk</span>'
             if group['regression']:
                 flags += u'<span class="flag regression">regression</span>'
             elif group['improvement']:
                 flags += u'<span class="flag improvement">improvement</span>'
             out.append(u'<div class="bench-job%s">' % (u' cache-suspect' if group['cache_suspect'] else u''))
             out.append(u'<h4>%s &middot; %s%s</h4>' % (esc(group['job']), esc(group['direction']), flags))
+            out.append(_medians_table(group))
             out.append(u'<div class="charts">')
             out += [_chart(c) for c in group['charts']]
             out.append(u'</div></div>')

@@ -414,7 +414,10 @@ def test_fleet_rows_grouped_by_job_with_flags():
     assert fleet['rows'][2]['change_label'] == 'single run' and fleet['rows'][2]['change_pct'] is None
     assert fleet['rows'][2]['host_label'] == 'x' * (bc.HOST_CHARS - 1) + u'\u2026'
     rr = fleet['rows'][3]
-    assert rr['cache_suspect'] is True and 'cache suspect' in rr['note'] and rr['change_label'] == 'n/a'
+    assert rr['cache_suspect'] is True and rr['note'] == u'n/a \u00b7 rolled back \u00b7 recovered \u00b7 MEMORY, not the disk'
+    assert rr['verdict']['verdict'] == 'memory' and rr['tooltip'].endswith(
+        '; MEMORY, not the disk: buffered I/O on a working set under twice the RAM: the page cache answered; '
+        'fix: direct: true, or a size over twice the RAM')
     # rows never overlap and stay inside the svg
     ys = [r['y'] for r in fleet['rows']]
     assert all(b - a >= bc.FLEET_ROW for a, b in zip(ys, ys[1:]))
@@ -456,7 +459,7 @@ def test_report_renders_the_charts(reports):
     assert html.count('<rect class="fleet-bar') == 5
     assert html.count('<rect class="fleet-bar tone-regression') == 1
     assert html.count('<rect class="fleet-bar tone-improvement') == 1
-    assert html.count('class="flag cache"') == 1                       # rand-read-4k on db1
+    assert html.count('class="flag memory"') == 1                      # rand-read-4k on db1
     for text in ('100 MiB/s', '10 MiB/s', '99 MiB/s', '-90.0 %', '+30.0 %', '260 MiB/s', u'850 \u00b5s',
                  '10.2k IOPS', '90 ms', 'after rollback', '<b>Rolled back</b>', '<b>Recovered</b>', '<b>Kept</b>',
                  '<b>seq-write write</b> (bandwidth -90.0 %', '<title>'):

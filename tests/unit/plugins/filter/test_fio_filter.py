@@ -138,3 +138,13 @@ def test_every_filter_has_a_doc_file(name):
 def test_display_filters_explain_bad_input(name, args):
     with pytest.raises(AnsibleFilterError, match=name + ' expects'):
         FilterModule().filters()[name](*args)
+
+
+def test_fio_lines_says_the_completion_latency_and_judges_the_noise():
+    entry = {'name': 'seq-read', 'cache_suspect': False, 'write': None,
+             'read': {'bw_bytes': 104857600, 'iops': 100.0, 'lat_mean_ns': 7800, 'clat_mean_ns': 7100,
+                      'clat_p50_ns': 6000, 'clat_p99_ns': 1000},
+             'cov': {'read': {'bw_bytes': 0.44}, 'write': None}}
+    assert FilterModule().filters()['fio_lines']([entry], 'run') == [
+        u'run seq-read read: 100 MiB/s \u00b1 44.0 %, 100 IOPS, completion latency mean 7.1 \u00b5s, p50 6 \u00b5s, '
+        u'p99 1 \u00b5s; noisy: changes under 124.5 % cannot be seen; more repeats, a longer runtime or a quieter host']

@@ -15,6 +15,10 @@ from ansible_collections.iotune.storage.plugins.plugin_utils._fio_compare import
     COMPARABLE_METRICS,
     DEFAULT_METRICS,
     compare,
+    job_verdict,
+    measurement_lines,
+    summary_line,
+    target_text,
 )
 
 ACCEPTED = 'bw_bytes, iops, lat_mean_ns, clat_p50_ns, clat_p95_ns, clat_p99_ns, clat_p999_ns'
@@ -262,3 +266,116 @@ def test_validation_errors(kwargs, message):
 def test_valid_numbers_accepted(threshold, noise_factor):
     rows = compare(GOOD, GOOD, threshold_pct=threshold, noise_factor=noise_factor, metrics=('iops',))
     assert [(row['threshold_pct'], row['significant']) for row in rows] == [(threshold, False)]
+
+
+# --------------------------------------------------------------------------- what one measurement is worth (issue 54)
+
+MIB = 1048576
+LOOP_REASON = "loop0 reads its backing file /var/tmp/disk.img through the host's page cache (direct I/O off)"
+LOOP_FIX = 'measure a file system on a real disk, or a file larger than twice the RAM'
+
+
+def _measured(cv=0.05, clat_mean=1900000, bw_range=(9.5 * MIB, 10.5 * MIB), reached=None, cache_suspect=False):
+    """A write job as the fio module returns it, with the fields of issue 54 when given."""
+    write = {'bw_bytes': 10 * MIB, 'iops': 10.0, 'lat_mean_ns': 2000000, 'clat_p50_ns': 1800000, 'clat_p99_ns': 5000000}
+    if clat_mean is not None:
+        write['clat_mean_ns'] = clat_mean
+    entry = _job('w', write=write, cov_write=None if cv is None else {'bw_bytes': cv}, cache_suspect=cache_suspect)
+    if bw_range is not None:
+        entry['bw_range'] = {'read': None, 'write': list(bw_range)}
+    if reached is not None:
+        entry['reached'] = reached
+    return entry
+
+
+MEMORY = {'medium': 'memory', 'reasons': [LOOP_REASON, 'a second reason'], 'fix': LOOP_FIX}
+
+
+@pytest.mark.parametrize('entry, kwargs, verdict, detectable, text', [
+    # cv 5 %: 2 x 100 x sqrt(0.05^2 + 0.05^2) = 14.14 %, over the 10 % threshold
+    (_measured(0.05), {}, 'steady', 14.14, 'steady: a comparison sees changes over 14.1 %'),
+    # cv 1 %: the noise (2.83 %) is under the threshold: the threshold is what a comparison sees
+    (_measured(0.01), {}, 'steady', 10, 'steady: a comparison sees changes over 10 %'),
+    (_measured(0.01), {'threshold_pct': 30}, 'noisy', 30,
+     'noisy: changes under 30 % cannot be seen; more repeats, a longer runtime or a quieter host'),
+    # cv 44 % (the loop device's): 124.45 %
+    (_measured(0.44), {}, 'noisy', 124.45,
+     'noisy: changes under 124.5 % cannot be seen; more repeats, a longer runtime or a quieter host'),
+    # 25 % is still steady; just over it is not
+    (_measured(0.125 / 2 ** 0.5), {}, 'steady', 25.0, 'steady: a comparison sees changes over 25 %'),
+    (_measured(0.0885), {}, 'noisy', 25.03,
+     'noisy: changes under 25 % cannot be seen; more repeats, a longer runtime or a quieter host'),
+    (_measured(0.05), {'noise_factor': 1}, 'steady', 10, 'steady: a comparison sees changes over 10 %'),
+    (_measured(None), {}, 'unknown', None, 'noise unknown: the spread over the repeats was not reported'),
+    (_measured(0.01, reached=MEMORY), {}, 'memory', 10, 'MEMORY, not the disk: %s; fix: %s' % (LOOP_REASON, LOOP_FIX)),
+    (_measured(0.01, reached=dict(MEMORY, fix=None)), {}, 'memory', 10, 'MEMORY, not the disk: %s' % LOOP_REASON),
+    # a module without reached: the cache guard's flag
+    (_measured(0.01, cache_suspect=True), {}, 'memory', 10,
+     'MEMORY, not the disk: buffered I/O on a working set under twice the RAM: the page cache answered; '
+     'fix: direct: true, or a size over twice the RAM'),
+    (_measured(0.01, reached={'medium': 'device', 'reasons': [], 'fix': None}), {}, 'steady', 10,
+     'steady: a comparison sees changes over 10 %'),
+])
+def test_job_verdict(entry, kwargs, verdict, detectable, text):
+    found = job_verdict(entry, **kwargs)
+    assert (found['verdict'], found['detectable_pct'], found['text']) == (verdict, detectable, text)
+
+
+def test_job_verdict_judges_the_noisier_direction_unless_told_which():
+    entry = _job('rw', read=_section(), write=_section(), cov_read={'bw_bytes': 0.01}, cov_write={'bw_bytes': 0.2})
+    assert job_verdict(entry)['verdict'] == 'noisy' and job_verdict(entry)['cv_pct'] == 20.0
+    assert job_verdict(entry, direction='read')['verdict'] == 'steady'
+
+
+@pytest.mark.parametrize('entry, lines', [
+    (_measured(0.05), [
+        u'before w write: 10 MiB/s \u00b1 5.0 % (min 9.5 MiB/s, max 10.5 MiB/s), 10 IOPS, completion latency mean '
+        u'1.9 ms, p50 1.8 ms, p99 5 ms; steady: a comparison sees changes over 14.1 %']),
+    # an older result: no clat_mean_ns, no bw_range; the mean said to be the total latency
+    (_measured(0.05, clat_mean=None, bw_range=None), [
+        u'before w write: 10 MiB/s \u00b1 5.0 %, 10 IOPS, completion latency p50 1.8 ms, p99 5 ms, total latency mean 2 ms; '
+        u'steady: a comparison sees changes over 14.1 %']),
+    (_measured(0.44, reached=MEMORY, cache_suspect=True), [
+        u'before w write: 10 MiB/s \u00b1 44.0 %% (min 9.5 MiB/s, max 10.5 MiB/s), 10 IOPS, completion latency mean 1.9 ms, '
+        u'p50 1.8 ms, p99 5 ms; MEMORY, not the disk: %s; fix: %s' % (LOOP_REASON, LOOP_FIX)]),
+    (_measured(None, bw_range=None), [
+        u'before w write: 10 MiB/s, 10 IOPS, completion latency mean 1.9 ms, p50 1.8 ms, p99 5 ms; '
+        u'noise unknown: the spread over the repeats was not reported']),
+])
+def test_measurement_lines_say_one_latency_and_judge_the_noise(entry, lines):
+    assert measurement_lines([entry], 'before') == lines
+
+
+def test_measurement_lines_judge_with_the_comparisons_settings():
+    assert measurement_lines([_measured(0.05)], 'run', noise_factor=1, threshold_pct=5)[0].endswith(
+        '; steady: a comparison sees changes over 7.1 %')
+
+
+@pytest.mark.parametrize('reached, text', [
+    (None, None),
+    ({}, None),
+    ({'medium': 'device', 'reasons': [], 'fix': None, 'device': 'loop0', 'chain': ['loop0', 'sda']}, 'loop0 over sda'),
+    ({'medium': 'device', 'reasons': [], 'fix': None, 'device': 'sdb', 'chain': []}, 'sdb'),
+    (dict(MEMORY, device='loop0', chain=['loop0']), 'MEMORY, not the disk: %s; fix: %s' % (LOOP_REASON, LOOP_FIX)),
+    ({'medium': 'unknown', 'reasons': ['/mnt, a nfs4 file system'], 'fix': LOOP_FIX},
+     'cannot tell what it reached: /mnt, a nfs4 file system; fix: %s' % LOOP_FIX),
+])
+def test_target_text(reached, text):
+    assert target_text(reached) == text
+
+
+def test_summary_line_of_a_disk_and_of_memory():
+    disk = {'results': [_measured(0.05), dict(_measured(0.2), name='r')],
+            'reached': {'medium': 'device', 'reasons': [], 'fix': None, 'device': 'sdb', 'chain': ['sdb']}}
+    assert summary_line('db1', disk) == (
+        u'db1 (sdb): w write 10 MiB/s \u00b1 5.0 %, completion p99 5 ms, steady: a comparison sees changes over 14.1 % | '
+        u'r write 10 MiB/s \u00b1 20.0 %, completion p99 5 ms, noisy: changes under 56.6 % cannot be seen; more repeats, '
+        u'a longer runtime or a quieter host')
+    # the target says why once; a job with another reason says its own
+    memory = {'results': [_measured(0.44, reached=MEMORY), _measured(0.01, cache_suspect=True)],
+              'reached': dict(MEMORY, device='loop0', chain=['loop0'])}
+    assert summary_line('vm1', memory, phase='run') == (
+        u'vm1 run (MEMORY, not the disk: %s; fix: %s): w write 10 MiB/s \u00b1 44.0 %%, completion p99 5 ms, MEMORY | '
+        u'w write 10 MiB/s \u00b1 1.0 %%, completion p99 5 ms, MEMORY, not the disk: buffered I/O on a working set under '
+        u'twice the RAM: the page cache answered; fix: direct: true, or a size over twice the RAM' % (LOOP_REASON, LOOP_FIX))
+    assert summary_line('db2', {'results': []}) == 'db2: no job measured'

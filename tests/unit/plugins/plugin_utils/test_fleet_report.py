@@ -405,3 +405,82 @@ def test_the_page_of_a_hostile_fleet_loads_and_shows_the_escapes(tmp_path):
     assert 'web\\x01' in dom and 'caf\\xe9' in dom
     assert 'by db\\x1ba: signed off\\x00by\\x07nobody' in dom
     assert 'mount_options:/mnt/\\x1b[31mred\\x0b\\x0c:present:noatime' in dom
+
+
+# ---------------------------------------------------------------------------- a measurement (benchmark_io.yml, issue 54)
+
+MIB = 1048576
+LOOP_REASON = "loop0 reads its backing file /var/tmp/disk.img through the host's page cache (direct I/O off)"
+LOOP_FIX = 'measure a file system on a real disk, or a file larger than twice the RAM'
+LOOP = {'medium': 'memory', 'reasons': [LOOP_REASON], 'fix': LOOP_FIX, 'device': 'loop0', 'chain': ['loop0']}
+SDB = {'medium': 'device', 'reasons': [], 'fix': None, 'device': 'sdb', 'chain': ['sdb']}
+
+
+def fio_job(name, cv, reached):
+    read = {'bw_bytes': 100 * MIB, 'iops': 25600.0, 'lat_mean_ns': 7800, 'clat_mean_ns': 7100, 'clat_p50_ns': 6000,
+            'clat_p95_ns': 9000, 'clat_p99_ns': 12000, 'clat_p999_ns': 20000}
+    return {'name': name, 'preset': name, 'rw': 'read', 'direct': True, 'cache_suspect': reached['medium'] == 'memory',
+            'reached': {'medium': reached['medium'], 'reasons': reached['reasons'], 'fix': reached['fix']},
+            'read': read, 'write': None, 'cov': {'read': {'bw_bytes': cv}, 'write': None},
+            'bw_range': {'read': [90 * MIB, 110 * MIB], 'write': None}}
+
+
+def measured(host, reached, cv=0.02):
+    """A benchmark_io.yml host report: no checks, a benchmark of one phase (run)."""
+    benchmark = {'threshold_pct': 10, 'noise_factor': 2, 'rollback_on_regression': False, 'phases': ['run'],
+                 'results': {'run': {'fio_version': 'fio-3.33', 'wall_s': 31.0, 'reached': reached,
+                                     'results': [fio_job('seq-read', cv, reached)]}},
+                 'comparison': [], 'regressions': [], 'recovery': [], 'rolled_back': False, 'recovered': None}
+    return dict(report(host, [], mode='benchmark'), benchmark=benchmark)
+
+
+def test_the_page_of_a_measurement_counts_its_hosts_once():
+    html = fleet_report.report_html([measured('vm1', LOOP, cv=0.44)], RUN_ID)
+    # no views of checks, which counted the hosts with a check (0) under the hosts of the run (1)
+    for absent in ('id="hosts-pager"', 'id="fleet"', 'id="filters"', '<script'):
+        assert absent not in html, absent
+    assert re.findall(r'(\d+) (?:of (\d+) )?host\(s\)', html) == [('1', ''), ('1', '1'), ('1', '')]
+    assert ('<p class="meta" id="no-checks">A measurement: no setting was checked; 1 of 1 host(s) measured, below.</p>'
+            in html)
+
+
+def test_the_page_marks_memory_and_shows_the_spread_and_verdict_beside_each_median():
+    html = fleet_report.report_html([measured('vm1', LOOP, cv=0.44), measured('db1', SDB)], RUN_ID)
+    assert ('<p class="bench-reached memory">run measured: MEMORY, not the disk: %s; fix: %s</p>'
+            % (esc(LOOP_REASON), LOOP_FIX)) in html
+    assert '<p class="bench-reached">run measured: sdb</p>' in html
+    assert html.count('<span class="flag memory">&#9888; MEMORY, not the disk</span>') == 1
+    assert (u'<tr class="verdict-memory"><td>run</td><td>100 MiB/s</td><td>\u00b1 44.0 %% (min 90 MiB/s, max 110 MiB/s)</td>'
+            u'<td>25.6k IOPS</td><td>completion latency mean 7.1 \u00b5s, p50 6 \u00b5s, p99 12 \u00b5s</td><td>'
+            u'<span class="verdict memory">MEMORY, not the disk: %s; fix: %s</span></td></tr>' % (esc(LOOP_REASON), LOOP_FIX)) in html
+    assert (u'<tr class="verdict-steady"><td>run</td><td>100 MiB/s</td><td>\u00b1 2.0 % (min 90 MiB/s, max 110 MiB/s)</td>'
+            u'<td>25.6k IOPS</td><td>completion latency mean 7.1 \u00b5s, p50 6 \u00b5s, p99 12 \u00b5s</td><td>'
+            u'<span class="verdict steady">steady: a comparison sees changes over 10 %</span></td></tr>') in html
+    # the fleet view's row says it too
+    assert u'single run \u00b7 MEMORY, not the disk</text>' in html
+
+
+def esc(text):
+    return text.replace("'", '&#39;')
+
+
+def test_the_console_of_a_measurement_says_what_each_host_measured():
+    reports = [measured('vm1', LOOP, cv=0.44), measured('db1', SDB), report('db2', [], mode='benchmark')]
+    found = fleet_report.console(reports, '/srv/reports')
+    assert (found['hosts'], found['measured'], found['lines']) == (3, 2, [])
+    assert found['measurements'] == [
+        u'vm1 (MEMORY, not the disk: %s; fix: %s): seq-read read 100 MiB/s \u00b1 44.0 %%, completion p99 12 \u00b5s, '
+        u'MEMORY' % (LOOP_REASON, LOOP_FIX),
+        u'db1 (sdb): seq-read read 100 MiB/s \u00b1 2.0 %, completion p99 12 \u00b5s, steady: a comparison sees changes '
+        u'over 10 %',
+        u'db2: not measured']
+    # at most the limit, then where the rest are
+    assert fleet_report.console(reports, '/srv/reports', limit=1)['measurements'][1:] == [
+        '... and 2 more: see /srv/reports/report.html']
+    # an audit's console is as it was
+    assert set(fleet_report.console([report('a', [])], '/srv/reports')) == {'hosts', 'summary', 'lines'}
+
+
+def test_a_measurement_in_check_mode_measured_no_host():
+    found = fleet_report.console([report('vm1', [], mode='benchmark')], '/srv/reports')
+    assert (found['measured'], found['measurements']) == (0, ['vm1: not measured'])
