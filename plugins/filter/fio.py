@@ -24,15 +24,16 @@ def fio_compare(before, after, threshold_pct=DEFAULT_THRESHOLD_PCT, metrics=None
         raise AnsibleFilterError('fio_compare: %s' % exc)
 
 
-def fio_regressions(rows):
-    """The rows of fio_compare that are regressions."""
+def fio_regressions(rows, allow_memory=False):
+    """The rows of fio_compare that are regressions, less those measured from memory (a cache-suspect job: nothing to
+    decide on) unless ``allow_memory``."""
     if not isinstance(rows, (list, tuple)):
         raise AnsibleFilterError('fio_regressions expects the list of rows of fio_compare, got %s' % type(rows).__name__)
     for index, row in enumerate(rows):
         if not isinstance(row, dict) or 'regression' not in row:
             raise AnsibleFilterError('fio_regressions expects the rows of fio_compare; item %d has no "regression": %r'
                                      % (index, row))
-    return [row for row in rows if row['regression'] is True]
+    return [row for row in rows if row['regression'] is True and (allow_memory or not row.get('cache_suspect'))]
 
 
 def fio_lines(results, label='fio'):

@@ -30,11 +30,13 @@ DEFAULTS = {
     'output_dir': None,
     'regression_threshold_pct': 10,
     'rollback_on_regression': False,
+    'rollback_is_success': False,
+    'allow_memory': False,
     'metrics': ['bw_bytes', 'iops', 'lat_mean_ns', 'clat_p99_ns'],
     'noise_factor': 2,
     'timeout': None,
 }
-BOOLEANS = ('enabled', 'allow_destructive', 'direct', 'allow_cached', 'rollback_on_regression')
+BOOLEANS = ('enabled', 'allow_destructive', 'direct', 'allow_cached', 'rollback_on_regression', 'rollback_is_success', 'allow_memory')
 WHERE = 'iotune_benchmark'
 
 
@@ -186,7 +188,8 @@ def benchmark_report(results, comparisons, settings):
         'phases': phases,
         'results': dict((phase, results[phase]) for phase in phases),
         'comparison': comparison,
-        'regressions': [row for row in comparison if row['regression']],
+        'regressions': [row for row in comparison if row['regression'] and (settings.get('allow_memory') or not row.get('cache_suspect'))],
+        'undecided': [row for row in comparison if row['regression'] and row.get('cache_suspect') and not settings.get('allow_memory')],
         'recovery': recovery,
         'rolled_back': rolled_back,
         'recovered': (not any(row['regression'] for row in recovery)) if rolled_back else None,

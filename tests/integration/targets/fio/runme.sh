@@ -2,6 +2,11 @@
 # shellcheck disable=SC2154,SC2034  # work, mounts and loops are ../setup_loop_fs/loop_fs.sh's (set, and used by its cleanup)
 # The fio module and benchmark_io.yml on this machine's kernel: scratch files on loop-device
 # xfs and ext4 file systems, a read-only mount, raw loop devices with and without a signature.
+# The measured xfs is on a loop device with direct I/O (its reads reach the disk under the image
+# file); the devices that do not tell the truth are measured too and must be marked "memory": an
+# xfs on a loop device without direct I/O (losetup's default: the host's page cache answers for the
+# image file) and a tmpfs. The blank raw device keeps losetup's default: it is measured only to
+# check the refusals and the destructive run, and must be marked memory as well.
 # Then benchmark_io.yml on the xfs mount: reports with charts, rendered in headless Chromium.
 set -eu
 cd "$(dirname "$0")"
@@ -10,23 +15,30 @@ cd "$(dirname "$0")"
 source ../setup_loop_fs/loop_fs.sh
 loop_fs_init fio
 
-mkdir -p "$work/img" "$work/mnt/xfs" "$work/mnt/ro" "$work/reports"
-truncate -s 400M "$work/img/xfs.img"
+mkdir -p "$work/img" "$work/mnt/xfs" "$work/mnt/ro" "$work/mnt/cached" "$work/mnt/tmpfs" "$work/reports"
+truncate -s 400M "$work/img/xfs.img" "$work/img/cached.img"
 truncate -s 64M "$work/img/ext4.img" "$work/img/blank.img"
-loop_xfs=$(losetup -f --show "$work/img/xfs.img"); loops+=("$loop_xfs")
+loop_xfs=$(losetup -f --show --direct-io=on "$work/img/xfs.img"); loops+=("$loop_xfs")
+loop_cached=$(losetup -f --show "$work/img/cached.img"); loops+=("$loop_cached")
 loop_ext4=$(losetup -f --show "$work/img/ext4.img"); loops+=("$loop_ext4")
 loop_blank=$(losetup -f --show "$work/img/blank.img"); loops+=("$loop_blank")
 mkfs.xfs -q -f "$loop_xfs"
 mkfs.ext4 -q -F "$loop_ext4"
-mounts=("$work/mnt/xfs" "$work/mnt/ro")
+mkfs.xfs -q -f "$loop_cached"
+[ "$(cat "/sys/block/${loop_xfs#/dev/}/loop/dio")" = 1 ] || { echo "FAIL: $loop_xfs has no direct I/O"; exit 1; }
+mounts=("$work/mnt/xfs" "$work/mnt/ro" "$work/mnt/cached" "$work/mnt/tmpfs")
 mount -t xfs "$loop_xfs" "$work/mnt/xfs"
 mount -t ext4 -o ro "$loop_ext4" "$work/mnt/ro"
+mount -t xfs "$loop_cached" "$work/mnt/cached"
+mount -t tmpfs -o size=128m iotune-fio "$work/mnt/tmpfs"
 
 echo "localhost ansible_connection=local ansible_python_interpreter=$(command -v python3)" >"$work/inventory"
 export ANSIBLE_LOCALHOST_WARNING=false ANSIBLE_NOCOLOR=true
 
 ansible-playbook -i "$work/inventory" fio.yml -e fio_work="$work" -e fio_dir="$work/mnt/xfs" \
-  -e fio_ro_dir="$work/mnt/ro" -e fio_ext4_dev="$loop_ext4" -e fio_blank_dev="$loop_blank" "$@"
+  -e fio_ro_dir="$work/mnt/ro" -e fio_ext4_dev="$loop_ext4" -e fio_blank_dev="$loop_blank" \
+  -e fio_cached_dir="$work/mnt/cached" -e fio_tmpfs_dir="$work/mnt/tmpfs" -e fio_loop="${loop_xfs#/dev/}" \
+  -e fio_cached_loop="${loop_cached#/dev/}" "$@"
 
 # benchmark_io.yml: check mode measures nothing, then a real run writes the reports
 bench=(ansible-playbook -i "$work/inventory" iotune.storage.benchmark_io -e iotune_report_dir="$work/reports"

@@ -86,7 +86,7 @@ play=(ansible-playbook -i "$work/inventory" iotune.storage.tune_io -e "@$work/tu
 grep -q 'check mode: would measure 7 round(s) of 2' "$work/role-check.log" || { tail -30 "$work/role-check.log"; echo "FAIL: no plan in check mode"; exit 1; }
 if [ "$(cat "$queue/read_ahead_kb")" != 0 ] || [ -e "$work/reports" ]; then echo "FAIL: check mode changed something"; exit 1; fi
 "${play[@]}" -e tune_io_deploy=true >"$work/role.log" 2>&1 || { tail -40 "$work/role.log"; echo "FAIL: tune_io.yml"; exit 1; }
-grep -q 'read_ahead_kb=4096 beats the current value (0) by' "$work/role.log" || { tail -40 "$work/role.log"; echo "FAIL: no winner"; exit 1; }
+grep -q 'use read_ahead_kb=4096 instead of the current 0: read_ahead_kb=4096 better: ' "$work/role.log" || { tail -40 "$work/role.log"; echo "FAIL: no winner"; exit 1; }
 grep -q 'deployed, and the gain held; report in' "$work/role.log" || { tail -40 "$work/role.log"; echo "FAIL: the gain did not hold"; exit 1; }
 [ "$(cat "$queue/read_ahead_kb")" = 4096 ] || { echo "FAIL: read_ahead_kb $(cat "$queue/read_ahead_kb") after the deployment"; exit 1; }
 grep -q 'ATTR{queue/read_ahead_kb}="4096"' "$work/rules.d/60-iotune.rules" || { cat "$work/rules.d/60-iotune.rules"; echo "FAIL: no udev rule"; exit 1; }

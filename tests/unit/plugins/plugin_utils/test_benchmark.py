@@ -118,3 +118,21 @@ def test_benchmark_summary_keeps_the_outcome_and_the_regressions():
         'phases': ['before', 'after', 'after_rollback'], 'rolled_back': True, 'recovered': True,
         'regressions': [{'job': 'w', 'direction': 'write', 'metric': 'bw_bytes', 'before': 100, 'after': 10,
                          'change_pct': -90.0, 'noise_pct': 4.0, 'threshold_pct': 25}]}
+
+
+def test_a_regression_measured_from_memory_decides_nothing_unless_allowed():
+    from ansible_collections.iotune.storage.plugins.filter.fio import fio_regressions
+    memory, disk = dict(row(True), cache_suspect=True, job='cached'), dict(row(True), cache_suspect=False)
+    assert fio_regressions([memory, disk]) == [disk]
+    assert fio_regressions([memory, disk], True) == [memory, disk]
+    report = benchmark_report({'before': {}, 'after': {}}, {'after': [memory, disk]}, SETTINGS)
+    assert report['regressions'] == [disk] and report['undecided'] == [memory]
+    report = benchmark_report({'before': {}, 'after': {}}, {'after': [memory, disk]}, dict(SETTINGS, allow_memory=True))
+    assert report['regressions'] == [memory, disk] and report['undecided'] == []
+
+
+def test_the_new_switches_are_booleans():
+    assert validate_benchmark({'rollback_is_success': 'yes', 'allow_memory': 1}) == [
+        'iotune_benchmark.rollback_is_success: must be true or false, got \'yes\'',
+        'iotune_benchmark.allow_memory: must be true or false, got 1']
+    assert benchmark_settings({})['rollback_is_success'] is False and benchmark_settings({})['allow_memory'] is False
