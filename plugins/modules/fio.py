@@ -221,6 +221,12 @@ results:
       description: Per direction the lowest and the highest bandwidth of the repeats (bytes/s), or null.
       type: dict
       returned: always
+    detectable_pct:
+      description:
+        - Per direction the smallest change of bandwidth (percent) a comparison with another measurement as noisy as
+          this one would see (the 10 % threshold, or twice the combined noise of the two when larger), or null.
+      type: dict
+      returned: always
     read:
       description:
         - Medians over the repeats of C(bw_bytes) (bytes/s), C(iops), C(lat_mean_ns) (total latency, submission and

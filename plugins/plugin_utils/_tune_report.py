@@ -18,7 +18,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.measure.fio import 
 
 WIDTH, HEIGHT = 640, 300
 LEFT, RIGHT, TOP, BOTTOM = 78, 16, 30, 58
-COLOURS = {'better': '#1a7f37', 'worse': '#cf222e', 'no-difference': '#57606a', 'inconsistent': '#9a6700',
+COLOURS = {'better': '#1a7f37', 'worse': '#cf222e', 'no-difference': '#57606a', 'undecided': '#9a6700', 'inconsistent': '#9a6700',
            'cache-suspect': '#9a6700', 'too-few-rounds': '#9a6700', 'current': '#0969da'}
 
 
@@ -82,6 +82,8 @@ def _column_svg(index, column, slot, top_value, baseline, metric):
         parts.append('<line x1="%s" x2="%s" y1="%s" y2="%s" stroke="%s" stroke-width="1.5"/>'
                      % (centre + 26, centre + 26, _y(min(low, top_value), top_value), _y(min(high, top_value), top_value), colour))
     outcome = 'current value' if verdict is None else '%s, %sx' % (verdict['outcome'], verdict.get('effect'))
+    if verdict and verdict.get('detectable') is not None and verdict['outcome'] in ('no-difference', 'undecided'):
+        outcome += ', seen %.0f %%' % (100 * verdict['detectable'])
     parts.append('<text x="%s" y="%d" text-anchor="middle" font-size="12">%s</text>' % (centre, HEIGHT - BOTTOM + 16, escape(column['label'])))
     parts.append('<text x="%s" y="%d" text-anchor="middle" font-size="11" fill="%s">%s</text>'
                  % (centre, HEIGHT - BOTTOM + 32, colour, escape(outcome)))
@@ -134,7 +136,8 @@ def render_tune_report(report):
              '</head><body>', '<h1>%s</h1>' % escape(title),
              '<p><strong>%s</strong></p>' % escape(str(search.get('msg'))),
              '<p>device %s (%s); %s</p>' % (escape(str((search.get('device') or {}).get('name'))), escape(str(search.get('hardware'))),
-                                            escape(_rule_text(search)))]
+                                            escape(_rule_text(search))),
+             '<p>%s</p>' % escape(_reached_text(search.get('reached')))]
     if report.get('held') is not None:
         lines.append('<p>deployed as run %s; the confirmation search says the gain %s%s</p>' % (
             escape(str(report.get('deployed_run_id'))), 'held' if report['held'] else 'did not hold',
@@ -149,12 +152,23 @@ def render_tune_report(report):
     return '\n'.join(lines) + '\n'
 
 
+def _reached_text(reached):
+    """What the search's I/O reached (the tune_io module's ``reached``), for people."""
+    if not reached:
+        return 'what the I/O reached was not recorded'
+    if reached.get('medium') == 'device':
+        return 'measured: %s' % ' over '.join(reached.get('chain') or ['a device'])
+    text = '%s: %s' % ('MEMORY, not the disk' if reached.get('medium') == 'memory' else 'cannot tell what the I/O reached',
+                       '; '.join(reached.get('reasons') or []))
+    return text + ('; to measure the disk: %s' % reached['fix'] if reached.get('fix') else '')
+
+
 def _rule_text(search):
     rule = (search.get('decision') or {}).get('rule') or {}
     modes = (search.get('decision') or {}).get('modes')
-    return ('rule: %s confidence (%s per candidate), minimum effect %s, %s round(s)%s'
-            % (rule.get('confidence'), rule.get('per_candidate_confidence'), rule.get('min_effect'), rule.get('rounds'),
-               '; the rounds fall into two modes' if modes else ''))
+    return ('rule: %s confidence (%s per candidate), minimum effect %s, no difference only where %s would have been seen, '
+            '%s round(s)%s' % (rule.get('confidence'), rule.get('per_candidate_confidence'), rule.get('min_effect'),
+                               rule.get('resolution', 0.25), rule.get('rounds'), '; the rounds fall into two modes' if modes else ''))
 
 
 def _rounds_table(search):

@@ -603,6 +603,18 @@ def preset_sets(job, option):
     return any(key == option for key, dummy in PRESETS.get(job.get('preset'), ()))
 
 
+# a comparison of two measurements counts a change beyond this many percent and beyond the noise
+# (plugin_utils/_fio_compare: noise_factor x the combined coefficients of variation of both sides)
+COMPARE_THRESHOLD_PCT = 10.0
+COMPARE_NOISE_FACTOR = 2.0
+
+
+def detectable_pct(cv, noise_factor=COMPARE_NOISE_FACTOR, threshold_pct=COMPARE_THRESHOLD_PCT):
+    """The smallest change (percent) a comparison with another measurement of the same noise ``cv`` would see:
+    the threshold, or the noise of the two (noise_factor x sqrt(2) x cv) when that is larger."""
+    return round(max(threshold_pct, noise_factor * 100.0 * math.sqrt(2.0) * (cv or 0.0)), 1)
+
+
 def job_result(aggregated, job, suspect):
     """One entry of the module's ``results``: medians per direction and their cov."""
     result = {
@@ -613,6 +625,7 @@ def job_result(aggregated, job, suspect):
         'cache_suspect': suspect,
         'cov': {},
         'bw_range': {},
+        'detectable_pct': {},
     }
     for direction in DIRECTIONS:
         summary = aggregated[direction]
@@ -620,10 +633,12 @@ def job_result(aggregated, job, suspect):
             result[direction] = None
             result['cov'][direction] = None
             result['bw_range'][direction] = None
+            result['detectable_pct'][direction] = None
             continue
         result[direction] = dict((metric, summary[metric]['median']) for metric in RESULT_METRICS + ('io_bytes',))
         result['cov'][direction] = dict((metric, summary[metric]['cv']) for metric in RESULT_METRICS)
         result['bw_range'][direction] = summary['bw_bytes']['range']
+        result['detectable_pct'][direction] = detectable_pct(summary['bw_bytes']['cv'])
     return result
 
 

@@ -100,3 +100,22 @@ def test_format_figure():
     assert format_figure(1048576 * 512, 'bw') == '512.0 MiB/s'
     assert format_figure(250000, 'lat') == '250.0 µs'
     assert format_figure(None, 'bw') == '-'
+
+
+def test_the_page_says_what_the_search_reached_and_what_an_undecided_run_could_have_seen():
+    from ansible_collections.iotune.storage.plugins.plugin_utils._tune_report import render_tune_report
+    search = {'run_id': 'r', 'metric': 'bw', 'current': {'read_ahead_kb': 128}, 'msg': 'keep the current value',
+              'candidates': [{'name': 'read_ahead_kb=4096', 'setting': 'read_ahead_kb', 'value': 4096}],
+              'rounds': [{'current': 100.0, 'read_ahead_kb=4096': 150.0}, {'current': 120.0, 'read_ahead_kb=4096': 60.0}],
+              'decision': {'rule': {'confidence': 0.95, 'resolution': 0.25, 'rounds': 2},
+                           'verdicts': [{'candidate': 'read_ahead_kb=4096', 'outcome': 'undecided', 'effect': 1.0,
+                                         'interval': [0.5, 1.5], 'detectable': 1.0}]},
+              'reached': {'medium': 'memory', 'reasons': ['loop3 reads its backing file /img through the host\'s page cache'],
+                          'fix': 'losetup --direct-io=on /dev/loop3'}}
+    page = render_tune_report({'host': 'h', 'search': search})
+    assert ('<p>MEMORY, not the disk: loop3 reads its backing file /img through the host&#x27;s page cache; to measure the disk: '
+            'losetup --direct-io=on /dev/loop3</p>') in page
+    assert 'undecided, 1.0x, seen 100 %' in page and 'fill="#9a6700"' in page
+    assert 'no difference only where 0.25 would have been seen' in page
+    search['reached'] = {'medium': 'device', 'chain': ['loop3', 'vda'], 'reasons': [], 'fix': None}
+    assert '<p>measured: loop3 over vda</p>' in render_tune_report({'host': 'h', 'search': search})

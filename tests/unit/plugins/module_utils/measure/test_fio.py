@@ -431,3 +431,10 @@ def test_measurement_and_change_lines():
              'change_pct': -10.0, 'threshold_pct': 10, 'noise_pct': 4.2, 'significant': False, 'regression': False}]
     assert change_lines(rows) == ['REGRESSION: w write bw_bytes 10 MiB/s -> 1 MiB/s (-90.0 %, threshold 10 %, noise 4.2 %)']
     assert change_lines(rows[1:]) == ['no significant change (threshold 10 % and the noise)']
+
+
+def test_detectable_pct_is_the_threshold_or_the_noise_of_two_measurements():
+    from ansible_collections.iotune.storage.plugins.module_utils.measure.fio import detectable_pct
+    assert detectable_pct(0.0) == 10.0 and detectable_pct(None) == 10.0
+    assert detectable_pct(0.44) == 124.5  # the loop device's 44 % noise of issue 54: a comparison sees only changes over 124 %
+    assert detectable_pct(0.05, noise_factor=1, threshold_pct=0) == 7.1
