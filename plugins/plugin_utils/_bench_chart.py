@@ -39,8 +39,8 @@ CHART_METRICS = ('bw_bytes', 'iops', 'lat_mean_ns', 'clat_p99_ns')
 METRIC_INFO = {
     'bw_bytes': ('bandwidth', 'bytes', 'higher'),
     'iops': ('IOPS', 'iops', 'higher'),
-    'lat_mean_ns': ('mean latency', 'ns', 'lower'),
-    'clat_p99_ns': ('p99 latency', 'ns', 'lower'),
+    'lat_mean_ns': ('mean total latency', 'ns', 'lower'),
+    'clat_p99_ns': ('p99 completion latency', 'ns', 'lower'),
 }
 
 # Bar chart layout (one chart per job x direction x metric).
@@ -65,9 +65,10 @@ HOST_CHARS = 26
 
 # Titles of the other metrics a comparison row may name.
 OTHER_TITLES = {
-    'clat_p50_ns': 'p50 latency',
-    'clat_p95_ns': 'p95 latency',
-    'clat_p999_ns': 'p99.9 latency',
+    'clat_mean_ns': 'mean completion latency',
+    'clat_p50_ns': 'p50 completion latency',
+    'clat_p95_ns': 'p95 completion latency',
+    'clat_p999_ns': 'p99.9 completion latency',
     'io_bytes': 'bytes moved',
     'runtime_ms': 'runtime',
 }
@@ -269,7 +270,7 @@ def _chart(job, direction, metric, phases, values, rows_by_phase, cache_suspect)
 
 
 def metric_title(metric):
-    """Human name of a fio metric key: ``bandwidth``, ``p99 latency``..."""
+    """Human name of a fio metric key: ``bandwidth``, ``p99 completion latency``..."""
     if metric in METRIC_INFO:
         return METRIC_INFO[metric][0]
     return OTHER_TITLES.get(metric, u'%s' % (metric,))

@@ -298,7 +298,7 @@ def test_regression_and_recovery_flags_from_rows():
     assert (charts['rolled_back'], charts['recovered']) == (True, False)
     assert [t['text'] for t in charts['triggers']] == ['seq-write write bandwidth -90.0 %']
     assert charts['trigger_groups'] == [{'job': 'seq-write', 'direction': 'write', 'metrics': ['bandwidth -90.0 %']}]
-    assert charts['improvement_groups'] == [{'job': 'seq-write', 'direction': 'write', 'metrics': ['mean latency -50.0 %']}]
+    assert charts['improvement_groups'] == [{'job': 'seq-write', 'direction': 'write', 'metrics': ['mean total latency -50.0 %']}]
 
 
 @pytest.mark.parametrize('flags, expected', [
