@@ -550,3 +550,15 @@ def test_summary_lists_the_outcome_per_host(reports):
         'phases': reports[1]['benchmark']['phases'], 'rolled_back': False, 'recovered': None, 'regressions': []}
     audit_only = [dict((key, value) for key, value in reports[0].items() if key != 'benchmark')]
     assert json.loads(fleet_report.summary_json(audit_only, RUN_ID, '2024-05-01T12:00:00Z'))['benchmarks'] == {}
+
+
+def test_fleet_rows_say_a_noisy_measurement_and_the_medians_table_its_verdict():
+    noisy = job('seq-read', read=section(100 * MIB, 100, 1e6, 2e6))
+    noisy['cov'] = {'read': {'bw_bytes': 0.2}, 'write': None}
+    benchmark = bench(['run'], {'run': [noisy]})
+    row_ = bench_fleet([report('db1', benchmark)])['rows'][0]
+    assert row_['note'] == u'single run \u00b7 noisy: changes under 56.6 % unseen'
+    assert row_['tooltip'].endswith('; noisy: changes under 56.6 % cannot be seen; more repeats, a longer runtime or a quieter host')
+    medians = bench_charts(benchmark)['groups'][0]['medians']
+    assert [(m['phase'], m['bw_label'], m['spread'], m['verdict']['verdict']) for m in medians] == [
+        ('run', '100 MiB/s', u'\u00b1 20.0 %', 'noisy')]

@@ -484,3 +484,38 @@ def test_the_console_of_a_measurement_says_what_each_host_measured():
 def test_a_measurement_in_check_mode_measured_no_host():
     found = fleet_report.console([report('vm1', [], mode='benchmark')], '/srv/reports')
     assert (found['measured'], found['measurements']) == (0, ['vm1: not measured'])
+
+
+NODE = shutil.which('node')
+# just enough of a DOM for the page's script: its views as innerHTML strings
+FAKE_DOM = u'''
+var elements = {};
+function element(id) {
+  if (!elements[id]) {
+    elements[id] = {id: id, innerHTML: '', textContent: '', hidden: true, dataset: {},
+                    addEventListener: function () {}, scrollIntoView: function () {}};
+  }
+  return elements[id];
+}
+var data = element('iotune-data');
+data.textContent = %s;
+global.document = {getElementById: element, body: {setAttribute: function () {}}};
+global.location = {hash: ''};
+global.performance = {now: function () { return 0; }};
+%s
+console.log(JSON.stringify(element('hosts-pager').innerHTML));
+'''
+
+
+@pytest.mark.skipif(NODE is None, reason='node is not on PATH')
+def test_the_host_list_says_how_many_hosts_of_the_run_it_shows():
+    def pager(reports):
+        html = fleet_report.report_html(reports, RUN_ID)
+        script = re.search(r'<script>(.*?)</script>', html, re.S).group(1)
+        data = json.dumps(json.dumps(page_data_of(html)))
+        done = subprocess.run([NODE, '-e', FAKE_DOM % (data, script)], capture_output=True, text=True, timeout=60, check=True)
+        return json.loads(done.stdout)
+    # a host with a drift and one with no check (a measurement only, or nothing applicable)
+    assert pager([report('a', [check('block_queue', 'sdb', 'scheduler', 'drift', 'm')]), report('b', [])]) == (
+        '1 of 2 host(s) shown: the others have no check the filters show')
+    assert pager([report('a', [check('block_queue', 'sdb', 'scheduler', 'drift', 'm')])]) == '1 host(s)'
