@@ -148,14 +148,20 @@ def verdict_line(label, result):
     verdict = result['decision']['verdicts'][0]
     interval = '%.3f-%.3f' % tuple(verdict['interval']) if verdict['interval'] else '-'
     modes = 'two' if result['decision']['modes'] else 'one'
-    return '%-6s %6d %8.3f %13s %5s  %-14s %8s %6.1f s' % (label, verdict['rounds'], verdict['effect'], interval, modes,
-                                                            verdict['outcome'], _seen(verdict), result['elapsed_seconds'])
+    spread = result['decision'].get('spread') or {}
+    line = '%-6s %6d %8.3f %13s %5s  %-14s %8s %6.2f %6.1f s' % (label, verdict['rounds'], verdict['effect'], interval, modes,
+                                                                 verdict['outcome'], _seen(verdict), spread.get('ratio') or 0,
+                                                                 result['elapsed_seconds'])
+    if result.get('reached', {}).get('medium') != 'device':
+        line += '\n       %s: %s' % (result['reached']['medium'], '; '.join(result['reached']['reasons']))
+    return line
 
 
 def aa_series(target, args):
     """(kept, answers): the searches that kept the current value, and each search's outcome."""
     print('A/A searches: the current value against itself, %d rounds of %d s on %s files' % (args.rounds, args.runtime, args.size))
-    print('%-6s %6s %8s %13s %5s  %-14s %8s %8s' % ('search', 'rounds', 'effect', 'interval', 'modes', 'outcome', 'seen', 'time'))
+    columns = ('search', 'rounds', 'effect', 'interval', 'modes', 'outcome', 'seen', 'spread', 'time')
+    print('%-6s %6s %8s %13s %5s  %-14s %8s %6s %8s' % columns)
     kept, answers = 0, []
     for number in range(1, args.aa + 1):
         result = search(target, {'settings': {'read_ahead_kb': [128]}, 'aa': True, 'workload': 'seq-read-direct',
@@ -181,6 +187,7 @@ def print_verdicts(result):
     for name in ['current'] + [verdict['candidate'] for verdict in result['decision']['verdicts']]:
         medians[name] = median([measured[name] for measured in result['rounds'] if name in measured]) / 1048576.0
     print('median MiB/s: ' + ', '.join('%s %.0f' % item for item in sorted(medians.items())))
+    print('reached: %s %s' % (result['reached']['medium'], '; '.join(result['reached']['reasons'] or result['reached']['chain'])))
     print(result['msg'])
 
 

@@ -202,6 +202,9 @@ console:
     - "C(hosts) (how many reports), C(summary) (the count of every check status over the fleet, C(waived), and
       C(changed) after an enforcing run) and C(lines), C(host: status: message) for every check that is not compliant,
       at most 50 and then one line that says how many more there are and where."
+    - "After a measurement (reports with a C(benchmark) part) also C(measured) (how many hosts have one) and
+      C(measurements), one line per host and phase, what was measured (the device, or MEMORY with the reason), each
+      job's medians, spread and verdict; benchmark_io.yml ends with them instead of the audit's summary."
   returned: unless O(merge) is given
   type: dict
   sample:

@@ -635,7 +635,7 @@ def measurer(module, runner, job, params, directory, device):
     return Measure(runner, fio, job, params, directory, device)
 
 
-def memory_figures(rounds, reached, allow_memory):
+def memory_figures(rounds, reached, allow_memory, job):
     """The names whose measurements spread over REPEAT_SPEEDUP times or more (the fast ones read memory: no device
     gives the same I/O at such different speeds), added to ``reached`` as its reasons; none with allow_memory."""
     found = set()
@@ -646,7 +646,10 @@ def memory_figures(rounds, reached, allow_memory):
             reached['reasons'].append('%s ran %.1fx faster in one round than in another: the fast rounds were answered from memory'
                                       % (name, max(values) / min(values)))
     if found and reached['medium'] != MEMORY:
-        reached.update(medium=MEMORY, fix=reached['fix'] or 'direct I/O or a file larger than twice the RAM')
+        buffered = not job.get('direct', True) and not job.get('copy')
+        reached.update(medium=MEMORY, fix=reached['fix'] or ('direct I/O or a file larger than twice the RAM' if buffered else
+                                                             'a disk no cache answers for (a virtual disk with cache=none), '
+                                                             'or a real disk'))
     return set() if allow_memory else found
 
 
@@ -663,7 +666,7 @@ def search(module, runner, params, result):
     rounds, suspect, stopped = run_rounds(result['orders'], make_trial(trials, measure, by_name, cache_suspect_job(job)),
                                           time.monotonic, started + params['max_seconds'])
     after = managed_state(scope, params['sys_root'], params['proc_root'])
-    suspect |= memory_figures(rounds, result['reached'], params['allow_memory'])
+    suspect |= memory_figures(rounds, result['reached'], params['allow_memory'], job)
     decision = decide(rounds, BASELINE, [candidate['name'] for candidate in result['candidates']], params['confidence'],
                       params['min_effect'], params['metric'] == 'bw', suspect=suspect, resolution=params['resolution'])
     values = recommended_values(decision, by_name)

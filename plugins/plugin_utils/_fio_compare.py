@@ -13,9 +13,9 @@ and whether the change is significant, a regression or an improvement.
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
-import math
-
 from ansible_collections.iotune.storage.plugins.module_utils.common.units import format_bytes_rate, format_iops, format_ns
+from ansible_collections.iotune.storage.plugins.module_utils.measure.fio import (
+    COMPARE_NOISE_FACTOR, COMPARE_THRESHOLD_PCT, comparison_noise_pct, detectable_pct)
 
 DIRECTIONS = ('read', 'write')
 
@@ -31,8 +31,8 @@ BETTER = (
 )
 COMPARABLE_METRICS = tuple(name for name, dummy in BETTER)
 DEFAULT_METRICS = ('bw_bytes', 'iops', 'lat_mean_ns', 'clat_p99_ns')
-DEFAULT_THRESHOLD_PCT = 10.0
-DEFAULT_NOISE_FACTOR = 2.0
+DEFAULT_THRESHOLD_PCT = COMPARE_THRESHOLD_PCT
+DEFAULT_NOISE_FACTOR = COMPARE_NOISE_FACTOR
 
 _BETTER = dict(BETTER)
 
@@ -142,7 +142,7 @@ def _row(job, direction, metric, before, after, cv_before, cv_after, threshold_p
         change_pct = _clean(100.0 * (after - before) / before)
         worse_pct = change_pct if better == 'lower' else -change_pct
         worse_pct += 0.0
-    noise_pct = _clean(noise_factor * 100.0 * math.sqrt((cv_before or 0.0) ** 2 + (cv_after or 0.0) ** 2))
+    noise_pct = comparison_noise_pct(cv_before, cv_after, noise_factor)
     significant = change_pct is not None and abs(change_pct) > threshold_pct and abs(change_pct) > noise_pct
     return {
         'job': job,
@@ -272,8 +272,8 @@ def job_verdict(entry, noise_factor=DEFAULT_NOISE_FACTOR, threshold_pct=DEFAULT_
     directions = [direction] if direction else _directions(entry)
     cvs = [cv for cv in (_bw_cv(entry, name) for name in directions) if cv is not None]
     cv = max(cvs) if cvs else None
-    noise = None if cv is None else _clean(noise_factor * 100.0 * math.sqrt(cv ** 2 + cv ** 2))
-    detectable = None if noise is None else max(threshold_pct, noise)
+    noise = None if cv is None else comparison_noise_pct(cv, cv, noise_factor)
+    detectable = None if cv is None else detectable_pct(cv, noise_factor, threshold_pct)
     found = {'detectable_pct': detectable, 'noise_pct': noise, 'cv_pct': None if cv is None else _clean(100.0 * cv),
              'reason': None, 'fix': None}
     memory = memory_reason(entry)

@@ -609,10 +609,16 @@ COMPARE_THRESHOLD_PCT = 10.0
 COMPARE_NOISE_FACTOR = 2.0
 
 
+def comparison_noise_pct(cv_before, cv_after, noise_factor=COMPARE_NOISE_FACTOR):
+    """The noise (percent) of a comparison of two measurements: noise_factor x 100 x the root of the sum of their
+    squared coefficients of variation (a None cv counts as 0), rounded to 2 decimals."""
+    return round(noise_factor * 100.0 * math.sqrt((cv_before or 0.0) ** 2 + (cv_after or 0.0) ** 2), 2) + 0.0
+
+
 def detectable_pct(cv, noise_factor=COMPARE_NOISE_FACTOR, threshold_pct=COMPARE_THRESHOLD_PCT):
     """The smallest change (percent) a comparison with another measurement of the same noise ``cv`` would see:
-    the threshold, or the noise of the two (noise_factor x sqrt(2) x cv) when that is larger."""
-    return round(max(threshold_pct, noise_factor * 100.0 * math.sqrt(2.0) * (cv or 0.0)), 1)
+    the threshold, or the noise of the two when that is larger."""
+    return max(threshold_pct, comparison_noise_pct(cv, cv, noise_factor))
 
 
 def job_result(aggregated, job, suspect):

@@ -38,8 +38,9 @@ _RAM_DISK_RE = re.compile(r'^(zram\d+|ram\d+)$')
 MAX_DEPTH = 8
 
 GENERIC_FIX = 'measure a file system on a real disk, or a file larger than twice the RAM'
-# a read repeat this many times faster than the slowest one of the same job did not come from the same device
-REPEAT_SPEEDUP = 3.0
+# a read repeat this many times faster than the slowest one of the same job did not come from the same device (a busy
+# host slows a lab VM under TCG 2-3x: the lab VM's A/A searches spread up to 2.8x)
+REPEAT_SPEEDUP = 4.0
 # a buffered sequential read this many times faster than the direct sequential read of the same run read memory
 BUFFERED_OVER_DIRECT = 2.0
 # the median completion latency of a direct read below which no device of the kind answers (ns): a rotating

@@ -396,7 +396,8 @@ def answer_message(decision, by_name, current, job, metric='bw', reached=None):
     name = decision['recommended']
     if name is not None:
         setting = by_name[name]['setting']
-        text = 'use %s instead of the current %s: %s%s' % (name, value_text(current.get(setting)), '; '.join(texts), noise)
+        text = 'use %s instead of the current %s: %s%s%s' % (
+            name, value_text(current.get(setting)), '; '.join(texts), noise, _decided_on_memory(decision, reached))
         if setting == 'direct':
             text += '; --direct is an option of each iotune-copy command: the policy has no default for it'
         return text
@@ -408,7 +409,14 @@ def answer_message(decision, by_name, current, job, metric='bw', reached=None):
         head = 'keep the current value: the data cannot decide'
     else:
         head = 'keep the current value: no candidate beats it beyond the noise'
-    text = '%s (%s)%s' % (head, '; '.join(texts), noise)
+    text = '%s (%s)%s%s' % (head, '; '.join(texts), noise, _decided_on_memory(decision, reached))
     if undecided or memory:
         text += '; next: %s' % ', '.join(next_steps(decision, job, reached))
     return text
+
+
+def _decided_on_memory(decision, reached):
+    """The words of an answer decided on memory because the user allowed it (allow_memory), else ''."""
+    if not reached or reached.get('medium') != 'memory' or any(verdict['outcome'] == CACHE_SUSPECT for verdict in decision['verdicts']):
+        return ''
+    return '; measured memory, decided all the same (allow_memory): %s' % '; '.join(reached.get('reasons') or ())

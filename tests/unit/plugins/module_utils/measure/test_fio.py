@@ -424,7 +424,9 @@ def test_measurement_and_change_lines():
     result = {'name': 'w', 'cache_suspect': True, 'read': None, 'cov': {'write': {'bw_bytes': 0.05}},
               'write': {'bw_bytes': 10485760, 'iops': 10, 'lat_mean_ns': 2000000, 'clat_p99_ns': 5000000}}
     assert measurement_lines([result], 'before') == [
-        'before w write: 10 MiB/s, 10 IOPS, mean 2 ms, p99 5 ms (noise 5.0 %), CACHE SUSPECT: measures memory']
+        'before w write: 10 MiB/s ± 5.0 %, 10 IOPS, completion latency p50 n/a, p99 5 ms, total latency mean 2 ms; MEMORY, '
+        'not the disk: buffered I/O on a working set under twice the RAM: the page cache answered; fix: direct: true, or a size '
+        'over twice the RAM']
     rows = [{'job': 'w', 'direction': 'write', 'metric': 'bw_bytes', 'before': 10485760, 'after': 1048576,
              'change_pct': -90.0, 'threshold_pct': 10, 'noise_pct': 4.2, 'significant': True, 'regression': True},
             {'job': 'w', 'direction': 'write', 'metric': 'iops', 'before': 10, 'after': 9,
@@ -436,5 +438,5 @@ def test_measurement_and_change_lines():
 def test_detectable_pct_is_the_threshold_or_the_noise_of_two_measurements():
     from ansible_collections.iotune.storage.plugins.module_utils.measure.fio import detectable_pct
     assert detectable_pct(0.0) == 10.0 and detectable_pct(None) == 10.0
-    assert detectable_pct(0.44) == 124.5  # the loop device's 44 % noise of issue 54: a comparison sees only changes over 124 %
-    assert detectable_pct(0.05, noise_factor=1, threshold_pct=0) == 7.1
+    assert detectable_pct(0.44) == 124.45  # the loop device's 44 % noise of issue 54: a comparison sees only changes over 124 %
+    assert detectable_pct(0.05, noise_factor=1, threshold_pct=0) == 7.07

@@ -193,3 +193,14 @@ def test_the_answer_of_a_win_and_of_no_difference():
     assert message == ('use read_ahead_kb=2048 instead of the current 128: read_ahead_kb=2048 better: 1.31x, faster in 8 of 8 '
                        'rounds (interval 1.31x-1.31x); read_ahead_kb=512 no difference: 1.00x, faster in 8 of 8 rounds; an '
                        'effect of 0.5 % or more would have been seen; the current value ranged 97 B/s-103 B/s (1.1x) over 8 rounds')
+
+
+def test_an_answer_decided_on_memory_says_so():
+    rounds = [{'current': 100.0 * f, 'read_ahead_kb=2048': 131.0 * f} for f in (1.0, 3.5, 0.98, 1.01, 0.99, 1.0, 1.03, 0.97)]
+    by_name = {'read_ahead_kb=2048': {'setting': 'read_ahead_kb', 'value': 2048}}
+    decision = decide(rounds, 'current', ['read_ahead_kb=2048'])
+    reached = {'medium': 'memory', 'reasons': ['current ran 3.6x faster in one round than in another'], 'fix': 'a real disk'}
+    message = answer_message(decision, by_name, {'read_ahead_kb': 128}, workload_job('seq-read-direct'), reached=reached)
+    assert message.endswith('; measured memory, decided all the same (allow_memory): current ran 3.6x faster in one round '
+                            'than in another')
+    assert message.startswith('use read_ahead_kb=2048 instead of the current 128: ')
