@@ -403,8 +403,11 @@ def answer_message(decision, by_name, current, job, metric='bw', reached=None):
         return text
     undecided = [verdict for verdict in decision['verdicts'] if verdict['outcome'] in (UNDECIDED, TOO_FEW_ROUNDS, INCONSISTENT)]
     memory = [verdict for verdict in decision['verdicts'] if verdict['outcome'] == CACHE_SUSPECT]
-    if memory:
+    if memory and len(memory) == len(decision['verdicts']):
         head = 'keep the current value: not decided, the search measured memory, not the disk'
+    elif memory:
+        head = 'keep the current value: %d of %d candidates measured memory, not the disk, and were not decided' % (
+            len(memory), len(decision['verdicts']))
     elif undecided:
         head = 'keep the current value: the data cannot decide'
     else:

@@ -204,3 +204,13 @@ def test_an_answer_decided_on_memory_says_so():
     assert message.endswith('; measured memory, decided all the same (allow_memory): current ran 3.6x faster in one round '
                             'than in another')
     assert message.startswith('use read_ahead_kb=2048 instead of the current 128: ')
+
+
+def test_an_answer_where_some_candidates_measured_memory():
+    found = _loop_search()
+    decision = decide(found['rounds'], 'current', ['read_ahead_kb=0', 'read_ahead_kb=4096'], suspect={'read_ahead_kb=4096'})
+    by_name = {'read_ahead_kb=0': {'setting': 'read_ahead_kb', 'value': 0}, 'read_ahead_kb=4096': {'setting': 'read_ahead_kb', 'value': 4096}}
+    message = answer_message(decision, by_name, {'read_ahead_kb': 2560}, workload_job('cold-seq-read'))
+    assert message.startswith('keep the current value: 1 of 2 candidates measured memory, not the disk, and were not decided '
+                              '(read_ahead_kb=0 worse: 0.04x, slower in 7 of 7 rounds (interval 0.03x-0.11x); read_ahead_kb=4096 '
+                              'not decided: measured memory)')
