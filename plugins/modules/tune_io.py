@@ -170,6 +170,8 @@ options:
     description:
       - Run id of the search. Each candidate is applied under C(<run_id>-t<number>), so a search killed half-way is
         undone by C(io_rollback) (the latest open run) like any other run. Default one from the time and the process.
+      - A search refuses to start while the trial of an earlier one is still applied (killed before its undo): its
+        candidate would be taken for the current value. The message names the rollback command.
     type: str
   journal_dir:
     description: Directory of the write-ahead run journals.
@@ -328,7 +330,8 @@ from ansible_collections.iotune.storage.plugins.module_utils.common.args import 
 from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandRunner
 from ansible_collections.iotune.storage.plugins.module_utils.common.units import format_bytes, to_bytes
 from ansible_collections.iotune.storage.plugins.module_utils.engine.tune import (
-    MOUNT_SETTING, SearchError, Trials, managed_state, plan_errors, run_rounds, state_differences, state_digest, state_scope)
+    MOUNT_SETTING, SearchError, Trials, managed_state, plan_errors, refuse_open_trials, run_rounds, state_differences, state_digest,
+    state_scope)
 from ansible_collections.iotune.storage.plugins.module_utils.measure.decide import decide
 from ansible_collections.iotune.storage.plugins.module_utils.measure.fio_run import (
     MeasureError, check_device, create_scratch, device_bytes, free_bytes, run_fio, stop_on_signal)
@@ -574,6 +577,7 @@ def plan_search(module, runner, params, result):
     # the host's mount table, read once for the target, the VxFS volume and the live mount options
     mounts = visible_mounts(read_mountinfo(params['proc_root']))
     match, directory, device = resolve_target(runner, params, mounts)
+    refuse_open_trials(params['journal_dir'])
     result['reached'] = classify_target(device or directory, params['sys_root'], params['proc_root'])
     if result['reached']['medium'] == MEMORY and not params['allow_memory']:
         raise SearchError('nothing measured: %s; allow_memory: true measures it anyway' % describe(result['reached']))

@@ -15,7 +15,9 @@ __metaclass__ = type
 
 import hashlib
 import json
+import re
 
+from ansible_collections.iotune.storage.plugins.module_utils.act.journal import JournalError, list_runs
 from ansible_collections.iotune.storage.plugins.module_utils.act.records import Trusted
 from ansible_collections.iotune.storage.plugins.module_utils.act.rollback import RollbackError, roll_back
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import ERROR
@@ -33,6 +35,29 @@ class SearchError(Exception):
     def __init__(self, message, result=None):
         Exception.__init__(self, message)
         self.result = result or {}
+
+
+# the run id of one trial of a search: <search run id>-t<number>
+TRIAL_RUN_RE = re.compile(r'-t[0-9]{3,}$')
+
+
+def open_trials(journal_dir):
+    """The run ids of the trials of searches still applied (journalled, not rolled back): a search killed between a
+    candidate's change and its undo. Its candidate would be taken for the current value."""
+    try:
+        runs = list_runs(journal_dir)
+    except (OSError, JournalError) as exc:
+        raise SearchError('journal_dir %s: %s' % (journal_dir, exc))
+    return [run['run_id'] for run in runs if TRIAL_RUN_RE.search(run['run_id']) and not run['rolled_back'] and run['records']]
+
+
+def refuse_open_trials(journal_dir):
+    """SearchError naming the rollback command when a trial of an earlier search is still applied."""
+    found = open_trials(journal_dir)
+    if found:
+        raise SearchError('run %s, a candidate of a search that did not finish (killed before it was undone), is still '
+                          'applied: its value would be taken for the current one; ansible-playbook iotune.storage.rollback_io '
+                          '-e iotune_run_id=%s puts it back, then search again' % (', '.join(found), found[-1]))
 
 
 def state_scope(devices, mountpoint, fstab='/etc/fstab', tunefstab='/etc/vx/tunefstab'):

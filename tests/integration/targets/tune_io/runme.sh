@@ -142,6 +142,19 @@ done
 pkill -KILL -f 'AnsiballZ_tune_io' || true
 wait "$search" || true
 [ "$(cat "$queue/read_ahead_kb")" != 512 ] || echo "note: the kill came after the candidate was undone"
+# a new search while the killed one's candidate is still applied refuses, naming the rollback (its candidate would
+# be taken for the current value)
+open_now=
+for journal in "$work"/journal/killed-t*.jsonl; do
+  [ -e "${journal%.jsonl}.rolled-back.json" ] || open_now=$(basename "${journal%.jsonl}")
+done
+if [ -n "$open_now" ]; then
+  refused=$(ansible localhost -i "$work/inventory" -m iotune.storage.tune_io --check -o -a \
+    "{\"target\": \"$work/mnt/xfs\", \"settings\": {\"read_ahead_kb\": [64]}, \"journal_dir\": \"$work/journal\"}" 2>&1 || true)
+  grep -q "run $open_now, a candidate of a search that did not finish .* rollback_io -e iotune_run_id=$open_now" <<<"$refused" ||
+    { echo "$refused"; echo "FAIL: a search began while $open_now was still applied"; exit 1; }
+  echo "tune_io: a new search refused while $open_now was still applied"
+fi
 ansible-playbook -i "$work/inventory" iotune.storage.rollback_io -e iotune_journal_dir="$work/journal" >"$work/rollback.log" 2>&1 ||
   { tail -30 "$work/rollback.log"; echo "FAIL: rollback_io.yml after the kill"; exit 1; }
 [ "$(cat "$queue/read_ahead_kb")" = 512 ] || { tail -30 "$work/rollback.log"; echo "FAIL: read_ahead_kb not put back"; exit 1; }

@@ -143,3 +143,22 @@ def test_a_key_on_one_side_only_differs():
     assert state_differences({'a': 1}, {'a': 1, 'b': None}) == ['b']
     assert state_differences({'a': 1}, {'a': 1, 'b': 2}) == ['b']
     assert state_differences({'a': 1, 'c': 3}, {}) == ['a', 'c']
+
+
+def test_a_trial_left_applied_by_a_killed_search_stops_the_next_one(tmp_path):
+    # issue 55, item 18: a search after a SIGKILLed one took the still-applied candidate (4096) for the current value
+    from ansible_collections.iotune.storage.plugins.module_utils.act.journal import Journal, write_mark
+    journal_dir = str(tmp_path / 'journal')
+    assert tune.open_trials(journal_dir) == []
+    Journal(journal_dir, 'tune-a-t001', 'block_queue').record('sysfs', '/sys/block/loop0/queue/read_ahead_kb', 128, 4096)
+    write_mark(journal_dir, 'tune-a-t001', {'restored': 1})
+    Journal(journal_dir, 'harden-1', 'block_queue').record('sysfs', '/sys/block/loop0/queue/nr_requests', 64, 128)
+    assert tune.open_trials(journal_dir) == [], 'a rolled-back trial and an open harden run are not open trials'
+    Journal(journal_dir, 'tune-b-t007', 'block_queue').record('sysfs', '/sys/block/loop0/queue/read_ahead_kb', 128, 4096)
+    assert tune.open_trials(journal_dir) == ['tune-b-t007']
+    with pytest.raises(tune.SearchError) as caught:
+        tune.refuse_open_trials(journal_dir)
+    assert str(caught.value) == (
+        'run tune-b-t007, a candidate of a search that did not finish (killed before it was undone), is still applied: its '
+        'value would be taken for the current one; ansible-playbook iotune.storage.rollback_io -e iotune_run_id=tune-b-t007 '
+        'puts it back, then search again')
