@@ -487,7 +487,8 @@ def checked_candidates(trials, found, current):
         setting, value = candidate['setting'], candidate['value']
         if setting in APPLIED:
             kind = 'mount' if setting == MOUNT_SETTING else 'vxtunefs' if setting in TUNABLE_NAMES else None
-            errors.extend(plan_errors(trials.plan({setting: value}), 'settings.%s' % setting, live_kind=kind))
+            errors.extend(plan_errors(trials.plan({setting: value}), 'settings.%s' % setting, live_kind=kind,
+                                      queue_value=value if setting in QUEUE_SETTINGS else None))
     if errors:
         raise SearchError('nothing measured: %s' % '; '.join(errors))
 

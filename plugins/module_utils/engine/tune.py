@@ -164,11 +164,18 @@ class Trials(object):
                               % (trial_id, '; '.join(errors), trial_id))
 
 
-def plan_errors(plan, field, live_kind=None):
+def plan_errors(plan, field, live_kind=None, queue_value=None):
     """The error checks of a candidate's plan, as sentences naming ``field``; with ``live_kind``, also a plan
     that would change something but nothing of that kind (a mount option no live remount can set, a VxFS
-    tunable of a file system that is not mounted: a measurement would not see it)."""
+    tunable of a file system that is not mounted: a measurement would not see it); with ``queue_value`` (a
+    block-queue candidate), also a value the kernel would keep as another (read_ahead_kb 4097 is kept as 4096):
+    measured under its own name it would be the kept value measured again, or the current value (an A/A
+    in disguise)."""
     errors = ['%s: %s' % (field, check['message']) for check in plan['checks'] if check['status'] == ERROR]
+    if not errors and queue_value is not None:
+        errors.extend('%s: %s is kept by the kernel as %s; give %s (a search measures the value the kernel keeps)'
+                      % (field, queue_value, check['expected'], check['expected'])
+                      for check in plan['checks'] if check['expected'] != queue_value)
     if not errors and live_kind and plan['changes'] and not [c for c in plan['changes'] if c['kind'] == live_kind]:
         errors.append('%s: %s' % (field, '; '.join(check['message'] for check in plan['checks'] if check['status'] != 'compliant')
                                   or 'no live change') + ' (a search measures only what changes live)')

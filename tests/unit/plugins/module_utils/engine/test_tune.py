@@ -162,3 +162,14 @@ def test_a_trial_left_applied_by_a_killed_search_stops_the_next_one(tmp_path):
         'run tune-b-t007, a candidate of a search that did not finish (killed before it was undone), is still applied: its '
         'value would be taken for the current one; ansible-playbook iotune.storage.rollback_io -e iotune_run_id=tune-b-t007 '
         'puts it back, then search again')
+
+
+def test_a_candidate_the_kernel_keeps_as_another_value_is_refused():
+    # issue 55, item 16: read_ahead_kb 8193 against a live 8192 was an A/A in disguise; [4097, 4096] measured one value twice
+    def plan(expected, status='drift'):
+        return {'checks': [{'setting': 'read_ahead_kb', 'expected': expected, 'status': status, 'message': 'm'}], 'changes': []}
+    assert tune.plan_errors(plan(4096), 'settings.read_ahead_kb', queue_value=4096) == []
+    assert tune.plan_errors(plan(8192, 'compliant'), 'settings.read_ahead_kb', queue_value=8193) == [
+        'settings.read_ahead_kb: 8193 is kept by the kernel as 8192; give 8192 (a search measures the value the kernel keeps)']
+    # a refusal of the planner is the error, not the rounding
+    assert tune.plan_errors(plan(3, 'error'), 'settings.read_ahead_kb', queue_value=3) == ['settings.read_ahead_kb: m']
