@@ -72,3 +72,39 @@ def test_copy_tools_drift_and_nothing_installed(host, report):
     }
     for path in ("/usr/local/bin/iotune-copy", "/usr/local/bin/iotune-bulk", "/etc/iotune"):
         assert not host.file(path).exists, path
+
+
+# A plain container (no capability beyond docker's defaults): /proc/sys and /sys are read-only and mount(2) is not
+# allowed. harden_io.yml --check must give the real run's verdict, and the real run must fail before its first change
+# (issue 55, item 1: check mode said "changed", the real run wrote fstab, then failed at the first sysctl).
+PLAIN_POLICY = {"iotune_mounts": [{"path": "/mnt/scratch space", "present": ["noexec"], "absent": ["nosuid"]}],
+                "iotune_block_devices": [], "iotune_tunefstab": [],
+                "iotune_cache": {"dirty_background_bytes": "64m"}}
+
+
+@pytest.fixture(scope="module")
+def plain_runs(host, tmp_path_factory):
+    import os
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared"))
+    import labrun  # pylint: disable=import-outside-toplevel
+    policy = tmp_path_factory.mktemp("plain") / "policy.json"
+    policy.write_text(json.dumps(PLAIN_POLICY))
+    fstab = host.file("/etc/fstab").content_string
+    before = labrun.digest(host)
+    runs = dict((mode, labrun.playbook("harden_io", "-e", "@%s" % policy, "-e", "iotune_run_id=plain-" + mode,
+                                       *(["--check", "--diff"] if mode == "check" else []), reports="plain-reports"))
+                for mode in ("check", "real"))
+    return {"runs": runs, "fstab": fstab, "before": before, "after": labrun.digest(host), "labrun": labrun}
+
+
+def test_check_mode_gives_the_real_runs_verdict_in_a_plain_container(host, plain_runs):
+    reasons = ("cannot write 67108864 to /proc/sys/vm/dirty_background_bytes: its file system is mounted read-only",
+               "cannot remount /mnt/scratch space: this process lacks CAP_SYS_ADMIN")
+    for mode, (rc, output) in plain_runs["runs"].items():
+        assert rc == 2 and plain_runs["labrun"].recap(output, "iotune-default")["failed"] == 1, (mode, output[-3000:])
+        assert "nothing changed: " in output and all(reason in output for reason in reasons), (mode, output[-3000:])
+    # nothing was changed: not the fstab, not the live options, no journal record
+    assert host.file("/etc/fstab").content_string == plain_runs["fstab"]
+    assert plain_runs["labrun"].differences(plain_runs["before"], plain_runs["after"]) == []
+    assert not host.file("/var/lib/iotune/journal/plain-real.jsonl").exists

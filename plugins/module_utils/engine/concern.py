@@ -8,6 +8,7 @@ applying it through the journal, and the summary line."""
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import errno
 import fcntl
 import os
 import stat
@@ -102,6 +103,63 @@ def unwritable(changes, statvfs=None):
             _flag_problem(os.path.realpath(path), 'file') if os.path.exists(path) else None)
         if problem and 'cannot write %s: %s' % (path, problem) not in problems:
             problems.append('cannot write %s: %s' % (path, problem))
+    return problems
+
+
+# the kinds of change that write a kernel attribute (a file of sysfs or of /proc/sys), and those that mount
+KERNEL_FILE_KINDS = ('sysfs', 'sysctl')
+MOUNT_KINDS = ('mount', 'mount_cycle')
+# mount(2) needs CAP_SYS_ADMIN (linux/capability.h): a container without it cannot remount
+CAP_SYS_ADMIN = 21
+
+
+def effective_capabilities(status_path='/proc/self/status'):
+    """The effective capability set of this process (an int of bits), or None when it cannot be read."""
+    try:
+        with open(status_path) as handle:
+            for line in handle.read(65536).splitlines():
+                if line.startswith('CapEff:'):
+                    return int(line.split(':', 1)[1].strip(), 16)
+    except (IOError, OSError, ValueError):
+        return None
+    return None
+
+
+def kernel_file_problem(path, statvfs=None):
+    """Why the kernel attribute ``path`` (sysfs or /proc/sys) cannot be written, as a phrase; None when it can. A
+    container mounts /sys and /proc/sys read-only; an attribute without a write bit has no store in the kernel
+    (root's open for writing fails with EACCES)."""
+    try:
+        mode = os.stat(path).st_mode
+        flags = (statvfs or os.statvfs)(path).f_flag
+    except OSError as exc:
+        # a missing attribute is the planner's to judge (not applicable to the device, or an error check)
+        return None if exc.errno == errno.ENOENT else '%s: %s' % (path, exc.strerror)
+    if flags & ST_RDONLY:
+        return 'its file system is mounted read-only (at %s), as in a container' % mount_point_of(os.path.dirname(path))
+    if not mode & 0o222:
+        return 'the kernel offers it read-only (mode %04o)' % stat.S_IMODE(mode)
+    if not os.access(path, os.W_OK):
+        return 'it is not writable by uid %d' % os.geteuid()
+    return None
+
+
+def kernel_problems(changes, statvfs=None, capabilities=None):
+    """Why the kernel changes of a plan cannot be made, as sentences naming the change and the reason; [] when they
+    can: an attribute of sysfs or /proc/sys on a read-only mount or without write permission, a remount without
+    CAP_SYS_ADMIN (``capabilities``: the effective set, default this process's; None when unknown). Checked before
+    the first change, in check mode too, so that check mode gives the real run's verdict (issue 55, item 1)."""
+    problems = []
+    for change in changes:
+        if change['kind'] in KERNEL_FILE_KINDS and change.get('path'):
+            problem = kernel_file_problem(change['path'], statvfs)
+            if problem:
+                problems.append('cannot write %s to %s: %s' % (change.get('after'), change['path'], problem))
+        elif change['kind'] in MOUNT_KINDS:
+            caps = effective_capabilities() if capabilities is None else capabilities
+            if caps is not None and not caps >> CAP_SYS_ADMIN & 1:
+                problems.append('cannot remount %s: this process lacks CAP_SYS_ADMIN, which mount(2) needs (a container '
+                                'without it cannot mount)' % change['target'])
     return problems
 
 

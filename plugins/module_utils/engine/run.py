@@ -18,7 +18,7 @@ import os
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import ERROR, NOT_APPLICABLE, make_check, summarize
 from ansible_collections.iotune.storage.plugins.module_utils.common.runner import CommandError
 from ansible_collections.iotune.storage.plugins.module_utils.engine.concern import (
-    Concern, act, space_problems, summary_message, unwritable)
+    Concern, act, kernel_problems, space_problems, summary_message, unwritable)
 from ansible_collections.iotune.storage.plugins.module_utils.engine.fixes import attach_fixes, leave_alone
 from ansible_collections.iotune.storage.plugins.module_utils.settings.platforms import PLATFORMS
 
@@ -119,7 +119,8 @@ def _blocked(checks, planned, journal_dir, check_mode, waived=frozenset()):
         return errors
     # a file that cannot be written (a read-only file system, an immutable file) is found in check
     # mode too, before a live value is changed (issue 38, item 6)
-    problems = [problem for concern, plan in planned for problem in unwritable(plan['changes'])]
+    # so is a kernel attribute that cannot be written, or a remount without the capability (issue 55, item 1)
+    problems = [problem for concern, plan in planned for problem in unwritable(plan['changes']) + kernel_problems(plan['changes'])]
     if not problems and not check_mode and journal_dir is not None:
         problems = space_problems([change for concern, plan in planned for change in plan['changes']], journal_dir)
     return problems

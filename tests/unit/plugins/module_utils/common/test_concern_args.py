@@ -162,3 +162,37 @@ def test_mount_options_refuses_a_directory_as_fstab(monkeypatch, tmp_path):
                                                          'fstab': str(tmp_path), 'journal_dir': str(tmp_path / 'j')})
     assert kind == 'fail' and 'fstab: %s is a directory, not a file' % tmp_path in result['msg'], result
     assert not (tmp_path / 'j').exists()
+
+
+def test_a_kernel_attribute_that_cannot_be_written_is_found_before_any_change(tmp_path):
+    # issue 55, item 1: in a plain container /sys and /proc/sys are read-only; harden --check said "changed" and the
+    # real run failed half-way at the first sysctl
+    from ansible_collections.iotune.storage.plugins.module_utils.engine.concern import kernel_problems
+    attribute = tmp_path / 'read_ahead_kb'
+    attribute.write_text(u'128\n')
+    sysfs = [{'kind': 'sysfs', 'target': 'loop3', 'path': str(attribute), 'before': 128, 'after': 4096}]
+    assert kernel_problems(sysfs, capabilities=0) == []
+    assert kernel_problems(sysfs, statvfs=_Statvfs(ST_RDONLY)) == [
+        'cannot write 4096 to %s: its file system is mounted read-only (at %s), as in a container'
+        % (attribute, mount_point_of(str(tmp_path)))]
+    # a real attribute the kernel offers read-only: root's open for writing would fail with EACCES
+    names = [name for name in sorted(os.listdir('/sys/block')) if os.path.exists('/sys/block/%s/queue/hw_sector_size' % name)]
+    if names:
+        fixed = '/sys/block/%s/queue/hw_sector_size' % names[0]
+        assert kernel_problems([{'kind': 'sysfs', 'target': names[0], 'path': fixed, 'after': 4096}]) == [
+            'cannot write 4096 to %s: the kernel offers it read-only (mode 0444)' % fixed]
+    sysctl = [{'kind': 'sysctl', 'target': 'vm.dirty_bytes', 'path': str(tmp_path / 'missing'), 'after': 1}]
+    assert kernel_problems(sysctl) == [], 'a missing attribute is the planner\'s to judge'
+    mount = [{'kind': 'mount', 'target': '/data', 'options': ['noatime']}, {'kind': 'file', 'target': '/etc/fstab'}]
+    assert kernel_problems(mount, capabilities=0) == [
+        'cannot remount /data: this process lacks CAP_SYS_ADMIN, which mount(2) needs (a container without it cannot mount)']
+    assert kernel_problems(mount, capabilities=1 << 21) == []
+
+
+def test_the_effective_capabilities_are_read_from_proc(tmp_path):
+    from ansible_collections.iotune.storage.plugins.module_utils.engine.concern import effective_capabilities
+    status = tmp_path / 'status'
+    status.write_text(u'Name:\tpython3\nCapInh:\t0000000000000000\nCapEff:\t00000000a80425fb\n')
+    assert effective_capabilities(str(status)) == 0xa80425fb
+    assert effective_capabilities(str(tmp_path / 'none')) is None
+    assert isinstance(effective_capabilities(), int)
