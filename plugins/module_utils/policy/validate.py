@@ -674,10 +674,11 @@ def normalize_cache(cache):
 
 def normalize_copy_tools(tools):
     """iotune_copy_tools with its defaults (state present, buffer_size 8 MiB, streams None: the tool's own
-    default) and the size as int bytes; {} when it is not set (the copy tools are then not managed).
+    default) and the size as int bytes; None when it is not set (the copy tools are then not managed: {}
+    would mean installed with the defaults, so a normalized policy fed back means the same policy).
     Assumes valid input."""
     if tools is None:
-        return {}
+        return None
     size = tools.get('buffer_size')
     streams = tools.get('streams')
     return {
@@ -696,7 +697,7 @@ def buffer_size_text(size):
 
 
 def normalize_policy(policy):
-    """A validated policy as plain data: every key present (null / [] / {}),
+    """A validated policy as plain data: every key present (null / [] / {}; iotune_copy_tools null when not set),
     sizes and counts as ints, mount points without trailing slash, only the
     block-device settings that were given."""
     policy = policy or {}

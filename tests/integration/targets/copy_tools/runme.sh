@@ -174,6 +174,9 @@ echo "ok   audit_io.yml: the three copy_tools checks drift, nothing installed, f
 
 playbook harden_io || { tail -30 "$pol/harden_io.log"; echo "FAIL: harden_io.yml"; exit 1; }
 report_checks "$pol/host/harden-latest.json" compliant true || { echo "FAIL: harden report"; exit 1; }
+# the console names the run id, what it changed and the command that undoes it (issue 55, item 5)
+grep -Eq 'run [^ :]+: 3 check\(s\) changed; ansible-playbook iotune.storage.rollback_io -e iotune_run_id=[^ ]+ undoes it' \
+  "$pol/harden_io.log" || { tail -30 "$pol/harden_io.log"; echo "FAIL: no run id on the console"; exit 1; }
 { grep -qx 'buffer_size=16M' "$pol/etc/iotune/copy.conf" && grep -qx 'streams=2' "$pol/etc/iotune/copy.conf"; } || { cat "$pol/etc/iotune/copy.conf"; echo "FAIL: copy.conf"; exit 1; }
 [ "$(head -1 "$pol/bin/iotune-copy")" = '#!/usr/bin/python3 -IS' ] || { head -1 "$pol/bin/iotune-copy"; echo "FAIL: interpreter line"; exit 1; }
 # isolated: a PYTHONPATH that would shadow the standard library is ignored
@@ -184,6 +187,7 @@ cmp "$work/ext4/data.bin" "$work/xfs/policy.bin"
 playbook harden_io || { tail -30 "$pol/harden_io.log"; echo "FAIL: second harden_io.yml"; exit 1; }
 report_checks "$pol/host/harden-latest.json" compliant false || { echo "FAIL: second harden report"; exit 1; }
 grep -q 'localhost *: ok=[0-9]* *changed=0 ' "$pol/harden_io.log" || { grep 'localhost *:' "$pol/harden_io.log"; echo "FAIL: the second harden changed something"; exit 1; }
+grep -Eq 'run [^ :]+: 0 check\(s\) changed' "$pol/harden_io.log" || { tail -30 "$pol/harden_io.log"; echo "FAIL: the second run's line"; exit 1; }
 playbook audit_io -e iotune_audit_fail_on_drift=true || { tail -30 "$pol/audit_io.log"; echo "FAIL: audit after harden"; exit 1; }
 report_checks "$pol/host/audit-latest.json" compliant - || { echo "FAIL: audit report after harden"; exit 1; }
 echo "ok   harden_io.yml: installed (buffer_size=16M, streams=2, python3 -IS, PYTHONPATH ignored), changed then not; audit_io.yml compliant"

@@ -75,7 +75,7 @@ def test_effective_policy():
         'iotune_tunefstab': [],
         'iotune_block_devices': [],
         'iotune_cache': {'bulk_slice': {'memory_high': '25%'}, 'dirty_background_bytes': 67108864},
-        'iotune_copy_tools': {},
+        'iotune_copy_tools': None,
     }
 
 
@@ -154,3 +154,18 @@ def test_filters_in_a_play(tmp_path):
     result = json.loads(proc.stdout[proc.stdout.index(' => ') + 4:])
     assert result['msg'] == [["iotune_mounts[0]: option 'sync' is in both present and absent"],
                              {'vm.dirty_ratio': 40, 'vm.dirty_background_ratio': 10}]
+
+
+@pytest.mark.parametrize('policy', [
+    {},
+    {'iotune_copy_tools': {}},
+    {'iotune_copy_tools': {'state': 'absent'}},
+    {'iotune_profile': 'backup_restore', 'iotune_mounts': [{'path': '/backup/'}], 'iotune_cache': {'dirty_background_bytes': '64m'}},
+    {'iotune_profile': 'throughput', 'iotune_block_devices': [{'match': {'name': 'vdb'}, 'read_ahead_kb': 4096}]},
+])
+def test_the_effective_policy_fed_back_means_the_same_policy(policy):
+    # issue 55, item 10: a policy without iotune_copy_tools came back with iotune_copy_tools: {}, which fed back installs
+    # the copy tools
+    once = effective_policy(policy)
+    assert effective_policy(once) == once
+    assert (once['iotune_copy_tools'] is None) == ('iotune_copy_tools' not in policy)

@@ -102,7 +102,7 @@ def test_throughput_profile():
             'read_pref_io': 1048576, 'write_pref_io': 1048576, 'discovered_direct_iosz': 10485760}}],
         'iotune_block_devices': [{'match': {'name': 'vdb'}, 'read_ahead_kb': 4096}],
         'iotune_cache': {'dirty_ratio': 40, 'dirty_background_ratio': 10},
-        'iotune_copy_tools': {},
+        'iotune_copy_tools': None,
     }
 
 
@@ -128,12 +128,12 @@ def test_profile_without_entries_only_sets_the_cache():
     assert result['iotune_tunefstab'] == []
     assert result['iotune_block_devices'] == []
     assert result['iotune_cache'] == {'dirty_ratio': 40, 'dirty_background_ratio': 10}
-    assert result['iotune_copy_tools'] == {}
+    assert result['iotune_copy_tools'] is None
 
 
 def test_profiles_leave_the_copy_tools_to_the_user():
     for name in sorted(PROFILES):
-        assert effective_policy({'iotune_profile': name})['iotune_copy_tools'] == {}
+        assert effective_policy({'iotune_profile': name})['iotune_copy_tools'] is None
         assert effective_policy({'iotune_profile': name, 'iotune_copy_tools': {'buffer_size': '16m', 'streams': 4}})['iotune_copy_tools'] == {
             'state': 'present', 'buffer_size': 16777216, 'streams': 4}
 
@@ -219,7 +219,7 @@ def test_no_profile_is_the_normalized_user_policy():
         'iotune_tunefstab': [],
         'iotune_block_devices': [],
         'iotune_cache': {},
-        'iotune_copy_tools': {},
+        'iotune_copy_tools': None,
     }
     assert effective_policy(None)['iotune_mounts'] == []
 

@@ -450,7 +450,7 @@ def test_normalize_policy_fills_defaults():
         'iotune_tunefstab': [],
         'iotune_block_devices': [],
         'iotune_cache': {},
-        'iotune_copy_tools': {},
+        'iotune_copy_tools': None,
     }
     assert normalize_policy(None) == normalize_policy(dict((key, None) for key in POLICY_KEYS))
 
