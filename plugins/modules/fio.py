@@ -24,8 +24,8 @@ description:
     RV(reached), V(device) or V(memory) (or V(unknown)), with the reasons and the fix. Memory is a file system in
     memory (tmpfs, ramfs), a RAM disk (zram, brd), a loop device without direct I/O (the host's page cache answers for
     its backing file), a device-mapper or MD device or an overlay over one of these; and figures no device gives (a read
-    repeat several times faster than another, buffered reads twice as fast as the direct reads of the same run, direct
-    reads completing faster than a device of the kind answers).
+    repeat four times as fast as the median of its repeats, buffered reads twice as fast as the direct reads of the
+    same run, direct reads completing faster than a device of the kind answers).
   - B(Cache guard.) A buffered job (O(direct=false)) whose working set is under twice the RAM measures the page cache,
     not the storage. A job that measured memory returns C(cache_suspect=true) and a warning (a buffered job's on a small
     working set only unless O(allow_cached=true)).
@@ -503,7 +503,8 @@ def add_results(module, result, runs, jobs):
     summary = aggregate(runs)
     size, memory, target = result['working_set_bytes'], result['memory_bytes'], result['reached']
     entries = [job_result(aggregated, job, False) for aggregated, job in zip(summary['jobs'], jobs)]
-    figures = figure_reasons([dict(entry, read_bw_samples=(entry['bw_range'] or {}).get('read')) for entry in entries],
+    samples = [[(run['jobs'][index].get('read') or {}).get('bw_bytes') for run in runs] for index in range(len(entries))]
+    figures = figure_reasons([dict(entry, read_bw_samples=found) for entry, found in zip(entries, samples)],
                              rotational(module.params['sys_root'], target['chain']))
     warnings = []
     for entry, job in zip(entries, jobs):

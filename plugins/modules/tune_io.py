@@ -27,8 +27,8 @@ description:
     hides effects that large; the answer then names the next step (the rounds the same noise would need, direct I/O or a
     larger file, a quieter host).
   - A search refuses a target whose I/O reaches memory (a loop device without direct I/O, tmpfs, a RAM disk, a device
-    over one; see the C(fio) module) unless O(allow_memory=true), and a measurement that ran several times faster in one
-    round than in another (memory answered) does not decide.
+    over one; see the C(fio) module) unless O(allow_memory=true), and a name one round of which ran four times as fast
+    as the median of its rounds (memory answered it) does not decide.
   - The answer comes with a policy fragment for C(harden_io.yml) that matches the device by what survives a reboot
     (its WWN, else its serial) and names the hardware, so it can serve a group of identical hosts; a mount option
     gives C(iotune_mounts), the copy tool's buffer C(iotune_copy_tools).
@@ -269,7 +269,8 @@ decision:
 reached:
   description:
     - What the search's I/O reached, as the C(fio) module's RV(reached) (C(medium) V(device), V(memory) or V(unknown), with
-      C(reasons) and C(fix)); the figures add a reason when a name ran several times faster in one round than another.
+      C(reasons) and C(fix)); the figures add a reason when a round of a name ran four times as fast as the median of
+      its rounds.
   returned: always
   type: dict
 recommended:
@@ -339,7 +340,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.measure.search impo
     BASELINE, budget_problem, cache_suspect_job, candidates, check_request, config_buffer_size, copy_argv, measured_value,
     answer_message, deploy_concern, policy_fragment, recommended_values, round_orders, rounds_problem, trial_argv, trial_seconds,
     workload_job)
-from ansible_collections.iotune.storage.plugins.module_utils.measure.reach import MEMORY, REPEAT_SPEEDUP, classify_target, describe
+from ansible_collections.iotune.storage.plugins.module_utils.measure.reach import MEMORY, classify_target, describe, fast_outlier
 from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import read_mountinfo, visible_mounts
 from ansible_collections.iotune.storage.plugins.module_utils.parse.sysfs import read_block_device
 from ansible_collections.iotune.storage.plugins.module_utils.plan.block_queue import resolve_match
@@ -641,15 +642,15 @@ def measurer(module, runner, job, params, directory, device):
 
 
 def memory_figures(rounds, reached, allow_memory, job):
-    """The names whose measurements spread over REPEAT_SPEEDUP times or more (the fast ones read memory: no device
-    gives the same I/O at such different speeds), added to ``reached`` as its reasons; none with allow_memory."""
+    """The names a round of which ran REPEAT_SPEEDUP times faster than the median of their rounds (memory answered it:
+    no device gives the same I/O at such different speeds), added to ``reached`` as its reasons; none with allow_memory."""
     found = set()
     for name in sorted(set(name for measured in rounds for name in measured)):
-        values = [measured[name] for measured in rounds if measured.get(name)]
-        if len(values) >= 2 and max(values) >= REPEAT_SPEEDUP * min(values):
+        outlier = fast_outlier([measured.get(name) for measured in rounds])
+        if outlier:
             found.add(name)
-            reached['reasons'].append('%s ran %.1fx faster in one round than in another: the fast rounds were answered from memory'
-                                      % (name, max(values) / min(values)))
+            reached['reasons'].append('%s ran %.1fx faster in one round than the median of its rounds: memory answered it'
+                                      % (name, outlier[0] / outlier[1]))
     if found and reached['medium'] != MEMORY:
         buffered = not job.get('direct', True) and not job.get('copy')
         reached.update(medium=MEMORY, fix=reached['fix'] or ('direct I/O or a file larger than twice the RAM' if buffered else
