@@ -99,7 +99,8 @@ def plain_runs(host, tmp_path_factory):
 
 
 def test_check_mode_gives_the_real_runs_verdict_in_a_plain_container(host, plain_runs):
-    reasons = ("cannot write 67108864 to /proc/sys/vm/dirty_background_bytes: its file system is mounted read-only",
+    reasons = ("cannot write 67108864 to /proc/sys/vm/dirty_background_bytes: its file system is mounted read-only (at /proc/sys), "
+               "as in a container",
                "cannot remount /mnt/scratch space: this process lacks CAP_SYS_ADMIN")
     for mode, (rc, output) in plain_runs["runs"].items():
         assert rc == 2 and plain_runs["labrun"].recap(output, "iotune-default")["failed"] == 1, (mode, output[-3000:])

@@ -17,6 +17,7 @@ import sys
 
 from ansible_collections.iotune.storage.plugins.module_utils.common.checks import STATUSES, summarize
 from ansible_collections.iotune.storage.plugins.module_utils.common.files import mount_point_of, nearest_existing
+from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import mount_entry_of
 
 ST_RDONLY = getattr(os, 'ST_RDONLY', 1)
 
@@ -125,6 +126,16 @@ def effective_capabilities(status_path='/proc/self/status'):
     return None
 
 
+def _kernel_mount_point(path):
+    """Where the file system of ``path`` is mounted, from the mount table (a container binds /proc/sys over /proc:
+    the same device number), else from the device numbers of the directories above it."""
+    try:
+        entry = mount_entry_of(path)
+    except (OSError, IOError, ValueError):
+        entry = None
+    return entry['mount_point'] if entry else mount_point_of(os.path.dirname(path))
+
+
 def kernel_file_problem(path, statvfs=None):
     """Why the kernel attribute ``path`` (sysfs or /proc/sys) cannot be written, as a phrase; None when it can. A
     container mounts /sys and /proc/sys read-only; an attribute without a write bit has no store in the kernel
@@ -136,7 +147,7 @@ def kernel_file_problem(path, statvfs=None):
         # a missing attribute is the planner's to judge (not applicable to the device, or an error check)
         return None if exc.errno == errno.ENOENT else '%s: %s' % (path, exc.strerror)
     if flags & ST_RDONLY:
-        return 'its file system is mounted read-only (at %s), as in a container' % mount_point_of(os.path.dirname(path))
+        return 'its file system is mounted read-only (at %s), as in a container' % _kernel_mount_point(path)
     if not mode & 0o222:
         return 'the kernel offers it read-only (mode %04o)' % stat.S_IMODE(mode)
     if not os.access(path, os.W_OK):

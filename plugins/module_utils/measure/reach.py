@@ -24,7 +24,7 @@ import re
 import stat
 
 from ansible_collections.iotune.storage.plugins.module_utils.common.units import format_bytes_rate
-from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import read_mountinfo
+from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import mount_entry_of
 from ansible_collections.iotune.storage.plugins.module_utils.parse.sysfs import block_dir, list_dir, read_attr, resolve_devno
 
 DEVICE = 'device'
@@ -55,22 +55,6 @@ def reached(medium, reasons=(), fix=None, device=None, chain=()):
     return {'medium': medium, 'reasons': list(reasons), 'fix': fix, 'device': device, 'chain': list(chain)}
 
 
-def _mount_of(path, proc_root):
-    """The mount table entry of the file system ``path`` is on (the longest mount point above it with its
-    device number), or None."""
-    info = os.stat(path)
-    real = os.path.realpath(path)
-    found = None
-    for entry in read_mountinfo(proc_root):
-        if (entry['major'], entry['minor']) != (os.major(info.st_dev), os.minor(info.st_dev)):
-            continue
-        point = entry['mount_point']
-        if real == point or real.startswith(point.rstrip('/') + '/'):
-            if found is None or len(point) >= len(found['mount_point']):
-                found = entry
-    return found
-
-
 def _option(entry, name):
     for item in entry['super_options'] + entry['mount_options']:
         key, sep, value = item.partition('=')
@@ -83,7 +67,7 @@ def classify_path(path, sys_root='/sys', proc_root='/proc', depth=0):
     """What I/O on a file at ``path`` (an existing file or directory) reaches."""
     try:
         info = os.stat(path)
-        entry = _mount_of(path, proc_root)
+        entry = mount_entry_of(path, proc_root)
     except OSError as exc:
         return reached(UNKNOWN, ['%s: %s' % (path, exc.strerror)], GENERIC_FIX)
     fstype = entry['fstype'] if entry else None

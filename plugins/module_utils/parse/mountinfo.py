@@ -241,3 +241,20 @@ def read_mountinfo(proc_root='/proc', errors=None):
     # every byte as it is (a name need not be UTF-8; a carriage return is part of a name), as libmount reads it
     text = read_text(path, errors, decode_errors='surrogateescape', newline='')
     return [] if text is None else parse_mountinfo(text, errors)
+
+
+def mount_entry_of(path, proc_root='/proc'):
+    """The mount table entry of the file system ``path`` (an existing path) is on: the longest mount point above it
+    with its device number (a bind mount, /proc/sys in a container, has the device number of what it binds), or None.
+    OSError when ``path`` cannot be looked at."""
+    info = os.stat(path)
+    real = os.path.realpath(path)
+    found = None
+    for entry in read_mountinfo(proc_root):
+        if (entry['major'], entry['minor']) != (os.major(info.st_dev), os.minor(info.st_dev)):
+            continue
+        point = entry['mount_point']
+        if real == point or real.startswith(point.rstrip('/') + '/'):
+            if found is None or len(point) >= len(found['mount_point']):
+                found = entry
+    return found

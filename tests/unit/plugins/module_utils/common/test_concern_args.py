@@ -172,9 +172,9 @@ def test_a_kernel_attribute_that_cannot_be_written_is_found_before_any_change(tm
     attribute.write_text(u'128\n')
     sysfs = [{'kind': 'sysfs', 'target': 'loop3', 'path': str(attribute), 'before': 128, 'after': 4096}]
     assert kernel_problems(sysfs, capabilities=0) == []
-    assert kernel_problems(sysfs, statvfs=_Statvfs(ST_RDONLY)) == [
-        'cannot write 4096 to %s: its file system is mounted read-only (at %s), as in a container'
-        % (attribute, mount_point_of(str(tmp_path)))]
+    problem = kernel_problems(sysfs, statvfs=_Statvfs(ST_RDONLY))
+    assert len(problem) == 1 and problem[0].startswith(
+        'cannot write 4096 to %s: its file system is mounted read-only (at ' % attribute), problem
     # a real attribute the kernel offers read-only: root's open for writing would fail with EACCES
     names = [name for name in sorted(os.listdir('/sys/block')) if os.path.exists('/sys/block/%s/queue/hw_sector_size' % name)]
     if names:

@@ -6,6 +6,8 @@
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import os
+
 import pytest
 
 from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import (
@@ -163,3 +165,19 @@ def test_read_mountinfo(fixture_path, tmp_path):
     assert errors == [] and entries[-1]['mount_point'] == '/tmp/iotune-cap/stack'
     assert read_mountinfo(str(tmp_path), errors) == []
     assert len(errors) == 1 and 'self/mountinfo' in errors[0]
+
+
+def test_the_mount_of_a_path_is_the_longest_mount_point_with_its_device(tmp_path):
+    # a container binds /proc/sys over /proc: both have the device number of procfs; the path is on the longer one
+    from ansible_collections.iotune.storage.plugins.module_utils.parse.mountinfo import mount_entry_of
+    inside = tmp_path / 'sys' / 'vm'
+    inside.mkdir(parents=True)
+    info = os.stat(str(inside))
+    devno = '%d:%d' % (os.major(info.st_dev), os.minor(info.st_dev))
+    proc = tmp_path / 'proc' / 'self'
+    proc.mkdir(parents=True)
+    (proc / 'mountinfo').write_text(u'1 0 %s / / rw - ext4 /dev/sda1 rw\n'
+                                    u'2 1 %s / %s rw - ext4 /dev/sda1 rw\n'
+                                    u'3 1 %s /sys %s ro - ext4 /dev/sda1 rw\n'
+                                    u'4 1 9:9 / %s/sys/vm rw - tmpfs tmpfs rw\n' % (devno, devno, tmp_path, devno, tmp_path / 'sys', tmp_path))
+    assert mount_entry_of(str(inside), str(tmp_path / 'proc'))['mount_point'] == str(tmp_path / 'sys')
