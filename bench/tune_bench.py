@@ -140,8 +140,10 @@ def search(target, request, allow_memory=False):
 
 
 def _seen(verdict):
-    """What the run could have seen: the largest effect its interval allows, as a percentage."""
-    return '%.0f %%' % (100 * verdict['detectable']) if verdict.get('detectable') is not None else '-'
+    """What a run that did not decide could have seen: the largest effect its interval allows, as a percentage."""
+    if verdict.get('detectable') is None or verdict['outcome'] not in ('no-difference', 'undecided'):
+        return '-'
+    return '%.0f %%' % (100 * verdict['detectable'])
 
 
 def verdict_line(label, result):
