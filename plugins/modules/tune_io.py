@@ -170,8 +170,8 @@ options:
     description:
       - Run id of the search. Each candidate is applied under C(<run_id>-t<number>), so a search killed half-way is
         undone by C(io_rollback) (the latest open run) like any other run. Default one from the time and the process.
-      - A search refuses to start while the trial of an earlier one is still applied (killed before its undo): its
-        candidate would be taken for the current value. The message names the rollback command.
+      - A search refuses to start while the trial of an earlier one is still applied (killed before its undo), since
+        its candidate would be taken for the current value. The message names the rollback command.
     type: str
   journal_dir:
     description: Directory of the write-ahead run journals.
