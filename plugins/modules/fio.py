@@ -208,7 +208,7 @@ results:
       type: bool
       returned: always
     cache_suspect:
-      description: The job measured memory (RV(results[].reached.medium) is V(memory)), not the storage.
+      description: The job measured memory (its RV(results[].reached) says V(memory)), not the storage.
       type: bool
       returned: always
     reached:

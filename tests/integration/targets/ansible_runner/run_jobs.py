@@ -27,9 +27,10 @@ STATUSES = ('compliant', 'drift', 'not_persistent', 'not_applicable', 'error')
 # and a result event per task a host runs or skips; the host that runs the run_once tasks (the start: report
 # directory check and run id; the fleet reports, which also publish iotune_summary; the summary line) has their 6
 # too. Audit: io_policy (the iotune_audit_fail_on gate's task runs once, on the first host, when no host has the gate
-# on); harden: io_policy (the include of the measured phases is skipped once, on the first host, when no host can
-# measure; three tasks skipped on every host before issue 41's cuts: 18 and 8). A new task per host shows here.
-BOUNDS = {'audit': {'first': 10, 'other': 2}, 'harden': {'first': 10, 'other': 2}}
+# on); harden: io_policy (the include of the measured phases, and the failing of a host whose run a measured
+# regression rolled back (issue 54), are each skipped once, on the first host, when no host can measure; three tasks
+# skipped on every host before issue 41's cuts: 18 and 8). A new task per host shows here.
+BOUNDS = {'audit': {'first': 10, 'other': 2}, 'harden': {'first': 12, 'other': 2}}
 
 
 def digest(path):
