@@ -151,7 +151,7 @@ done
 if [ -n "$open_now" ]; then
   refused=$(ansible localhost -i "$work/inventory" -m iotune.storage.tune_io --check -o -a \
     "{\"target\": \"$work/mnt/xfs\", \"settings\": {\"read_ahead_kb\": [64]}, \"journal_dir\": \"$work/journal\"}" 2>&1 || true)
-  grep -q "run $open_now, a candidate of a search that did not finish .* rollback_io -e iotune_run_id=$open_now" <<<"$refused" ||
+  grep -q "run $open_now, a candidate of a search that did not finish .*iotune.storage.rollback_io -e iotune_run_id=$open_now puts it back" <<<"$refused" ||
     { echo "$refused"; echo "FAIL: a search began while $open_now was still applied"; exit 1; }
   echo "tune_io: a new search refused while $open_now was still applied"
 fi
