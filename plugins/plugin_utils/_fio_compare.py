@@ -377,10 +377,12 @@ def change_lines(rows):
     for row in rows:
         if not row['significant']:
             continue
-        lines.append('{0}: {1} {2} {3} {4} -> {5} ({6:+.1f} %, threshold {7:g} %, noise {8:.1f} %)'.format(
+        # a figure of a job that measured memory is never shown as a disk's
+        lines.append('{0}: {1} {2} {3} {4} -> {5} ({6:+.1f} %, threshold {7:g} %, noise {8:.1f} %){9}'.format(
             'REGRESSION' if row['regression'] else 'improvement', row['job'], row['direction'], row['metric'],
             format_metric(row['metric'], row['before']), format_metric(row['metric'], row['after']),
-            row['change_pct'], row['threshold_pct'], row['noise_pct']))
+            row['change_pct'], row['threshold_pct'], row['noise_pct'],
+            ', MEMORY, not the disk' if row.get('cache_suspect') else ''))
     if not lines:
         threshold = rows[0]['threshold_pct'] if rows else None
         lines.append('no significant change' + (' (threshold {0:g} % and the noise)'.format(threshold) if rows else ''))

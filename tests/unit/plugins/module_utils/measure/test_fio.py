@@ -433,6 +433,9 @@ def test_measurement_and_change_lines():
              'change_pct': -10.0, 'threshold_pct': 10, 'noise_pct': 4.2, 'significant': False, 'regression': False}]
     assert change_lines(rows) == ['REGRESSION: w write bw_bytes 10 MiB/s -> 1 MiB/s (-90.0 %, threshold 10 %, noise 4.2 %)']
     assert change_lines(rows[1:]) == ['no significant change (threshold 10 % and the noise)']
+    # a change measured from memory is never shown as a disk's
+    assert change_lines([dict(rows[0], cache_suspect=True)]) == [
+        'REGRESSION: w write bw_bytes 10 MiB/s -> 1 MiB/s (-90.0 %, threshold 10 %, noise 4.2 %), MEMORY, not the disk']
 
 
 def test_detectable_pct_is_the_threshold_or_the_noise_of_two_measurements():
