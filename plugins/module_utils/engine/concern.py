@@ -161,14 +161,15 @@ def kernel_problems(changes, statvfs=None, capabilities=None):
     CAP_SYS_ADMIN (``capabilities``: the effective set, default this process's; None when unknown). Checked before
     the first change, in check mode too, so that check mode gives the real run's verdict (issue 55, item 1)."""
     problems = []
+    if capabilities is None and any(change['kind'] in MOUNT_KINDS for change in changes):
+        capabilities = effective_capabilities()
     for change in changes:
         if change['kind'] in KERNEL_FILE_KINDS and change.get('path'):
             problem = kernel_file_problem(change['path'], statvfs)
             if problem:
                 problems.append('cannot write %s to %s: %s' % (change.get('after'), change['path'], problem))
         elif change['kind'] in MOUNT_KINDS:
-            caps = effective_capabilities() if capabilities is None else capabilities
-            if caps is not None and not caps >> CAP_SYS_ADMIN & 1:
+            if capabilities is not None and not capabilities >> CAP_SYS_ADMIN & 1:
                 problems.append('cannot remount %s: this process lacks CAP_SYS_ADMIN, which mount(2) needs (a container '
                                 'without it cannot mount)' % change['target'])
     return problems

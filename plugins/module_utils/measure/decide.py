@@ -34,7 +34,7 @@ __metaclass__ = type
 
 import math
 
-from ansible_collections.iotune.storage.plugins.module_utils.measure.fio import median
+from ansible_collections.iotune.storage.plugins.module_utils.measure.fio import coefficient_of_variation, median
 
 BETTER = 'better'
 WORSE = 'worse'
@@ -212,9 +212,8 @@ def spread(values):
     values = [value for value in values if value is not None and value > 0]
     if not values:
         return None
-    mean = sum(values) / len(values)
-    cv = math.sqrt(sum((value - mean) ** 2 for value in values) / (len(values) - 1)) / mean if len(values) > 1 else 0.0
-    return {'low': min(values), 'high': max(values), 'ratio': round(max(values) / min(values), 3), 'cv': round(cv, 4)}
+    return {'low': min(values), 'high': max(values), 'ratio': round(max(values) / min(values), 3),
+            'cv': round(coefficient_of_variation(values), 4)}
 
 
 def decide(rounds, baseline, candidates, confidence=DEFAULT_CONFIDENCE, min_effect=DEFAULT_MIN_EFFECT,
